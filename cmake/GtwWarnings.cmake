@@ -1,0 +1,26 @@
+# One interface target carries the warning flags and sanitizers for every gputwin target.
+add_library(gtw_warnings INTERFACE)
+add_library(gtw::warnings ALIAS gtw_warnings)
+target_compile_options(gtw_warnings INTERFACE
+  $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor -Wcast-align
+  -Woverloaded-virtual -Wimplicit-fallthrough>)
+if(GPUTWIN_WERROR)
+  target_compile_options(gtw_warnings INTERFACE $<$<COMPILE_LANGUAGE:CXX>:-Werror>)
+endif()
+if(GPUTWIN_SANITIZE)
+  string(REPLACE "," ";" _gtw_sanitizers "${GPUTWIN_SANITIZE}")
+  foreach(_s IN LISTS _gtw_sanitizers)
+    target_compile_options(gtw_warnings INTERFACE -fsanitize=${_s} -fno-omit-frame-pointer
+                                                  -fno-sanitize-recover=all)
+    target_link_options(gtw_warnings INTERFACE -fsanitize=${_s})
+  endforeach()
+endif()
+
+# gtw_add_library(name SOURCES ... DEPS ...): a static library with the project's conventions.
+function(gtw_add_library name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  add_library(${name} STATIC ${ARG_SOURCES})
+  add_library(gtw::${name} ALIAS ${name})
+  target_include_directories(${name} PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}>)
+  target_link_libraries(${name} PUBLIC ${ARG_DEPS} PRIVATE gtw::warnings)
+endfunction()

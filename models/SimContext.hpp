@@ -1,0 +1,26 @@
+#pragma once
+// What every model shares during one run: the spec, the event log, run-wide counters and the end
+// of the run. Owned by the engine; models only append events and bump counters.
+#include <cstdint>
+
+#include "sim/core/EventLog.hpp"
+#include "sim/core/RunResult.hpp"
+#include "sim/scenario/Scenario.hpp"
+
+namespace gtw {
+
+struct SimContext {
+  const ScenarioSpec& spec;
+  EventLog& log;
+  RunCounters counters;
+  double arrivals_end = 0;  // arrivals stop here (spec.duration)
+  double hard_end = 0;      // the simulation stops here (duration + drain)
+  bool stopping = false;    // set once hard_end is reached
+
+  void emit(double time, EventType type, int tenant, int workload, int replica, int gpu, double value = 0,
+            double aux = 0) {
+    log.append(Event{time, 0, type, tenant, workload, replica, gpu, value, aux});
+  }
+};
+
+}  // namespace gtw

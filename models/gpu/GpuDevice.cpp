@@ -1,0 +1,101 @@
+#include "models/gpu/GpuDevice.hpp"
+
+#include <algorithm>
+
+#include "models/partition/PartitionScheduler.hpp"
+
+namespace gtw {
+
+// SimGrid 3.32 bug workaround: s4u::Activity::resume() does not clear the private `suspended_`
+// flag, so every later suspend() is silently ignored (seen in tests/engine/TimeSlicingTest). We
+// clear it after each resume. Naming a private member in an explicit instantiation is exempt from
+// access checking ([temp.spec.general]), which gives the pointer-to-member below.
+bool sg4::Activity::*activity_suspended_flag();
+template <bool sg4::Activity::*Member>
+struct SuspendedFlagAccess {
+  friend bool sg4::Activity::*activity_suspended_flag() { return Member; }
+};
+template struct SuspendedFlagAccess<&sg4::Activity::suspended_>;
+
+namespace {
+bool in_flight(const sg4::ExecPtr& e) { return e && e->get_state() == sg4::Activity::State::STARTED; }
+void resume_activity(const sg4::ExecPtr& e) {
+  e->resume();
+  e.get()->*activity_suspended_flag() = false;
+}
+}  // namespace
+
+void KernelActivities::suspend() {
+  if (in_flight(exec)) exec->suspend();
+  if (in_flight(memory)) memory->suspend();
+}
+
+void KernelActivities::resume() {
+  if (in_flight(exec)) resume_activity(exec);
+  if (in_flight(memory)) resume_activity(memory);
+}
+
+GpuDevice::GpuDevice(int index, int node, int local_index, sg4::Host* sms, sg4::Host* hbm,
+                     const HardwareProfile& profile, const SharingSpec& sharing, SimContext& ctx)
+    : index_(index),
+      node_(node),
+      local_index_(local_index),
+      sms_(sms),
+      hbm_(hbm),
+      profile_(profile),
+      sharing_(sharing),
+      ctx_(ctx) {
+  if (sharing_.context_switch.value < 0) sharing_.context_switch = profile_.context_switch;
+  scheduler_ = make_partition_scheduler(*this, ctx_);
+}
+
+GpuDevice::~GpuDevice() = default;
+
+int GpuDevice::add_context(int tenant, int workload, int replica) {
+  GpuContext c;
+  c.id = static_cast<int>(contexts_.size());
+  c.tenant = tenant;
+  c.workload = workload;
+  c.replica = replica;
+  contexts_.push_back(std::move(c));
+  return contexts_.back().id;
+}
+
+bool GpuDevice::allocate(double bytes) {
+  if (memory_used_ + bytes > profile_.memory.value) return false;
+  memory_used_ += bytes;
+  return true;
+}
+
+void GpuDevice::release(double bytes) { memory_used_ = std::max(0.0, memory_used_ - bytes); }
+
+KernelPtr GpuDevice::launch(int context_id, double flops, double bytes) {
+  auto kernel = std::make_shared<KernelActivities>();
+  kernel->context = context_id;
+  if (flops > 0) {
+    // Cores are SMs: a whole-GPU kernel occupies every SM, each doing its share of the FLOPs.
+    kernel->exec = sg4::Exec::init()
+                       ->set_host(sms_)
+                       ->set_thread_count(profile_.sms)
+                       ->set_flops_amount(flops / profile_.sms);
+    kernel->exec->start();
+  }
+  if (bytes > 0) {
+    kernel->memory = sg4::Exec::init()->set_host(hbm_)->set_flops_amount(bytes);
+    kernel->memory->start();
+  }
+  scheduler_->on_launch(context(context_id), kernel);  // registers it in the context's active list
+  return kernel;
+}
+
+void GpuDevice::wait(const KernelPtr& kernel) {
+  if (kernel->exec) kernel->exec->wait();
+  if (kernel->memory) kernel->memory->wait();
+  kernel->finished = true;
+  ++ctx_.counters.kernels;
+  scheduler_->on_finish(context(kernel->context), kernel);  // removes it from the active list
+}
+
+void GpuDevice::start() { scheduler_->start(); }
+
+}  // namespace gtw

@@ -1,0 +1,93 @@
+#pragma once
+// A simulated GPU (or, later, a MIG instance): a SimGrid host whose cores are the SMs, plus an
+// "HBM" host whose speed is the achievable HBM bandwidth in bytes/s. A kernel is a decoupled
+// roofline: an exec of its FLOPs on the SMs in parallel with an exec of its bytes on the HBM host;
+// it ends when both end. Max-min sharing of both hosts gives contention between co-running kernels.
+// (The HBM is a host rather than a link because time-slicing suspends and resumes kernels, and
+// SimGrid 3.32 does not resume a suspended host-to-host transfer; see docs/models/gpu.md.)
+// How contexts take turns is the partition scheduler's job.
+#include <simgrid/s4u.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/SimContext.hpp"
+#include "models/gpu/HardwareProfile.hpp"
+
+namespace gtw {
+
+namespace sg4 = simgrid::s4u;
+
+/// The activities of one launched kernel.
+struct KernelActivities {
+  sg4::ExecPtr exec;  // null when the kernel has no FLOPs
+  sg4::ExecPtr memory;  // null when the kernel moves no bytes
+  int context = -1;
+  bool finished = false;
+  void suspend();
+  void resume();
+};
+using KernelPtr = std::shared_ptr<KernelActivities>;
+
+class PartitionScheduler;
+
+/// One process (CUDA context) on a GPU: a workload replica or a job's rank.
+struct GpuContext {
+  int id = -1;
+  int tenant = -1;
+  int workload = -1;
+  int replica = -1;
+  std::vector<KernelPtr> active;  // launched, not finished
+};
+
+class GpuDevice {
+ public:
+  GpuDevice(int index, int node, int local_index, sg4::Host* sms, sg4::Host* hbm, const HardwareProfile& profile,
+            const SharingSpec& sharing, SimContext& ctx);
+  ~GpuDevice();
+  GpuDevice(const GpuDevice&) = delete;
+  GpuDevice& operator=(const GpuDevice&) = delete;
+
+  int index() const { return index_; }
+  int node() const { return node_; }
+  int local_index() const { return local_index_; }
+  sg4::Host* host() const { return sms_; }
+  const HardwareProfile& profile() const { return profile_; }
+  const SharingSpec& sharing() const { return sharing_; }
+
+  /// Registers a process on this GPU and returns its context id.
+  int add_context(int tenant, int workload, int replica);
+  GpuContext& context(int id) { return contexts_.at(static_cast<size_t>(id)); }
+  const std::vector<GpuContext>& contexts() const { return contexts_; }
+
+  /// Device memory: returns false (and allocates nothing) when the GPU cannot hold `bytes` more.
+  bool allocate(double bytes);
+  void release(double bytes);
+  double memory_used() const { return memory_used_; }
+
+  /// Starts a kernel for a context (it may start suspended if the context does not hold the GPU).
+  KernelPtr launch(int context, double flops, double bytes);
+  /// Blocks the calling actor until the kernel has finished.
+  void wait(const KernelPtr& kernel);
+  /// launch + wait.
+  void run(int context, double flops, double bytes) { wait(launch(context, flops, bytes)); }
+
+  /// Starts the scheduler's actors (after the platform is sealed).
+  void start();
+
+ private:
+  int index_;
+  int node_;
+  int local_index_;
+  sg4::Host* sms_;
+  sg4::Host* hbm_;
+  const HardwareProfile& profile_;
+  SharingSpec sharing_;
+  SimContext& ctx_;
+  std::vector<GpuContext> contexts_;
+  double memory_used_ = 0;
+  std::unique_ptr<PartitionScheduler> scheduler_;
+};
+
+}  // namespace gtw

@@ -1,0 +1,201 @@
+#include "models/gpu/HardwareProfile.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <set>
+
+#include "sim/core/Sha256.hpp"
+
+#ifndef GTW_PROFILE_DIR
+#define GTW_PROFILE_DIR "calibration/profiles"
+#endif
+
+namespace fs = std::filesystem;
+
+namespace gtw {
+
+FlopsPerSecond HardwareProfile::achievable_rate(DType dtype) const {
+  FlopsPerSecond peak = fp16_tensor;
+  switch (dtype) {
+    case DType::FP32: peak = fp32; break;
+    case DType::FP16: peak = fp16_tensor; break;
+    case DType::BF16: peak = bf16_tensor; break;
+    case DType::FP8: peak = fp8_tensor; break;
+  }
+  return peak * compute_efficiency;
+}
+
+Seconds HardwareProfile::roofline_time(Flops f, Bytes b, DType dtype) const {
+  const double compute_time = f.value / achievable_rate(dtype).value;
+  const double memory_time = b.value / hbm_achievable.value;
+  return Seconds(std::max(compute_time, memory_time));
+}
+
+std::vector<std::string> profile_search_path() {
+  std::vector<std::string> dirs;
+  if (const char* env = std::getenv("GPUTWIN_PROFILE_PATH")) {
+    std::string s = env;
+    size_t start = 0;
+    while (start <= s.size()) {
+      const size_t end = s.find(':', start);
+      const std::string part = s.substr(start, end == std::string::npos ? std::string::npos : end - start);
+      if (!part.empty()) dirs.push_back(part);
+      if (end == std::string::npos) break;
+      start = end + 1;
+    }
+  }
+  dirs.emplace_back(GTW_PROFILE_DIR);
+  return dirs;
+}
+
+std::vector<std::string> available_profiles() {
+  std::set<std::string> names;
+  for (const auto& dir : profile_search_path()) {
+    std::error_code ec;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+      if (it->path().extension() == ".yaml") names.insert(it->path().stem().string());
+    }
+  }
+  return {names.begin(), names.end()};
+}
+
+namespace {
+
+SourceLoc mark_loc(const std::string& file, const YAML::Node& n) {
+  const auto m = n.Mark();
+  return m.is_null() ? SourceLoc{file, 0, 0} : SourceLoc{file, m.line + 1, m.column + 1};
+}
+
+// Each profile field is {value: "<quantity>", source: "<where it comes from>"}.
+template <class T>
+bool read_field(const YAML::Node& spec, const std::string& file, const std::string& key,
+                const std::function<bool(const std::string&, T&, std::string&)>& parse, T& out,
+                std::map<std::string, std::string>& sources, Diagnostics& diags) {
+  const YAML::Node field = spec[key];
+  const std::string path = "spec." + key;
+  if (!field) {
+    diags.error(mark_loc(file, spec), path, "required profile field is missing");
+    return false;
+  }
+  if (!field.IsMap() || !field["value"] || !field["source"] || !field["value"].IsScalar() ||
+      !field["source"].IsScalar() || field["source"].Scalar().empty()) {
+    diags.error(mark_loc(file, field), path, "expected {value: ..., source: \"...\"}: every number needs its source");
+    return false;
+  }
+  std::string error;
+  if (!parse(field["value"].Scalar(), out, error)) {
+    diags.error(mark_loc(file, field["value"]), path + ".value", error);
+    return false;
+  }
+  sources[key] = field["source"].Scalar();
+  return true;
+}
+
+template <class Q, class Fn>
+std::function<bool(const std::string&, Q&, std::string&)> quantity(Fn fn) {
+  return [fn](const std::string& s, Q& out, std::string& error) {
+    auto r = fn(s);
+    if (!r) {
+      error = r.error;
+      return false;
+    }
+    out = *r.quantity;
+    return true;
+  };
+}
+
+std::function<bool(const std::string&, double&, std::string&)> number(double min, double max) {
+  return [min, max](const std::string& s, double& out, std::string& error) {
+    char* end = nullptr;
+    out = std::strtod(s.c_str(), &end);
+    if (end == s.c_str() || *end != '\0' || out < min || out > max) {
+      error = "expected a number in [" + std::to_string(min) + ", " + std::to_string(max) + "], got \"" + s + "\"";
+      return false;
+    }
+    return true;
+  };
+}
+
+}  // namespace
+
+bool load_profile_file(const std::string& file, HardwareProfile& out, Diagnostics& diags) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) {
+    diags.error(SourceLoc{file, 0, 0}, "", "cannot open hardware profile");
+    return false;
+  }
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    diags.error(SourceLoc{file, e.mark.line + 1, e.mark.column + 1}, "", "YAML syntax error: " + e.msg);
+    return false;
+  }
+  const size_t errors_before = diags.error_count();
+  if (!root.IsMap() || !root["spec"] || !root["spec"].IsMap() || !root["metadata"] || !root["metadata"].IsMap()) {
+    diags.error(SourceLoc{file, 1, 1}, "", "expected a HardwareProfile with metadata and spec mappings");
+    return false;
+  }
+  if (!root["kind"] || root["kind"].Scalar() != "HardwareProfile") {
+    diags.error(mark_loc(file, root), "kind", "expected kind: HardwareProfile");
+  }
+  out = HardwareProfile{};
+  out.file = file;
+  out.sha256 = sha256_hex(text);
+  out.name = root["metadata"]["name"] ? root["metadata"]["name"].as<std::string>("") : "";
+  out.product = root["metadata"]["product"] ? root["metadata"]["product"].as<std::string>("") : "";
+  const YAML::Node spec = root["spec"];
+  auto& src = out.sources;
+  double sms = 0;
+  read_field<double>(spec, file, "sms", number(1, 1024), sms, src, diags);
+  out.sms = static_cast<int>(sms);
+  double clock_mhz = 0;
+  read_field<double>(spec, file, "boostClockMHz", number(1, 10000), clock_mhz, src, diags);
+  out.boost_clock_hz = clock_mhz * 1e6;
+  read_field<FlopsPerSecond>(spec, file, "fp16Tensor", quantity<FlopsPerSecond>(parse_flop_rate), out.fp16_tensor, src, diags);
+  read_field<FlopsPerSecond>(spec, file, "bf16Tensor", quantity<FlopsPerSecond>(parse_flop_rate), out.bf16_tensor, src, diags);
+  read_field<FlopsPerSecond>(spec, file, "fp8Tensor", quantity<FlopsPerSecond>(parse_flop_rate), out.fp8_tensor, src, diags);
+  read_field<FlopsPerSecond>(spec, file, "fp32", quantity<FlopsPerSecond>(parse_flop_rate), out.fp32, src, diags);
+  read_field<double>(spec, file, "computeEfficiency", number(0.01, 1), out.compute_efficiency, src, diags);
+  read_field<Bytes>(spec, file, "memory", quantity<Bytes>(parse_bytes), out.memory, src, diags);
+  read_field<BytesPerSecond>(spec, file, "hbmBandwidth", quantity<BytesPerSecond>(parse_bandwidth), out.hbm_bandwidth, src, diags);
+  read_field<BytesPerSecond>(spec, file, "hbmAchievable", quantity<BytesPerSecond>(parse_bandwidth), out.hbm_achievable, src, diags);
+  read_field<Bytes>(spec, file, "l2", quantity<Bytes>(parse_bytes), out.l2, src, diags);
+  read_field<BytesPerSecond>(spec, file, "nvlinkPerDirection", quantity<BytesPerSecond>(parse_bandwidth), out.nvlink_per_direction, src, diags);
+  read_field<BytesPerSecond>(spec, file, "nvlinkAchievable", quantity<BytesPerSecond>(parse_bandwidth), out.nvlink_achievable, src, diags);
+  read_field<BytesPerSecond>(spec, file, "pciePerDirection", quantity<BytesPerSecond>(parse_bandwidth), out.pcie_per_direction, src, diags);
+  read_field<BytesPerSecond>(spec, file, "pcieH2DAchievable", quantity<BytesPerSecond>(parse_bandwidth), out.pcie_h2d_achievable, src, diags);
+  read_field<BytesPerSecond>(spec, file, "pcieD2HAchievable", quantity<BytesPerSecond>(parse_bandwidth), out.pcie_d2h_achievable, src, diags);
+  read_field<double>(spec, file, "tdpWatts", number(1, 100000), out.tdp_watts, src, diags);
+  read_field<Seconds>(spec, file, "contextSwitch", quantity<Seconds>(parse_duration), out.context_switch, src, diags);
+  if (diags.error_count() == errors_before) {
+    if (out.hbm_achievable > out.hbm_bandwidth)
+      diags.error(SourceLoc{file, 0, 0}, "spec.hbmAchievable", "exceeds spec.hbmBandwidth");
+    if (out.nvlink_achievable > out.nvlink_per_direction)
+      diags.error(SourceLoc{file, 0, 0}, "spec.nvlinkAchievable", "exceeds spec.nvlinkPerDirection");
+    for (const auto& f : {out.fp16_tensor, out.bf16_tensor, out.fp8_tensor, out.fp32})
+      if (f.value <= 0) diags.error(SourceLoc{file, 0, 0}, "spec", "compute rates must be positive");
+    if (out.hbm_achievable.value <= 0 || out.memory.value <= 0)
+      diags.error(SourceLoc{file, 0, 0}, "spec", "memory size and bandwidth must be positive");
+  }
+  return diags.error_count() == errors_before;
+}
+
+bool load_profile(const std::string& name, const SourceLoc& where, const std::string& path, HardwareProfile& out,
+                  Diagnostics& diags) {
+  for (const auto& dir : profile_search_path()) {
+    const fs::path file = fs::path(dir) / (name + ".yaml");
+    std::error_code ec;
+    if (fs::exists(file, ec)) return load_profile_file(file.string(), out, diags);
+  }
+  diags.error(where, path, "no hardware profile named '" + name + "'" + suggest(name, available_profiles()));
+  return false;
+}
+
+}  // namespace gtw

@@ -1,0 +1,58 @@
+#pragma once
+// Hardware profile of one GPU product: the numbers every GPU model reads, each with its source.
+// Profiles live in calibration/profiles/<name>.yaml; `gputwin calibrate` writes new ones.
+#include <map>
+#include <string>
+#include <vector>
+
+#include "sim/core/Diagnostics.hpp"
+#include "sim/core/Units.hpp"
+#include "sim/scenario/Scenario.hpp"
+
+namespace gtw {
+
+struct HardwareProfile {
+  std::string name;     // H100-80GB-SXM
+  std::string product;  // NVIDIA H100 80GB HBM3 (SXM5)
+  std::string file;
+  std::string sha256;
+
+  int sms = 0;
+  double boost_clock_hz = 0;
+  FlopsPerSecond fp16_tensor{0};  // dense
+  FlopsPerSecond bf16_tensor{0};
+  FlopsPerSecond fp8_tensor{0};
+  FlopsPerSecond fp32{0};
+  double compute_efficiency = 1;  // achievable share of the tensor peak on large GEMMs
+  Bytes memory{0};
+  BytesPerSecond hbm_bandwidth{0};
+  BytesPerSecond hbm_achievable{0};
+  Bytes l2{0};
+  BytesPerSecond nvlink_per_direction{0};
+  BytesPerSecond nvlink_achievable{0};  // per direction
+  BytesPerSecond pcie_per_direction{0};
+  BytesPerSecond pcie_h2d_achievable{0};
+  BytesPerSecond pcie_d2h_achievable{0};
+  double tdp_watts = 0;
+  Seconds context_switch{0};  // time-slice context switch (save + restore)
+
+  std::map<std::string, std::string> sources;  // field -> where the number comes from
+
+  /// Achievable compute rate for kernels of the given precision (the roofline's flat part).
+  FlopsPerSecond achievable_rate(DType dtype) const;
+  /// Time of a kernel alone on the whole GPU: max(F / achievable rate, B / achievable HBM bandwidth).
+  Seconds roofline_time(Flops f, Bytes b, DType dtype = DType::FP16) const;
+};
+
+/// Directories searched for <name>.yaml, in order: $GPUTWIN_PROFILE_PATH (colon-separated), the
+/// source tree's calibration/profiles.
+std::vector<std::string> profile_search_path();
+/// Names of every profile found on the search path (sorted, first occurrence wins).
+std::vector<std::string> available_profiles();
+/// Loads a profile by name; on failure records diagnostics located at `where` and returns false.
+bool load_profile(const std::string& name, const SourceLoc& where, const std::string& path, HardwareProfile& out,
+                  Diagnostics& diags);
+/// Loads a profile from an explicit file.
+bool load_profile_file(const std::string& file, HardwareProfile& out, Diagnostics& diags);
+
+}  // namespace gtw

@@ -1,0 +1,23 @@
+#include "models/partition/Exclusive.hpp"
+
+namespace gtw {
+
+// Busy accounting: the GPU is busy for a tenant from the first kernel launched after an idle
+// period until the last running kernel finishes.
+void ExclusiveScheduler::on_launch(GpuContext& context, const KernelPtr& kernel) {
+  context.active.push_back(kernel);
+  if (running_++ == 0) {
+    busy_since_ = sg4::Engine::get_clock();
+    busy_tenant_ = context.tenant;
+  }
+}
+
+void ExclusiveScheduler::on_finish(GpuContext& context, const KernelPtr& kernel) {
+  remove_active(context, kernel);
+  if (--running_ == 0) {
+    ctx_.emit(sg4::Engine::get_clock(), EventType::GPU_BUSY, busy_tenant_, context.workload, context.replica,
+              gpu_.index(), 0, busy_since_);
+  }
+}
+
+}  // namespace gtw

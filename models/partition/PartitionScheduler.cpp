@@ -1,0 +1,26 @@
+#include "models/partition/PartitionScheduler.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "models/partition/Exclusive.hpp"
+#include "models/partition/TimeSlicing.hpp"
+
+namespace gtw {
+
+void PartitionScheduler::remove_active(GpuContext& context, const KernelPtr& kernel) {
+  auto it = std::find(context.active.begin(), context.active.end(), kernel);
+  if (it != context.active.end()) context.active.erase(it);
+}
+
+std::unique_ptr<PartitionScheduler> make_partition_scheduler(GpuDevice& gpu, SimContext& ctx) {
+  switch (gpu.sharing().mode) {
+    case SharingMode::EXCLUSIVE: return std::make_unique<ExclusiveScheduler>(gpu, ctx);
+    case SharingMode::TIME_SLICING: return std::make_unique<TimeSliceScheduler>(gpu, ctx);
+    default: break;
+  }
+  // Validation refuses modes without a model; reaching this is a bug.
+  throw std::logic_error(std::string("no partition scheduler for sharing mode ") + sharing_mode_name(gpu.sharing().mode));
+}
+
+}  // namespace gtw

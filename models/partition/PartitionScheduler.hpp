@@ -1,0 +1,32 @@
+#pragma once
+// How the contexts on one GPU take turns. Each sharing mode is one scheduler:
+//  - exclusive: one context, runs whenever it has work;
+//  - time-slicing: contexts take round-robin quanta with a context-switch cost in between;
+//  - (MPS, MIG, vGPU and confidential computing come with their own schedulers.)
+// The scheduler also records when the GPU was busy and for which tenant (GPU_BUSY events).
+#include <memory>
+
+#include "models/SimContext.hpp"
+#include "models/gpu/GpuDevice.hpp"
+
+namespace gtw {
+
+class PartitionScheduler {
+ public:
+  virtual ~PartitionScheduler() = default;
+  /// Called right after the kernel's activities were started by the launching actor, in the same
+  /// simulated instant: the scheduler adds the kernel to the context's active list and suspends
+  /// it if the context may not run now.
+  virtual void on_launch(GpuContext& context, const KernelPtr& kernel) = 0;
+  /// Called when a kernel of the context finished: removes it from the active list.
+  virtual void on_finish(GpuContext& context, const KernelPtr& kernel) = 0;
+  /// Starts helper actors, if any.
+  virtual void start() {}
+
+ protected:
+  static void remove_active(GpuContext& context, const KernelPtr& kernel);
+};
+
+std::unique_ptr<PartitionScheduler> make_partition_scheduler(GpuDevice& gpu, SimContext& ctx);
+
+}  // namespace gtw

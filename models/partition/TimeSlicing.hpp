@@ -1,0 +1,40 @@
+#pragma once
+#include <simgrid/s4u.hpp>
+
+#include "models/partition/PartitionScheduler.hpp"
+
+namespace gtw {
+
+/// Time-slicing (the CUDA time-slice scheduler behind the k8s device plugin's `timeSlicing`):
+/// contexts with work hold the whole GPU in turn for at most one quantum; a context that runs out
+/// of work yields early; every change of context costs `contextSwitch`, during which the GPU runs
+/// nothing. A context keeps the GPU beyond its quantum while nobody else waits. Kernels of a
+/// context that does not hold the GPU are suspended, so a request arriving during a neighbour's
+/// slice waits for it: the latency tail the fluid fair-share model would hide.
+class TimeSliceScheduler final : public PartitionScheduler {
+ public:
+  TimeSliceScheduler(GpuDevice& gpu, SimContext& ctx);
+  void on_launch(GpuContext& context, const KernelPtr& kernel) override;
+  void on_finish(GpuContext& context, const KernelPtr& kernel) override;
+  void start() override;
+
+ private:
+  void arbiter();
+  bool has_work(int context) const;
+  int next_with_work() const;  // round-robin after current_, current_ last; -1 if none
+  void set_running(int context, bool running);
+  void close_slice(double now);
+
+  GpuDevice& gpu_;
+  SimContext& ctx_;
+  double quantum_;
+  double switch_cost_;
+  sg4::MutexPtr mutex_;
+  sg4::ConditionVariablePtr cv_;
+  int current_ = -1;     // context holding the GPU (its kernels run), -1 during a switch
+  int last_ = -1;        // context whose state is loaded on the GPU
+  bool slice_open_ = false;
+  double slice_start_ = 0;
+};
+
+}  // namespace gtw

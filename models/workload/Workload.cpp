@@ -1,0 +1,382 @@
+#include "models/workload/Workload.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <mutex>
+
+#include "models/workload/Arrivals.hpp"
+
+namespace gtw {
+
+InferenceBatchCost inference_batch_cost(const WorkloadSpec& w, const HardwareProfile& profile, int batch) {
+  const double n = w.model.parameters;
+  const double weights = w.model.weights().value;
+  // The GPU host computes at the FP16 rate; other precisions scale the FLOP count.
+  const double scale = profile.achievable_rate(DType::FP16).value / profile.achievable_rate(w.model.dtype).value;
+  InferenceBatchCost c;
+  c.prefill_flops = 2.0 * n * batch * w.prompt_tokens * scale;
+  c.prefill_bytes = weights;
+  c.decode_flops = 2.0 * n * batch * w.output_tokens * scale;
+  c.decode_bytes = weights * w.output_tokens;
+  return c;
+}
+
+double workload_memory(const WorkloadSpec& w) {
+  if (w.memory.value > 0) return w.memory.value;
+  return w.model.weights().value * 1.3;
+}
+
+namespace {
+
+double ring_allreduce_bytes(const WorkloadSpec& w) {
+  if (w.gpus < 2) return 0;
+  return 2.0 * (w.gpus - 1) / w.gpus * w.gradient_bytes.value;
+}
+
+}  // namespace
+
+double training_step_ideal(const WorkloadSpec& w, const HardwareProfile& p) {
+  double t = w.data_per_step.value / p.pcie_h2d_achievable.value;
+  t += p.roofline_time(w.step.flops, w.step.bytes).value;
+  t += ring_allreduce_bytes(w) / p.nvlink_achievable.value;
+  return t;
+}
+
+namespace {
+
+// Allocates the replica's memory on each of its GPUs; on failure releases what it took, records
+// the out-of-memory event and returns false.
+bool allocate_replica(SimContext& ctx, const WorkloadSpec& spec, int workload, int replica,
+                      const ReplicaPlacement& place) {
+  const double bytes = workload_memory(spec);
+  for (size_t i = 0; i < place.gpus.size(); ++i) {
+    if (!place.gpus[i]->allocate(bytes)) {
+      for (size_t j = 0; j < i; ++j) place.gpus[j]->release(bytes);
+      const double now = sg4::Engine::get_clock();
+      ctx.emit(now, EventType::OUT_OF_MEMORY, spec.tenant_index, workload, replica, place.gpus[i]->index(), bytes,
+               place.gpus[i]->memory_used());
+      ctx.emit(now, EventType::WORKLOAD_FAILED, spec.tenant_index, workload, replica, place.gpus[i]->index(), 0,
+               static_cast<double>(FailureReason::OUT_OF_MEMORY));
+      return false;
+    }
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------- inference
+
+class InferenceService final : public Workload {
+ public:
+  InferenceService(SimContext& ctx, int index, std::vector<ReplicaPlacement> places)
+      : ctx_(ctx), index_(index), spec_(ctx.spec.workloads[static_cast<size_t>(index)]) {
+    for (auto& p : places) {
+      auto r = std::make_unique<Replica>();
+      r->place = std::move(p);
+      r->mutex = sg4::Mutex::create();
+      r->cv = sg4::ConditionVariable::create();
+      replicas_.push_back(std::move(r));
+    }
+  }
+
+  void start() override {
+    for (size_t i = 0; i < replicas_.size(); ++i) {
+      auto& r = *replicas_[i];
+      r.alive = allocate_replica(ctx_, spec_, index_, static_cast<int>(i), r.place);
+      if (!r.alive) continue;
+      sg4::Actor::create(spec_.name + "-r" + std::to_string(i), r.place.gpus[0]->host(),
+                         [this, i] { serve(static_cast<int>(i)); });
+    }
+    sg4::Actor::create(spec_.name + "-arrivals", replicas_.empty() ? sg4::Host::current() : replicas_[0]->place.gpus[0]->host(),
+                       [this] { arrivals(); });
+  }
+
+  void finish(double now) override {
+    for (size_t i = 0; i < replicas_.size(); ++i) {
+      auto& r = *replicas_[i];
+      for (const auto& req : r.queue)
+        ctx_.emit(now, EventType::REQUEST_DROPPED, spec_.tenant_index, index_, static_cast<int>(i), gpu_of(r),
+                  now - req.arrival, req.arrival);
+      for (const auto& req : r.in_service)
+        ctx_.emit(now, EventType::REQUEST_DROPPED, spec_.tenant_index, index_, static_cast<int>(i), gpu_of(r),
+                  now - req.arrival, req.arrival);
+      r.queue.clear();
+      r.in_service.clear();
+    }
+  }
+
+ private:
+  struct Request {
+    double arrival;
+  };
+  struct Replica {
+    ReplicaPlacement place;
+    bool alive = false;
+    std::deque<Request> queue;
+    std::vector<Request> in_service;
+    sg4::MutexPtr mutex;
+    sg4::ConditionVariablePtr cv;
+  };
+
+  static int gpu_of(const Replica& r) { return r.place.gpus.empty() ? -1 : r.place.gpus[0]->index(); }
+
+  void arrivals() {
+    ArrivalGenerator gen(spec_.arrival, make_stream(ctx_.spec.seed, "arrivals/" + spec_.name),
+                         sg4::Engine::get_clock());
+    for (;;) {
+      const double t = gen.next();
+      if (!(t < ctx_.arrivals_end)) return;
+      sg4::this_actor::sleep_until(t);
+      // Join-the-shortest-queue over the live replicas (ties: lowest index).
+      int best = -1;
+      size_t best_load = std::numeric_limits<size_t>::max();
+      for (size_t i = 0; i < replicas_.size(); ++i) {
+        const auto& r = *replicas_[i];
+        if (!r.alive) continue;
+        const size_t load = r.queue.size() + r.in_service.size();
+        if (load < best_load) {
+          best = static_cast<int>(i);
+          best_load = load;
+        }
+      }
+      if (best < 0) {
+        ctx_.emit(t, EventType::REQUEST_DROPPED, spec_.tenant_index, index_, -1, -1, 0, t);
+        continue;
+      }
+      auto& r = *replicas_[static_cast<size_t>(best)];
+      if (static_cast<int>(r.queue.size()) >= spec_.max_queue) {
+        ctx_.emit(t, EventType::REQUEST_DROPPED, spec_.tenant_index, index_, best, gpu_of(r), 0, t);
+        continue;
+      }
+      std::unique_lock lock(*r.mutex);
+      r.queue.push_back({t});
+      ctx_.emit(t, EventType::REQUEST_ARRIVAL, spec_.tenant_index, index_, best, gpu_of(r),
+                static_cast<double>(r.queue.size()));
+      r.cv->notify_all();
+    }
+  }
+
+  void serve(int replica_index) {
+    auto& r = *replicas_[static_cast<size_t>(replica_index)];
+    GpuDevice& gpu = *r.place.gpus[0];
+    const int context = r.place.contexts[0];
+    const int max_batch = spec_.max_batch;
+    std::unique_lock lock(*r.mutex);
+    for (;;) {
+      while (r.queue.empty()) r.cv->wait(lock);
+      // Dynamic batching: wait for a full batch, at most `timeout` after the oldest request arrived.
+      const double deadline = r.queue.front().arrival + spec_.batch_timeout.value;
+      while (static_cast<int>(r.queue.size()) < max_batch && sg4::Engine::get_clock() < deadline) {
+        r.cv->wait_until(lock, deadline);
+      }
+      const int batch = std::min<int>(max_batch, static_cast<int>(r.queue.size()));
+      r.in_service.assign(r.queue.begin(), r.queue.begin() + batch);
+      r.queue.erase(r.queue.begin(), r.queue.begin() + batch);
+      lock.unlock();
+
+      const double started = sg4::Engine::get_clock();
+      ctx_.emit(started, EventType::BATCH_START, spec_.tenant_index, index_, replica_index, gpu.index(), batch);
+      const auto cost = inference_batch_cost(spec_, gpu.profile(), batch);
+      gpu.run(context, cost.prefill_flops, cost.prefill_bytes);
+      gpu.run(context, cost.decode_flops, cost.decode_bytes);
+      const double done = sg4::Engine::get_clock();
+      for (const auto& req : r.in_service) {
+        ctx_.emit(done, EventType::REQUEST_DONE, spec_.tenant_index, index_, replica_index, gpu.index(),
+                  done - req.arrival, started - req.arrival);
+      }
+      ctx_.emit(done, EventType::BATCH_DONE, spec_.tenant_index, index_, replica_index, gpu.index(), done - started);
+      lock.lock();
+      r.in_service.clear();
+    }
+  }
+
+  SimContext& ctx_;
+  int index_;
+  const WorkloadSpec& spec_;
+  std::vector<std::unique_ptr<Replica>> replicas_;
+};
+
+// ---------------------------------------------------------------- training
+
+class TrainingJob final : public Workload {
+ public:
+  TrainingJob(SimContext& ctx, int index, ReplicaPlacement place)
+      : ctx_(ctx), index_(index), spec_(ctx.spec.workloads[static_cast<size_t>(index)]), place_(std::move(place)) {}
+
+  void start() override {
+    submitted_ = sg4::Engine::get_clock();
+    ctx_.emit(submitted_, EventType::JOB_SUBMIT, spec_.tenant_index, index_, 0, place_.gpus[0]->index());
+    if (!allocate_replica(ctx_, spec_, index_, 0, place_)) return;
+    running_ = true;
+    sg4::Actor::create(spec_.name + "-job", place_.gpus[0]->host(), [this] { run(); });
+  }
+
+  void finish(double now) override {
+    if (running_) {
+      // Unfinished at the end of the run: its completion time is at least this.
+      ctx_.emit(now, EventType::WORKLOAD_FAILED, spec_.tenant_index, index_, 0, place_.gpus[0]->index(),
+                static_cast<double>(steps_done_), static_cast<double>(FailureReason::UNFINISHED));
+      running_ = false;
+    }
+  }
+
+ private:
+  void run() {
+    const auto& profile = place_.gpus[0]->profile();
+    const double ideal = spec_.iterations * training_step_ideal(spec_, profile);
+    const size_t n = place_.gpus.size();
+    ctx_.emit(sg4::Engine::get_clock(), EventType::JOB_START, spec_.tenant_index, index_, 0, place_.gpus[0]->index(),
+              0, ideal);
+    const double ring_bytes = spec_.gpus > 1 ? 2.0 * (spec_.gpus - 1) / spec_.gpus * spec_.gradient_bytes.value : 0;
+    for (int step = 0; step < spec_.iterations; ++step) {
+      const double step_start = sg4::Engine::get_clock();
+      // 1. Input batch from host memory to every GPU, over each GPU's PCIe link.
+      if (spec_.data_per_step.value > 0 && place_.node_cpu) {
+        std::vector<sg4::CommPtr> loads;
+        for (auto* gpu : place_.gpus)
+          loads.push_back(sg4::Comm::sendto_async(place_.node_cpu, gpu->host(),
+                                                  static_cast<uint64_t>(spec_.data_per_step.value)));
+        for (auto& c : loads) c->wait();
+        ctx_.counters.transfers += loads.size();
+      }
+      // 2. Forward and backward on every GPU, in parallel.
+      std::vector<KernelPtr> kernels;
+      for (size_t g = 0; g < n; ++g)
+        kernels.push_back(place_.gpus[g]->launch(place_.contexts[g], spec_.step.flops.value, spec_.step.bytes.value));
+      for (size_t g = 0; g < n; ++g) place_.gpus[g]->wait(kernels[g]);
+      // 3. Ring all-reduce of the gradients over NVLink: each GPU sends 2(n-1)/n of them to its
+      //    ring successor (bandwidth term; per-hop latency is negligible at these sizes).
+      if (ring_bytes > 0) {
+        std::vector<sg4::CommPtr> ring;
+        for (size_t g = 0; g < n; ++g)
+          ring.push_back(sg4::Comm::sendto_async(place_.gpus[g]->host(), place_.gpus[(g + 1) % n]->host(),
+                                                 static_cast<uint64_t>(ring_bytes)));
+        for (auto& c : ring) c->wait();
+        ctx_.counters.transfers += ring.size();
+      }
+      ++steps_done_;
+      const double now = sg4::Engine::get_clock();
+      ctx_.emit(now, EventType::STEP_DONE, spec_.tenant_index, index_, step, place_.gpus[0]->index(), now - step_start);
+    }
+    const double now = sg4::Engine::get_clock();
+    running_ = false;
+    for (auto* gpu : place_.gpus) gpu->release(workload_memory(spec_));
+    ctx_.emit(now, EventType::JOB_DONE, spec_.tenant_index, index_, 0, place_.gpus[0]->index(), now - submitted_, ideal);
+  }
+
+  SimContext& ctx_;
+  int index_;
+  const WorkloadSpec& spec_;
+  ReplicaPlacement place_;
+  double submitted_ = 0;
+  bool running_ = false;
+  int steps_done_ = 0;
+};
+
+// ---------------------------------------------------------------- batch
+
+class BatchWorkload final : public Workload {
+ public:
+  BatchWorkload(SimContext& ctx, int index, std::vector<ReplicaPlacement> places)
+      : ctx_(ctx),
+        index_(index),
+        spec_(ctx.spec.workloads[static_cast<size_t>(index)]),
+        places_(std::move(places)),
+        mutex_(sg4::Mutex::create()),
+        cv_(sg4::ConditionVariable::create()) {}
+
+  void start() override {
+    for (size_t i = 0; i < places_.size(); ++i) {
+      if (!allocate_replica(ctx_, spec_, index_, static_cast<int>(i), places_[i])) continue;
+      ++live_workers_;
+      sg4::Actor::create(spec_.name + "-w" + std::to_string(i), places_[i].gpus[0]->host(),
+                         [this, i] { work(static_cast<int>(i)); });
+    }
+    sg4::Actor::create(spec_.name + "-arrivals",
+                       places_.empty() ? sg4::Host::current() : places_[0].gpus[0]->host(), [this] { arrivals(); });
+  }
+
+  void finish(double now) override {
+    for (const auto& job : queue_)
+      ctx_.emit(now, EventType::WORKLOAD_FAILED, spec_.tenant_index, index_, job.id, -1, now - job.submitted,
+                static_cast<double>(FailureReason::UNFINISHED));
+    for (const auto& [id, submitted] : running_)
+      ctx_.emit(now, EventType::WORKLOAD_FAILED, spec_.tenant_index, index_, id, -1, now - submitted,
+                static_cast<double>(FailureReason::UNFINISHED));
+    queue_.clear();
+    running_.clear();
+  }
+
+ private:
+  struct Job {
+    int id;
+    double submitted;
+  };
+
+  void arrivals() {
+    ArrivalGenerator gen(spec_.arrival, make_stream(ctx_.spec.seed, "arrivals/" + spec_.name),
+                         sg4::Engine::get_clock());
+    int next_id = 0;
+    for (;;) {
+      const double t = gen.next();
+      if (!(t < ctx_.arrivals_end)) return;
+      sg4::this_actor::sleep_until(t);
+      const int id = next_id++;
+      ctx_.emit(t, EventType::JOB_SUBMIT, spec_.tenant_index, index_, id, -1);
+      if (live_workers_ == 0) {
+        ctx_.emit(t, EventType::WORKLOAD_FAILED, spec_.tenant_index, index_, id, -1, 0,
+                  static_cast<double>(FailureReason::OUT_OF_MEMORY));
+        continue;
+      }
+      std::unique_lock lock(*mutex_);
+      queue_.push_back({id, t});
+      cv_->notify_all();
+    }
+  }
+
+  void work(int worker) {
+    auto& place = places_[static_cast<size_t>(worker)];
+    GpuDevice& gpu = *place.gpus[0];
+    const double ideal =
+        spec_.kernels_per_job * gpu.profile().roofline_time(spec_.kernel.flops, spec_.kernel.bytes).value;
+    std::unique_lock lock(*mutex_);
+    for (;;) {
+      while (queue_.empty()) cv_->wait(lock);
+      const Job job = queue_.front();
+      queue_.pop_front();
+      running_.emplace_back(job.id, job.submitted);
+      lock.unlock();
+      ctx_.emit(sg4::Engine::get_clock(), EventType::JOB_START, spec_.tenant_index, index_, job.id, gpu.index(), 0,
+                ideal);
+      for (int k = 0; k < spec_.kernels_per_job; ++k)
+        gpu.run(place.contexts[0], spec_.kernel.flops.value, spec_.kernel.bytes.value);
+      const double now = sg4::Engine::get_clock();
+      ctx_.emit(now, EventType::JOB_DONE, spec_.tenant_index, index_, job.id, gpu.index(), now - job.submitted, ideal);
+      lock.lock();
+      running_.erase(std::find(running_.begin(), running_.end(), std::make_pair(job.id, job.submitted)));
+    }
+  }
+
+  SimContext& ctx_;
+  int index_;
+  const WorkloadSpec& spec_;
+  std::vector<ReplicaPlacement> places_;
+  sg4::MutexPtr mutex_;
+  sg4::ConditionVariablePtr cv_;
+  std::deque<Job> queue_;
+  std::vector<std::pair<int, double>> running_;
+  int live_workers_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Workload> make_workload(SimContext& ctx, int workload_index, std::vector<ReplicaPlacement> replicas) {
+  const auto& spec = ctx.spec.workloads[static_cast<size_t>(workload_index)];
+  switch (spec.kind) {
+    case WorkloadKind::INFERENCE: return std::make_unique<InferenceService>(ctx, workload_index, std::move(replicas));
+    case WorkloadKind::TRAINING: return std::make_unique<TrainingJob>(ctx, workload_index, std::move(replicas.at(0)));
+    case WorkloadKind::BATCH: return std::make_unique<BatchWorkload>(ctx, workload_index, std::move(replicas));
+  }
+  return nullptr;
+}
+
+}  // namespace gtw

@@ -1,0 +1,47 @@
+#pragma once
+// Workload models: inference services, training jobs and batch workloads. Each is a handful of
+// SimGrid actors (one arrival generator, one per replica or job), never one per request.
+#include <simgrid/s4u.hpp>
+
+#include <deque>
+#include <memory>
+#include <vector>
+
+#include "models/SimContext.hpp"
+#include "models/gpu/GpuDevice.hpp"
+
+namespace gtw {
+
+/// Where one replica (or one training job) runs: its GPUs and its context on each.
+struct ReplicaPlacement {
+  std::vector<GpuDevice*> gpus;
+  std::vector<int> contexts;
+  sg4::Host* node_cpu = nullptr;  // host memory side of the PCIe links
+};
+
+class Workload {
+ public:
+  virtual ~Workload() = default;
+  /// Allocates device memory and starts the actors (called at the workload's start time).
+  virtual void start() = 0;
+  /// At the hard end of the run: records requests and jobs still in flight as unfinished.
+  virtual void finish(double now) = 0;
+};
+
+/// Cost of one inference batch, as two kernels (prefill, then the aggregated decode).
+struct InferenceBatchCost {
+  double prefill_flops = 0, prefill_bytes = 0;
+  double decode_flops = 0, decode_bytes = 0;
+};
+/// Prefill: 2 N b Lin FLOPs and one read of the weights. Decode of Lout tokens: 2 N b Lout FLOPs
+/// and Lout reads of the weights (memory-bound at small batch). FLOPs are scaled to the FP16
+/// rate the GPU host runs at, so FP8 weights compute twice as fast.
+InferenceBatchCost inference_batch_cost(const WorkloadSpec& w, const HardwareProfile& profile, int batch);
+/// Device memory a workload needs per GPU (the spec's `memory`, or weights x 1.3 for inference).
+double workload_memory(const WorkloadSpec& w);
+/// Time of one training step alone: data over PCIe, then compute (roofline), then ring all-reduce.
+double training_step_ideal(const WorkloadSpec& w, const HardwareProfile& profile);
+
+std::unique_ptr<Workload> make_workload(SimContext& ctx, int workload_index, std::vector<ReplicaPlacement> replicas);
+
+}  // namespace gtw

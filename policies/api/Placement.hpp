@@ -1,0 +1,61 @@
+#pragma once
+// The placement policy interface: everything a policy author needs, and nothing of SimGrid.
+// A policy sees a read-only view of the cluster's GPUs and answers where a replica goes.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/core/Registry.hpp"
+#include "sim/scenario/Scenario.hpp"
+
+namespace gtw::policy {
+
+struct GpuView {
+  int index = 0;       // global GPU index
+  int node = 0;        // global node index
+  int local = 0;       // index within its node
+  int pool = 0;        // node pool index
+  std::string pool_name;
+  SharingMode mode = SharingMode::EXCLUSIVE;
+  int slots = 1;       // replicas the GPU can host (exclusive: 1; time-slicing: replicas)
+  int used_slots = 0;
+  double memory_total = 0;      // bytes
+  double memory_committed = 0;  // bytes requested by the replicas placed so far (may exceed total
+                                // on GPUs without memory isolation)
+  std::vector<int> tenants;     // tenant indices of the replicas placed so far
+  int free_slots() const { return slots - used_slots; }
+};
+
+struct ClusterView {
+  std::vector<GpuView> gpus;
+};
+
+struct PlacementRequest {
+  int workload = -1;
+  int replica = 0;
+  int tenant = -1;
+  int gpus = 1;          // GPUs needed, all on one node
+  double memory = 0;     // bytes per GPU
+  std::vector<SharingMode> allowed_sharing;  // empty = any
+  std::string node_pool;                     // empty = any
+};
+
+/// True when the GPU could take one more replica of the request (slot free, constraints met).
+/// Memory is checked only where the sharing mode isolates memory (exclusive GPUs); time-sliced
+/// GPUs accept the replica and fail it at allocation time, as in production.
+bool eligible(const GpuView& gpu, const PlacementRequest& request);
+
+class PlacementPolicy {
+ public:
+  virtual ~PlacementPolicy() = default;
+  /// Global GPU indices for the request (size == request.gpus, all on one node), or nullopt.
+  virtual std::optional<std::vector<int>> place(const PlacementRequest& request, const ClusterView& view) = 0;
+};
+
+using PlacementRegistry = Registry<PlacementPolicy>;
+
+/// Registers first-fit, best-fit, ... (explicit, so static linking cannot drop them).
+void register_builtin_placement(PlacementRegistry& registry);
+const PlacementRegistry& builtin_placement_registry();
+
+}  // namespace gtw::policy

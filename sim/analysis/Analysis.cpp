@@ -1,0 +1,399 @@
+#include "sim/analysis/Analysis.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <map>
+#include <set>
+#include <tuple>
+
+namespace gtw {
+
+double percentile_sorted(const std::vector<double>& sorted, double p) {
+  if (sorted.empty()) return 0;
+  const double rank = std::ceil(p / 100.0 * static_cast<double>(sorted.size()));
+  const size_t idx = static_cast<size_t>(std::clamp(rank, 1.0, static_cast<double>(sorted.size()))) - 1;
+  return sorted[idx];
+}
+
+namespace {
+
+constexpr double INF = std::numeric_limits<double>::infinity();
+
+LatencyStats stats_of(std::vector<double> values) {
+  LatencyStats s;
+  if (values.empty()) return s;
+  std::sort(values.begin(), values.end());
+  s.count = values.size();
+  double sum = 0;
+  for (double v : values) sum += v;
+  s.mean = sum / static_cast<double>(values.size());
+  s.p50 = percentile_sorted(values, 50);
+  s.p95 = percentile_sorted(values, 95);
+  s.p99 = percentile_sorted(values, 99);
+  s.max = values.back();
+  return s;
+}
+
+std::string fmt(const char* f, double v) {
+  char buf[96];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+double overlap(double a0, double a1, double b0, double b1) { return std::max(0.0, std::min(a1, b1) - std::max(a0, b0)); }
+
+struct BusyInterval {
+  double start, end;
+  int tenant;
+};
+
+}  // namespace
+
+Analysis analyse(const ScenarioSpec& spec, const RunResult& run) {
+  Analysis a;
+  a.duration = spec.duration.value;
+  a.window = spec.sla_window.value;
+  const auto& events = run.log.events();
+  const size_t n_tenants = spec.tenants.size();
+
+  // ---- GPUs: busy intervals, switches, placements
+  std::vector<std::vector<BusyInterval>> busy(run.gpus.size());
+  std::vector<std::vector<std::pair<double, double>>> switches(run.gpus.size());  // (time, cost)
+  a.gpus.resize(run.gpus.size());
+  for (size_t g = 0; g < run.gpus.size(); ++g) {
+    a.gpus[g].layout = run.gpus[g];
+    a.gpus[g].busy_by_tenant.assign(n_tenants, 0.0);
+  }
+  a.workloads.resize(spec.workloads.size());
+  for (size_t w = 0; w < spec.workloads.size(); ++w) {
+    auto& wr = a.workloads[w];
+    const auto& ws = spec.workloads[w];
+    wr.index = static_cast<int>(w);
+    wr.name = ws.name;
+    wr.kind = workload_kind_name(ws.kind);
+    wr.tenant = ws.tenant_index;
+    wr.replicas_requested = ws.kind == WorkloadKind::TRAINING ? 1 : ws.replicas;
+  }
+  std::vector<std::vector<double>> latencies(spec.workloads.size()), queueing(spec.workloads.size());
+  std::vector<double> batch_sum(spec.workloads.size(), 0.0), batch_count(spec.workloads.size(), 0.0);
+  std::vector<double> completion_sum(spec.workloads.size(), 0.0), slowdown_sum(spec.workloads.size(), 0.0);
+  // Per workload: each request's arrival, latency (+inf when dropped) and GPU, for window SLOs.
+  struct RequestOutcome {
+    double arrival, latency;
+    int gpu;
+  };
+  std::vector<std::vector<RequestOutcome>> request_outcomes(spec.workloads.size());
+  std::vector<std::vector<double>> completions(spec.workloads.size());
+  // Per workload: (completion or +inf, ideal, submitted) per job, for job SLOs.
+  struct JobOutcome {
+    double completion, ideal, submitted;
+  };
+  std::vector<std::vector<JobOutcome>> jobs(spec.workloads.size());
+  std::vector<std::set<int>> placed_replicas(spec.workloads.size());
+  std::vector<std::set<int>> failed_replicas(spec.workloads.size());
+
+  for (const auto& e : events) {
+    const size_t w = e.workload >= 0 ? static_cast<size_t>(e.workload) : 0;
+    switch (e.type) {
+      case EventType::GPU_BUSY:
+        busy[static_cast<size_t>(e.gpu)].push_back({e.aux, e.time, e.tenant});
+        break;
+      case EventType::CONTEXT_SWITCH:
+        if (e.value > 0) switches[static_cast<size_t>(e.gpu)].push_back({e.time, e.value});
+        break;
+      case EventType::PLACED:
+        a.workloads[w].gpus.push_back(e.gpu);
+        placed_replicas[w].insert(e.replica);
+        if (e.tenant >= 0) a.gpus[static_cast<size_t>(e.gpu)].tenants.push_back(e.tenant);
+        break;
+      case EventType::REQUEST_ARRIVAL:
+        ++a.workloads[w].requests_arrived;
+        break;
+      case EventType::REQUEST_DONE:
+        ++a.workloads[w].requests_completed;
+        latencies[w].push_back(e.value);
+        queueing[w].push_back(e.aux);
+        request_outcomes[w].push_back({e.time - e.value, e.value, e.gpu});
+        completions[w].push_back(e.time);
+        break;
+      case EventType::REQUEST_DROPPED:
+        ++a.workloads[w].requests_dropped;
+        request_outcomes[w].push_back({e.aux, INF, e.gpu});
+        break;
+      case EventType::BATCH_START:
+        batch_sum[w] += e.value;
+        batch_count[w] += 1;
+        break;
+      case EventType::JOB_SUBMIT:
+        ++a.workloads[w].jobs_submitted;
+        break;
+      case EventType::STEP_DONE:
+        ++a.workloads[w].steps_completed;
+        break;
+      case EventType::JOB_DONE: {
+        auto& wr = a.workloads[w];
+        ++wr.jobs_completed;
+        completion_sum[w] += e.value;
+        const double slowdown = e.aux > 0 ? e.value / e.aux : 1.0;
+        slowdown_sum[w] += slowdown;
+        wr.max_slowdown = std::max(wr.max_slowdown, slowdown);
+        jobs[w].push_back({e.value, e.aux, e.time - e.value});
+        break;
+      }
+      case EventType::WORKLOAD_FAILED: {
+        const auto reason = static_cast<FailureReason>(static_cast<int>(e.aux));
+        auto& wr = a.workloads[w];
+        if (spec.workloads[w].kind == WorkloadKind::INFERENCE) {
+          failed_replicas[w].insert(e.replica);
+        } else if (reason == FailureReason::UNFINISHED) {
+          ++wr.jobs_unfinished;
+          jobs[w].push_back({INF, 0, 0});
+        } else {
+          if (spec.workloads[w].kind == WorkloadKind::TRAINING) {
+            ++wr.jobs_failed;
+            jobs[w].push_back({INF, 0, 0});
+          } else if (e.replica >= 0 && e.gpu >= 0) {
+            failed_replicas[w].insert(e.replica);  // a batch worker slot that could not start
+          } else {
+            ++wr.jobs_failed;
+            jobs[w].push_back({INF, 0, 0});
+          }
+          if (spec.workloads[w].kind == WorkloadKind::TRAINING) failed_replicas[w].insert(0);
+        }
+        break;
+      }
+      default:
+        break;
+    }
+  }
+
+  for (size_t w = 0; w < a.workloads.size(); ++w) {
+    auto& wr = a.workloads[w];
+    std::sort(wr.gpus.begin(), wr.gpus.end());
+    wr.gpus.erase(std::unique(wr.gpus.begin(), wr.gpus.end()), wr.gpus.end());
+    wr.replicas_placed = static_cast<int>(placed_replicas[w].size());
+    wr.replicas_failed = wr.replicas_requested - wr.replicas_placed + static_cast<int>(failed_replicas[w].size());
+    wr.latency = stats_of(latencies[w]);
+    wr.queueing = stats_of(queueing[w]);
+    wr.mean_batch = batch_count[w] > 0 ? batch_sum[w] / batch_count[w] : 0;
+    if (wr.jobs_completed > 0) {
+      wr.mean_completion = completion_sum[w] / static_cast<double>(wr.jobs_completed);
+      wr.mean_slowdown = slowdown_sum[w] / static_cast<double>(wr.jobs_completed);
+    }
+  }
+
+  // ---- GPU utilisation over [0, duration]
+  const size_t n_windows = static_cast<size_t>(std::ceil(a.duration / a.window - 1e-9));
+  for (size_t g = 0; g < a.gpus.size(); ++g) {
+    auto& gr = a.gpus[g];
+    gr.busy_per_window.assign(n_windows, 0.0);
+    double total = 0;
+    for (const auto& b : busy[g]) {
+      const double s = overlap(b.start, b.end, 0, a.duration);
+      total += s;
+      if (b.tenant >= 0) gr.busy_by_tenant[static_cast<size_t>(b.tenant)] += s;
+      for (size_t k = 0; k < n_windows; ++k) {
+        const double w0 = static_cast<double>(k) * a.window;
+        gr.busy_per_window[k] += overlap(b.start, b.end, w0, std::min(w0 + a.window, a.duration));
+      }
+    }
+    for (size_t k = 0; k < n_windows; ++k) {
+      const double w0 = static_cast<double>(k) * a.window;
+      gr.busy_per_window[k] /= std::min(w0 + a.window, a.duration) - w0;
+    }
+    gr.utilisation = a.duration > 0 ? total / a.duration : 0;
+    gr.context_switches = switches[g].size();
+    for (const auto& s : switches[g]) gr.switch_seconds += s.second;
+    std::sort(gr.tenants.begin(), gr.tenants.end());
+    gr.tenants.erase(std::unique(gr.tenants.begin(), gr.tenants.end()), gr.tenants.end());
+  }
+
+  // ---- tenants
+  for (size_t t = 0; t < n_tenants; ++t) {
+    TenantResult tr;
+    tr.name = spec.tenants[t].name;
+    tr.region = spec.tenants[t].region;
+    tr.classification = classification_names()[static_cast<size_t>(spec.tenants[t].classification)];
+    for (const auto& gr : a.gpus) tr.gpu_seconds += gr.busy_by_tenant[t];
+    a.tenants.push_back(tr);
+  }
+
+  // ---- SLOs
+  for (size_t t = 0; t < n_tenants; ++t) {
+    const auto& tenant = spec.tenants[t];
+    for (const auto& slo : tenant.slos) {
+      SloResult r;
+      r.tenant = static_cast<int>(t);
+      r.tenant_name = tenant.name;
+      r.name = slo.name;
+      r.kind = slo_kind_name(slo.kind);
+      r.workload = slo.workload;
+      r.target = slo.target;
+      const bool request_slo = slo.kind == SloKind::LATENCY || slo.kind == SloKind::THROUGHPUT;
+      std::vector<size_t> matching;
+      for (size_t w = 0; w < spec.workloads.size(); ++w) {
+        const auto& ws = spec.workloads[w];
+        if (ws.tenant_index != static_cast<int>(t)) continue;
+        if (!slo.workload.empty() && ws.name != slo.workload) continue;
+        if ((ws.kind == WorkloadKind::INFERENCE) != request_slo) continue;
+        matching.push_back(w);
+      }
+      const double W = slo.window.value;
+      const size_t nw = static_cast<size_t>(std::ceil(a.duration / W - 1e-9));
+      if (slo.kind == SloKind::LATENCY) {
+        r.unit = "s";
+        r.objective = "p" + fmt("%g", slo.percentile) + " latency <= " + format_duration(slo.threshold) + " per " +
+                      format_duration(slo.window) + " window";
+        std::vector<std::vector<double>> per_window(nw);
+        for (size_t w : matching)
+          for (const auto& o : request_outcomes[w])
+            if (o.arrival >= 0 && o.arrival < a.duration)
+              per_window[std::min(nw - 1, static_cast<size_t>(o.arrival / W))].push_back(o.latency);
+        for (size_t k = 0; k < nw; ++k) {
+          if (per_window[k].empty()) continue;
+          std::sort(per_window[k].begin(), per_window[k].end());
+          const double v = percentile_sorted(per_window[k], slo.percentile);
+          r.windows.push_back({static_cast<double>(k) * W, v, v > slo.threshold.value});
+        }
+      } else if (slo.kind == SloKind::THROUGHPUT) {
+        r.unit = "1/s";
+        r.objective = "completed requests >= " + fmt("%g", slo.min_rate.value) + "/s per " +
+                      format_duration(slo.window) + " window";
+        std::vector<double> count(nw, 0.0);
+        for (size_t w : matching)
+          for (double c : completions[w])
+            if (c < a.duration) count[std::min(nw - 1, static_cast<size_t>(c / W))] += 1;
+        for (size_t k = 0; k < nw; ++k) {
+          const double len = std::min(W, a.duration - static_cast<double>(k) * W);
+          const double rate = count[k] / len;
+          r.windows.push_back({static_cast<double>(k) * W, rate, rate < slo.min_rate.value});
+        }
+      } else {
+        const bool slowdown = slo.kind == SloKind::SLOWDOWN;
+        r.unit = slowdown ? "x" : "s";
+        r.objective = slowdown ? "job slowdown vs alone <= " + fmt("%g", slo.max_slowdown) + "x"
+                               : "job completion <= " + format_duration(slo.threshold);
+        for (size_t w : matching) {
+          for (const auto& j : jobs[w]) {
+            const double v = slowdown ? (j.ideal > 0 ? j.completion / j.ideal : INF) : j.completion;
+            const bool violated = slowdown ? !(v <= slo.max_slowdown) : !(v <= slo.threshold.value);
+            r.windows.push_back({std::isfinite(j.completion) ? j.submitted : a.duration, v, violated});
+          }
+        }
+      }
+      r.evaluated = r.windows.size();
+      double worst = 0;
+      bool worst_set = false;
+      for (const auto& w : r.windows) {
+        if (w.violated) ++r.violated;
+        const bool worse = slo.kind == SloKind::THROUGHPUT ? (!worst_set || w.value < worst) : (w.value > worst);
+        if (worse) worst = w.value;
+        worst_set = true;
+      }
+      r.worst = worst;
+      const bool window_slo = request_slo;
+      if (window_slo) r.violation_minutes = static_cast<double>(r.violated) * W / 60.0;
+      r.compliance = r.evaluated ? 1.0 - static_cast<double>(r.violated) / static_cast<double>(r.evaluated) : 1.0;
+      if (r.evaluated == 0 && !matching.empty()) {
+        // No traffic at all: a throughput floor is missed, a latency bound has nothing to judge.
+        r.compliance = 1.0;
+      }
+      r.met = r.compliance + 1e-12 >= slo.target;
+      const double budget = 1.0 - slo.target;
+      const double bad = r.evaluated ? static_cast<double>(r.violated) / static_cast<double>(r.evaluated) : 0.0;
+      r.error_budget_burn = budget > 1e-12 ? bad / budget : (bad > 0 ? -1.0 : 0.0);
+
+      // Attribution: who held the GPUs while the SLO was being missed. For latency SLOs the spans
+      // are the lifetimes of the requests slower than the threshold in violating windows, each on
+      // the GPU that served it; otherwise the violating windows (or jobs) on every GPU the SLO's
+      // workloads ran on.
+      std::vector<std::tuple<int, double, double>> spans;  // (gpu, start, end)
+      std::set<int> victim_gpus;
+      for (size_t w : matching)
+        for (int g : a.workloads[w].gpus) victim_gpus.insert(g);
+      if (slo.kind == SloKind::LATENCY) {
+        std::set<size_t> bad_windows;
+        for (const auto& win : r.windows)
+          if (win.violated) bad_windows.insert(static_cast<size_t>(win.start / W + 0.5));
+        for (size_t w : matching)
+          for (const auto& o : request_outcomes[w]) {
+            if (o.gpu < 0 || !(o.latency > slo.threshold.value) || o.arrival >= a.duration) continue;
+            if (!bad_windows.count(std::min(nw - 1, static_cast<size_t>(o.arrival / W)))) continue;
+            const double end = std::isfinite(o.latency) ? o.arrival + o.latency : run.end_time;
+            spans.emplace_back(o.gpu, o.arrival, end);
+          }
+      } else {
+        for (const auto& win : r.windows) {
+          if (!win.violated) continue;
+          double s1 = std::min(win.start + W, a.duration);
+          if (!window_slo) s1 = std::isfinite(win.value) && slo.kind == SloKind::COMPLETION_TIME
+                                    ? std::min(a.duration, win.start + win.value)
+                                    : a.duration;
+          for (int g : victim_gpus) spans.emplace_back(g, win.start, s1);
+        }
+      }
+      if (!spans.empty()) {
+        std::vector<double> by_tenant(n_tenants, 0.0);
+        double switching = 0, total = 0;
+        for (const auto& [g, s0, s1] : spans) {
+          // Busy intervals and switches on a GPU are disjoint and in time order: binary search.
+          const auto& intervals = busy[static_cast<size_t>(g)];
+          auto it = std::lower_bound(intervals.begin(), intervals.end(), s0,
+                                     [](const BusyInterval& b, double at) { return b.end <= at; });
+          for (; it != intervals.end() && it->start < s1; ++it) {
+            const double o = overlap(it->start, it->end, s0, s1);
+            if (o > 0 && it->tenant >= 0) {
+              by_tenant[static_cast<size_t>(it->tenant)] += o;
+              total += o;
+            }
+          }
+          const auto& sw = switches[static_cast<size_t>(g)];
+          auto si = std::lower_bound(sw.begin(), sw.end(), s0,
+                                     [](const std::pair<double, double>& x, double at) { return x.first <= at; });
+          for (; si != sw.end() && si->first - si->second < s1; ++si) {
+            const double o = overlap(si->first - si->second, si->first, s0, s1);
+            switching += o;
+            total += o;
+          }
+        }
+        if (total > 0) {
+          for (size_t k = 0; k < n_tenants; ++k)
+            if (by_tenant[k] > 0) r.attribution.push_back({spec.tenants[k].name, by_tenant[k] / total});
+          if (switching > 0) r.attribution.push_back({"(context switches)", switching / total});
+          std::stable_sort(r.attribution.begin(), r.attribution.end(),
+                           [](const ShareOfBlame& x, const ShareOfBlame& y) { return x.share > y.share; });
+        }
+      }
+      // A one-line "why" a newcomer can read.
+      if (r.met && r.violated == 0) {
+        r.explanation = "met in every " + std::string(window_slo ? "window" : "job");
+      } else {
+        std::string who;
+        for (const auto& s : r.attribution) {
+          if (s.who == tenant.name) continue;
+          if (!who.empty()) who += ", ";
+          who += s.who + " " + fmt("%.0f%%", 100 * s.share);
+        }
+        size_t failed = 0;
+        for (size_t w : matching) failed += static_cast<size_t>(a.workloads[w].replicas_failed);
+        r.explanation = std::to_string(r.violated) + " of " + std::to_string(r.evaluated) +
+                        (window_slo ? " windows" : " jobs") + " violated";
+        if (failed > 0) r.explanation += "; " + std::to_string(failed) + " replica(s) failed (out of memory or unplaced)";
+        if (!who.empty()) {
+          r.explanation += "; co-tenants held the shared GPUs during violations: " + who;
+        } else if (failed == 0) {
+          r.explanation += "; no co-tenant on its GPUs: its own load exceeds its capacity";
+        }
+      }
+      if (!r.met) ++a.tenants[t].slos_missed;
+      ++a.tenants[t].slos;
+      if (!r.met) ++a.slos_missed;
+      a.slos.push_back(std::move(r));
+    }
+  }
+  return a;
+}
+
+}  // namespace gtw

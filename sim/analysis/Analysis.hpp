@@ -1,0 +1,111 @@
+#pragma once
+// Analyses over the event log and the spec (never the engine): per-workload latency and job
+// statistics, SLO evaluation per window with attribution of violations to co-resident tenants,
+// and GPU utilisation per tenant.
+#include <string>
+#include <vector>
+
+#include "sim/core/RunResult.hpp"
+#include "sim/scenario/Scenario.hpp"
+
+namespace gtw {
+
+struct LatencyStats {
+  size_t count = 0;
+  double mean = 0, p50 = 0, p95 = 0, p99 = 0, max = 0;
+};
+
+/// Nearest-rank percentile of sorted values (p in (0, 100]); 0 for an empty vector.
+double percentile_sorted(const std::vector<double>& sorted, double p);
+
+struct WorkloadResult {
+  int index = 0;
+  std::string name;
+  std::string kind;
+  int tenant = -1;
+  int replicas_requested = 0;
+  int replicas_placed = 0;
+  int replicas_failed = 0;  // out of memory or not placed
+  std::vector<int> gpus;    // GPUs the workload was placed on (sorted, unique)
+  // inference
+  size_t requests_arrived = 0;
+  size_t requests_completed = 0;
+  size_t requests_dropped = 0;  // overflow, no live replica, or unfinished at the end
+  LatencyStats latency;
+  LatencyStats queueing;
+  double mean_batch = 0;
+  // training / batch
+  size_t jobs_submitted = 0;
+  size_t jobs_completed = 0;
+  size_t jobs_unfinished = 0;
+  size_t jobs_failed = 0;
+  double mean_completion = 0;
+  double mean_slowdown = 0;
+  double max_slowdown = 0;
+  size_t steps_completed = 0;
+};
+
+struct ShareOfBlame {
+  std::string who;  // tenant name, or "(context switches)"
+  double share = 0;  // of GPU time on the victim's GPUs during the violating windows
+};
+
+struct SloWindow {
+  double start = 0;
+  double value = 0;  // latency percentile (s), throughput (1/s), or the job's slowdown / completion time
+  bool violated = false;
+};
+
+struct SloResult {
+  int tenant = -1;
+  std::string tenant_name;
+  std::string name;
+  std::string kind;
+  std::string workload;    // empty = all of the tenant's matching workloads
+  std::string objective;   // human text: "p99 latency <= 2.00 s per 60 s window"
+  std::string unit;        // of value: "s", "1/s", "x"
+  size_t evaluated = 0;    // windows with traffic, or jobs
+  size_t violated = 0;
+  double violation_minutes = 0;  // violated windows x window length (window SLOs)
+  double compliance = 1;         // 1 - violated / evaluated
+  double target = 1;
+  bool met = true;
+  double error_budget_burn = 0;  // (violated / evaluated) / (1 - target); -1 when the budget is 0
+  double worst = 0;
+  std::vector<SloWindow> windows;
+  std::vector<ShareOfBlame> attribution;
+  std::string explanation;
+};
+
+struct GpuResult {
+  GpuLayout layout;
+  double utilisation = 0;  // busy share of [0, duration]
+  std::vector<double> busy_by_tenant;  // seconds in [0, duration], indexed by tenant
+  size_t context_switches = 0;
+  double switch_seconds = 0;
+  std::vector<int> tenants;  // placed tenants (sorted, unique)
+  std::vector<double> busy_per_window;  // utilisation per spec.slaWindow
+};
+
+struct TenantResult {
+  std::string name;
+  std::string region;
+  std::string classification;
+  size_t slos = 0;
+  size_t slos_missed = 0;
+  double gpu_seconds = 0;
+};
+
+struct Analysis {
+  double duration = 0;
+  double window = 0;
+  std::vector<TenantResult> tenants;
+  std::vector<WorkloadResult> workloads;
+  std::vector<SloResult> slos;
+  std::vector<GpuResult> gpus;
+  size_t slos_missed = 0;
+};
+
+Analysis analyse(const ScenarioSpec& spec, const RunResult& run);
+
+}  // namespace gtw

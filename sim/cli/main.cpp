@@ -1,0 +1,291 @@
+// gputwin: the command-line front end. Thin: every subcommand wires the libraries together and maps
+// outcomes to the exit codes of the contract (0 ok, 1 expectation failed, 2 invalid input, 3 internal).
+#include <CLI/CLI.hpp>
+#include <simgrid/s4u/Engine.hpp>
+#include <simgrid/version.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+
+#include "models/gpu/HardwareProfile.hpp"
+#include "policies/api/Placement.hpp"
+#include "sim/analysis/Analysis.hpp"
+#include "sim/core/Errors.hpp"
+#include "sim/engine/Engine.hpp"
+#include "sim/engine/Setup.hpp"
+#include "sim/report/Writers.hpp"
+#include "sim/scenario/FieldDocs.hpp"
+
+#ifndef GTW_VERSION
+#define GTW_VERSION "0.0.0"
+#endif
+
+namespace fs = std::filesystem;
+using namespace gtw;
+
+namespace {
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+std::string hostname() {
+  char buf[256] = {0};
+  if (::gethostname(buf, sizeof buf - 1) != 0) return "unknown";
+  return buf;
+}
+
+bool parse_overrides(const std::vector<std::string>& sets, std::vector<Override>& out) {
+  for (const auto& s : sets) {
+    auto o = parse_override(s);
+    if (!o) {
+      std::cerr << "gputwin: error: --set expects path=value, got '" << s << "'\n";
+      return false;
+    }
+    out.push_back(*o);
+  }
+  return true;
+}
+
+// Prints the diagnostics; returns true when there is no error.
+bool report_diagnostics(const Diagnostics& diags) {
+  std::cerr << diags.format_all();
+  if (diags.has_errors()) {
+    std::cerr << diags.error_count() << " error(s)\n";
+    return false;
+  }
+  return true;
+}
+
+enum class ProgressMode { AUTO, PLAIN, JSON, NONE };
+
+int cmd_validate(const std::string& file, const std::vector<std::string>& sets) {
+  std::vector<Override> overrides;
+  if (!parse_overrides(sets, overrides)) return EXIT_INVALID_INPUT;
+  Diagnostics diags;
+  auto prepared = prepare_scenario(file, overrides, diags);
+  if (!report_diagnostics(diags)) return EXIT_INVALID_INPUT;
+  const auto& spec = prepared.spec;
+  std::cout << file << ": valid (" << spec.node_pools.size() << " node pool(s), " << spec.total_gpus() << " GPUs, "
+            << spec.tenants.size() << " tenants, " << spec.workloads.size() << " workloads)\n";
+  return EXIT_OK;
+}
+
+int cmd_run(const std::string& file, std::string out_dir, std::optional<uint64_t> seed,
+            const std::vector<std::string>& sets, const std::string& formats, ProgressMode progress,
+            const std::string& command_line) {
+  std::vector<Override> overrides;
+  if (!parse_overrides(sets, overrides)) return EXIT_INVALID_INPUT;
+  if (seed) overrides.push_back({"spec.seed", std::to_string(*seed)});
+  bool want_json = false, want_md = false, want_h5 = false;
+  {
+    std::stringstream ss(formats);
+    std::string f;
+    while (std::getline(ss, f, ',')) {
+      if (f == "json") want_json = true;
+      else if (f == "md") want_md = true;
+      else if (f == "h5") want_h5 = true;
+      else if (f == "all") want_json = want_md = want_h5 = true;
+      else {
+        std::cerr << "gputwin: error: --format: unknown format '" << f << "'" << suggest(f, {"json", "md", "h5", "all"})
+                  << "\n";
+        return EXIT_INVALID_INPUT;
+      }
+    }
+  }
+  Diagnostics diags;
+  auto prepared = prepare_scenario(file, overrides, diags);
+  if (!report_diagnostics(diags)) return EXIT_INVALID_INPUT;
+  const auto& spec = prepared.spec;
+  if (out_dir.empty()) out_dir = "out/" + (spec.name.empty() ? std::string("run") : spec.name);
+  std::error_code ec;
+  fs::create_directories(out_dir, ec);
+  if (ec) {
+    std::cerr << "gputwin: error: cannot create output directory " << out_dir << ": " << ec.message() << "\n";
+    return EXIT_INTERNAL;
+  }
+
+  if (progress == ProgressMode::AUTO) {
+    const char* ci = std::getenv("CI");
+    progress = (::isatty(STDERR_FILENO) && !(ci && *ci)) ? ProgressMode::AUTO : ProgressMode::PLAIN;
+  }
+  RunOptions options;
+  int last_plain = -1;
+  options.on_progress = [&](const Progress& p) {
+    const int percent = static_cast<int>(std::lround(100.0 * p.sim_time / p.sim_end));
+    switch (progress) {
+      case ProgressMode::JSON:
+        std::fprintf(stderr,
+                     "{\"phase\":\"run\",\"scenario\":\"%s\",\"sim_time_s\":%.6g,\"sim_end_s\":%.6g,\"percent\":%d,"
+                     "\"events\":%llu,\"wall_s\":%.3f}\n",
+                     spec.name.c_str(), p.sim_time, p.sim_end, percent, static_cast<unsigned long long>(p.events),
+                     p.wall_seconds);
+        break;
+      case ProgressMode::PLAIN:
+        if (percent / 10 != last_plain) {
+          last_plain = percent / 10;
+          std::fprintf(stderr, "gputwin: %3d%%  sim %.1f/%.1f s  %llu events  %.1f s wall\n", percent, p.sim_time,
+                       p.sim_end, static_cast<unsigned long long>(p.events), p.wall_seconds);
+        }
+        break;
+      case ProgressMode::AUTO: {
+        const int width = 30;
+        const int filled = percent * width / 100;
+        std::fprintf(stderr, "\r[%s%s] %3d%%  sim %.1f s  %llu events", std::string(static_cast<size_t>(filled), '#').c_str(),
+                     std::string(static_cast<size_t>(width - filled), '.').c_str(), percent, p.sim_time,
+                     static_cast<unsigned long long>(p.events));
+        if (percent >= 100) std::fprintf(stderr, "\n");
+        break;
+      }
+      case ProgressMode::NONE:
+        break;
+    }
+  };
+  if (progress == ProgressMode::NONE) options.on_progress = nullptr;
+
+  const std::string started = utc_now();
+  RunResult run = run_simulation(spec, prepared.profiles, options);
+  Analysis analysis = analyse(spec, run);
+  Provenance prov;
+  prov.gputwin_version = GTW_VERSION;
+  prov.simgrid_version = std::to_string(SIMGRID_VERSION_MAJOR) + "." + std::to_string(SIMGRID_VERSION_MINOR) + "." +
+                         std::to_string(SIMGRID_VERSION_PATCH);
+  prov.command_line = command_line;
+  prov.host = hostname();
+  prov.started_utc = started;
+  prov.wall_seconds = run.wall_seconds;
+
+  if (want_h5) write_results_h5((fs::path(out_dir) / "results.h5").string(), spec, run, analysis, prov);
+  if (want_md) write_file_atomic((fs::path(out_dir) / "report.md").string(), report_markdown(spec, run, analysis));
+  if (want_json) write_file_atomic((fs::path(out_dir) / "report.json").string(), report_json(spec, run, analysis, prov));
+
+  std::cout << "gputwin: " << spec.name << ": " << analysis.slos.size() - analysis.slos_missed << "/"
+            << analysis.slos.size() << " SLOs met";
+  for (const auto& s : analysis.slos)
+    if (!s.met) std::cout << "; missed " << s.tenant_name << "/" << s.name;
+  std::cout << "\n";
+  std::cout << "gputwin: " << run.log.size() << " events, " << run.counters.kernels << " kernels in "
+            << format_duration(Seconds(run.wall_seconds)) << " wall\n";
+  std::cout << "gputwin: report: " << (fs::path(out_dir) / (want_md ? "report.md" : "report.json")).string() << "\n";
+  return EXIT_OK;
+}
+
+int cmd_explain(const std::string& what) {
+  if (what == "policies" || what == "placement") {
+    std::cout << "Placement policies (spec.policies.placement.name):\n";
+    for (const auto& info : policy::builtin_placement_registry().list()) {
+      std::cout << "  " << info.name << "\n      " << info.summary << "\n";
+      for (const auto& p : info.params) {
+        std::cout << "      params." << p.name << " (" << param_type_name(p.type);
+        if (!p.choices.empty()) {
+          std::cout << ":";
+          for (size_t i = 0; i < p.choices.size(); ++i) std::cout << (i ? "|" : " ") << p.choices[i];
+        }
+        std::cout << "): " << p.help << "\n";
+      }
+    }
+    return EXIT_OK;
+  }
+  auto docs = explain(what);
+  if (docs.empty()) {
+    std::vector<std::string> top;
+    for (const auto& d : field_docs()) top.emplace_back(d.path);
+    std::cerr << "gputwin: error: no field '" << what << "' in the scenario schema" << suggest(normalise_path(what), top)
+              << "\n(also: gputwin explain policies)\n";
+    return EXIT_INVALID_INPUT;
+  }
+  for (const auto* d : docs) {
+    std::cout << (d->path.empty() ? "(document)" : std::string(d->path)) << "  <" << d->type << ">\n    " << d->help
+              << "\n";
+  }
+  return EXIT_OK;
+}
+
+int cmd_profiles() {
+  std::printf("%-18s %-36s %5s %9s %11s %14s %8s\n", "NAME", "PRODUCT", "SMS", "MEMORY", "HBM", "FP16 TENSOR", "TDP");
+  int status = EXIT_OK;
+  for (const auto& name : available_profiles()) {
+    Diagnostics diags;
+    HardwareProfile p;
+    if (!load_profile(name, SourceLoc{}, "", p, diags)) {
+      std::cerr << diags.format_all();
+      status = EXIT_INVALID_INPUT;
+      continue;
+    }
+    std::printf("%-18s %-36s %5d %9s %11s %9.1f TF/s %6.0f W\n", p.name.c_str(), p.product.c_str(), p.sms,
+                format_bytes(p.memory).c_str(), format_bandwidth(p.hbm_bandwidth).c_str(), p.fp16_tensor.value / 1e12,
+                p.tdp_watts);
+  }
+  std::printf("\nSearch path:");
+  for (const auto& d : profile_search_path()) std::printf(" %s", d.c_str());
+  std::printf("\n");
+  return status;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string command_line;
+  for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + std::string(argv[i]);
+
+  CLI::App app{"gputwin: discrete-event digital twin of a shared multi-tenant GPU cluster"};
+  app.set_version_flag("--version", GTW_VERSION);
+  app.require_subcommand(1);
+
+  std::string file, out_dir, formats = "json,md,h5", progress = "auto", field;
+  std::vector<std::string> sets;
+  std::optional<uint64_t> seed;
+
+  auto* run = app.add_subcommand("run", "Simulate a scenario and write its reports");
+  run->add_option("scenario", file, "Scenario YAML file")->required();
+  run->add_option("-o,--output", out_dir, "Output directory (default out/<scenario name>)");
+  run->add_option("--seed", seed, "Seed (overrides spec.seed)");
+  run->add_option("--set", sets, "Override a field: path=value (repeatable), e.g. spec.duration=2m");
+  run->add_option("--format", formats, "Comma-separated outputs: json,md,h5 or all (default json,md,h5)");
+  run->add_option("--progress", progress, "auto|plain|json|none (default auto: a bar on a terminal, plain in CI)")
+      ->check(CLI::IsMember({"auto", "plain", "json", "none"}));
+
+  auto* validate = app.add_subcommand("validate", "Check a scenario and report every problem");
+  validate->add_option("scenario", file, "Scenario YAML file")->required();
+  validate->add_option("--set", sets, "Override a field: path=value (repeatable)");
+
+  auto* explain_cmd = app.add_subcommand("explain", "Document a scenario field (e.g. spec.workloads.arrival) or 'policies'");
+  explain_cmd->add_option("field", field, "Field path, or 'policies'")->required();
+
+  auto* profiles = app.add_subcommand("profiles", "List the hardware profiles");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);
+    return rc == 0 ? EXIT_OK : EXIT_INVALID_INPUT;
+  }
+
+  try {
+    if (*run) {
+      ProgressMode mode = progress == "plain" ? ProgressMode::PLAIN
+                          : progress == "json" ? ProgressMode::JSON
+                          : progress == "none" ? ProgressMode::NONE
+                                               : ProgressMode::AUTO;
+      return cmd_run(file, out_dir, seed, sets, formats, mode, command_line);
+    }
+    if (*validate) return cmd_validate(file, sets);
+    if (*explain_cmd) return cmd_explain(field);
+    if (*profiles) return cmd_profiles();
+  } catch (const InputError& e) {
+    std::cerr << "gputwin: error: " << e.what() << "\n";
+    return EXIT_INVALID_INPUT;
+  } catch (const std::exception& e) {
+    std::cerr << "gputwin: internal error: " << e.what() << "\n";
+    return EXIT_INTERNAL;
+  }
+  return EXIT_INTERNAL;
+}

@@ -1,0 +1,62 @@
+#pragma once
+// The event log: the data product of a run. Every fact the analyses need is an event; analyses
+// read the log and the spec, never the engine. Events are totally ordered by (time, seq): seq is
+// the append order, and the engine appends in simulated-time order.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gtw {
+
+enum class EventType : uint8_t {
+  RUN_START = 0,          // value = duration of the run
+  PLACED,                 // a workload replica was placed on a GPU; value = memory reserved (bytes)
+  PLACEMENT_FAILED,       // no GPU could take the replica; value = memory asked (bytes)
+  OUT_OF_MEMORY,          // allocation failed on a GPU without memory isolation; value = bytes asked
+  REQUEST_ARRIVAL,        // replica = replica chosen; value = queue length after arrival
+  REQUEST_DONE,           // value = latency (s), aux = queueing delay (s)
+  REQUEST_DROPPED,        // queue overflow or workload failed; value = time in system (s)
+  BATCH_START,            // value = batch size
+  BATCH_DONE,             // value = batch service time (s)
+  GPU_BUSY,               // an interval during which a tenant had work running on a GPU; aux = start time
+  CONTEXT_SWITCH,         // time-slice switch on a GPU; tenant = incoming context; value = switch cost (s)
+  JOB_SUBMIT,             // training/batch job submitted
+  JOB_START,
+  STEP_DONE,              // value = step time (s)
+  JOB_DONE,               // value = completion time (s), aux = ideal time alone (s)
+  WORKLOAD_FAILED,        // aux = reason code (FailureReason)
+  RUN_END,
+};
+
+enum class FailureReason : uint8_t { NONE = 0, OUT_OF_MEMORY = 1, NOT_PLACED = 2, UNFINISHED = 3 };
+
+const char* event_type_name(EventType t);
+inline constexpr int EVENT_TYPE_COUNT = static_cast<int>(EventType::RUN_END) + 1;
+
+struct Event {
+  double time = 0;
+  uint64_t seq = 0;
+  EventType type = EventType::RUN_START;
+  int32_t tenant = -1;    // index into spec tenants, -1 when not applicable
+  int32_t workload = -1;  // index into spec workloads
+  int32_t replica = -1;   // replica or job instance within the workload
+  int32_t gpu = -1;       // global GPU index (see RunLayout)
+  double value = 0;
+  double aux = 0;
+};
+
+class EventLog {
+ public:
+  void append(Event e) {
+    e.seq = static_cast<uint64_t>(events_.size());
+    events_.push_back(e);
+  }
+  const std::vector<Event>& events() const { return events_; }
+  size_t size() const { return events_.size(); }
+  void reserve(size_t n) { events_.reserve(n); }
+
+ private:
+  std::vector<Event> events_;
+};
+
+}  // namespace gtw

@@ -1,0 +1,42 @@
+#pragma once
+// What a run produces, independent of SimGrid: the event log, the layout of the simulated cluster
+// (so analyses can name GPUs and nodes), counters and timing. Analyses and writers read only this
+// and the spec.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/core/EventLog.hpp"
+
+namespace gtw {
+
+struct GpuLayout {
+  int index = 0;
+  int node = 0;
+  int local = 0;
+  std::string node_name;  // pool-name-N
+  std::string pool;
+  std::string product;
+  std::string sharing;    // exclusive | timeSlicing
+  int slots = 1;
+  double memory = 0;      // bytes
+};
+
+struct RunCounters {
+  uint64_t kernels = 0;
+  uint64_t context_switches = 0;
+  uint64_t transfers = 0;
+};
+
+struct RunResult {
+  EventLog log;
+  std::vector<GpuLayout> gpus;
+  RunCounters counters;
+  uint64_t seed = 0;
+  double arrivals_end = 0;  // spec.duration
+  double end_time = 0;      // simulated time when the run stopped
+  double wall_seconds = 0;  // engine wall time (provenance only)
+  std::vector<std::string> profile_sha256;  // per profile used, "name:sha"
+};
+
+}  // namespace gtw

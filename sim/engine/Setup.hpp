@@ -1,0 +1,21 @@
+#pragma once
+// Load + validate: the whole input pipeline up to a spec that can be run, with every problem from
+// every stage (schema, references, hardware profiles, policies, capacity) collected at once.
+#include <string>
+#include <vector>
+
+#include "sim/core/Diagnostics.hpp"
+#include "sim/engine/Engine.hpp"
+#include "sim/scenario/Loader.hpp"
+
+namespace gtw {
+
+struct PreparedScenario {
+  ScenarioSpec spec;
+  ProfileSet profiles;
+};
+
+PreparedScenario prepare_scenario(const std::string& path, const std::vector<Override>& overrides,
+                                  Diagnostics& diags);
+
+}  // namespace gtw

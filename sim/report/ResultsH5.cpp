@@ -1,0 +1,551 @@
+// results.h5 writer (HDF5 C API). The layout is documented in docs/formats/results-h5.md; keep the
+// two in step. Content is deterministic: object timestamps are off and every file datatype is packed
+// and little-endian, so two runs with the same inputs and provenance give byte-identical files.
+#include <fcntl.h>
+#include <hdf5.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <initializer_list>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "sim/core/Errors.hpp"
+#include "sim/report/Writers.hpp"
+
+namespace gtw {
+namespace {
+
+constexpr const char* RESULTS_FORMAT_VERSION = "1.0";
+constexpr const char* RESULTS_SCHEMA = "gputwin.results";
+constexpr hsize_t EVENT_CHUNK_ROWS = 16384;
+constexpr unsigned EVENT_DEFLATE_LEVEL = 4;
+
+// From the comments in sim/core/EventLog.hpp (plus what the emitters put in aux), so a reader of the
+// file needs no source.
+constexpr const char* EVENT_SEMANTICS =
+    "tenant, workload, replica, gpu: indices into /tenants, /workloads, the replica or job instance "
+    "within the workload, and /gpus; -1 when not applicable.\n"
+    "run_start: value = duration of the run (s)\n"
+    "placed: a workload replica was placed on a GPU; value = memory reserved (bytes)\n"
+    "placement_failed: no GPU could take the replica; value = memory asked (bytes)\n"
+    "out_of_memory: allocation failed on a GPU without memory isolation; value = bytes asked\n"
+    "request_arrival: replica = replica chosen; value = queue length after arrival\n"
+    "request_done: value = latency (s), aux = queueing delay (s)\n"
+    "request_dropped: queue overflow or workload failed; value = time in system (s), aux = arrival time (s)\n"
+    "batch_start: value = batch size\n"
+    "batch_done: value = batch service time (s)\n"
+    "gpu_busy: an interval during which a tenant had work running on a GPU; time = end, aux = start time (s)\n"
+    "context_switch: time-slice switch on a GPU; tenant = incoming context; value = switch cost (s)\n"
+    "job_submit: training/batch job submitted\n"
+    "job_start: job started\n"
+    "step_done: value = step time (s)\n"
+    "job_done: value = completion time since submission (s), aux = ideal time alone (s)\n"
+    "workload_failed: aux = reason code (0 none, 1 out_of_memory, 2 not_placed, 3 unfinished)\n"
+    "run_end: end of the run";
+
+constexpr const char* EVENT_UNITS =
+    "time: s (simulated); seq: append order; value, aux: per type, see attribute 'semantics'";
+
+// The HDF5 error stack is silenced while we write; the innermost entry explains the failure.
+std::string hdf5_error_detail() {
+  std::string detail;
+  auto walk = [](unsigned n, const H5E_error2_t* err, void* data) -> herr_t {
+    if (n == 0 && err && err->desc) *static_cast<std::string*>(data) = err->desc;
+    return 0;
+  };
+  H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, walk, &detail);  // best effort: the message has `what` anyway
+  return detail;
+}
+
+[[noreturn]] void fail(const std::string& what) {
+  const std::string detail = hdf5_error_detail();
+  throw RuntimeError(detail.empty() ? what : what + " (" + detail + ")");
+}
+
+void check(herr_t r, const std::string& what) {
+  if (r < 0) fail(what);
+}
+
+/// Owns one hid_t; closes it on scope exit (errors while unwinding are ignored, nothing to do then).
+class H5Id {
+ public:
+  using Closer = herr_t (*)(hid_t);
+  H5Id(hid_t id, Closer closer, const std::string& what) : id_(id), closer_(closer) {
+    if (id_ < 0) fail(what);
+  }
+  H5Id(const H5Id&) = delete;
+  H5Id& operator=(const H5Id&) = delete;
+  H5Id(H5Id&& o) noexcept : id_(o.id_), closer_(o.closer_) { o.id_ = H5I_INVALID_HID; }
+  H5Id& operator=(H5Id&&) = delete;
+  ~H5Id() {
+    if (id_ >= 0) closer_(id_);
+  }
+  hid_t get() const { return id_; }
+  /// Explicit, checked close (the file: flushing happens here and may fail).
+  void close(const std::string& what) {
+    const hid_t id = id_;
+    id_ = H5I_INVALID_HID;
+    check(closer_(id), what);
+  }
+
+ private:
+  hid_t id_;
+  Closer closer_;
+};
+
+/// Turns off HDF5's automatic error printing for the lifetime of the object, then restores it
+/// (other code in the process may rely on the default).
+class QuietHdf5Errors {
+ public:
+  QuietHdf5Errors() {
+    if (H5Eget_auto2(H5E_DEFAULT, &func_, &data_) < 0 || H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr) < 0)
+      throw RuntimeError("cannot initialise the HDF5 library");
+  }
+  QuietHdf5Errors(const QuietHdf5Errors&) = delete;
+  QuietHdf5Errors& operator=(const QuietHdf5Errors&) = delete;
+  ~QuietHdf5Errors() { H5Eset_auto2(H5E_DEFAULT, func_, data_); }  // nothing to do if this fails
+
+ private:
+  H5E_auto2_t func_ = nullptr;
+  void* data_ = nullptr;
+};
+
+H5Id vlen_string_type() {
+  H5Id t(H5Tcopy(H5T_C_S1), H5Tclose, "cannot create string type");
+  check(H5Tset_size(t.get(), H5T_VARIABLE), "cannot size string type");
+  check(H5Tset_cset(t.get(), H5T_CSET_UTF8), "cannot set string charset");
+  return t;
+}
+
+H5Id event_type_enum(hid_t base) {
+  H5Id t(H5Tenum_create(base), H5Tclose, "cannot create event type enum");
+  for (int i = 0; i < EVENT_TYPE_COUNT; ++i) {
+    const uint8_t v = static_cast<uint8_t>(i);
+    check(H5Tenum_insert(t.get(), event_type_name(static_cast<EventType>(v)), &v), "cannot build event type enum");
+  }
+  return t;
+}
+
+/// Object creation properties shared by every group and dataset: no timestamps (determinism).
+H5Id group_props() {
+  H5Id p(H5Pcreate(H5P_GROUP_CREATE), H5Pclose, "cannot create group properties");
+  check(H5Pset_obj_track_times(p.get(), false), "cannot disable group time tracking");
+  return p;
+}
+
+H5Id dataset_props() {
+  H5Id p(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "cannot create dataset properties");
+  check(H5Pset_obj_track_times(p.get(), false), "cannot disable dataset time tracking");
+  return p;
+}
+
+H5Id make_group(hid_t loc, const char* name) {
+  const H5Id gcpl = group_props();
+  return H5Id(H5Gcreate2(loc, name, H5P_DEFAULT, gcpl.get(), H5P_DEFAULT), H5Gclose,
+              std::string("cannot create group ") + name);
+}
+
+// --- attributes ---
+
+void attr_write(hid_t loc, const char* name, hid_t file_type, hid_t mem_type, const void* value) {
+  const H5Id space(H5Screate(H5S_SCALAR), H5Sclose, "cannot create scalar dataspace");
+  const H5Id attr(H5Acreate2(loc, name, file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose,
+                  std::string("cannot create attribute ") + name);
+  check(H5Awrite(attr.get(), mem_type, value), std::string("cannot write attribute ") + name);
+}
+
+void attr_string(hid_t loc, const char* name, const std::string& value) {
+  const H5Id t = vlen_string_type();
+  const char* p = value.c_str();
+  attr_write(loc, name, t.get(), t.get(), &p);
+}
+
+void attr_f64(hid_t loc, const char* name, double value) {
+  attr_write(loc, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &value);
+}
+
+void attr_u64(hid_t loc, const char* name, uint64_t value) {
+  attr_write(loc, name, H5T_STD_U64LE, H5T_NATIVE_UINT64, &value);
+}
+
+// --- tables (1-D datasets of a compound type) ---
+
+/// One member of a table: its offset in the in-memory row, its memory type and its file type.
+struct Field {
+  const char* name;
+  size_t offset;
+  hid_t mem;
+  hid_t file;
+};
+
+struct TableOptions {
+  bool chunked = false;  // chunked, unlimited, shuffle + deflate (the event log)
+};
+
+/// Writes `n` rows starting at `rows` (a contiguous array of `row_size`-byte structs). The file type
+/// is packed: no padding bytes, so nothing uninitialised reaches the file.
+H5Id write_table(hid_t loc, const char* name, const void* rows, size_t n, size_t row_size,
+                 std::initializer_list<Field> fields, TableOptions options = {}) {
+  const std::string what = std::string("/") + name;
+  H5Id mem(H5Tcreate(H5T_COMPOUND, row_size), H5Tclose, "cannot create memory type for " + what);
+  size_t file_size = 0;
+  for (const Field& f : fields) {
+    check(H5Tinsert(mem.get(), f.name, f.offset, f.mem), "cannot build memory type for " + what);
+    const size_t s = H5Tget_size(f.file);
+    if (s == 0) fail("cannot size member " + std::string(f.name) + " of " + what);
+    file_size += s;
+  }
+  H5Id file(H5Tcreate(H5T_COMPOUND, file_size), H5Tclose, "cannot create file type for " + what);
+  size_t offset = 0;
+  for (const Field& f : fields) {
+    check(H5Tinsert(file.get(), f.name, offset, f.file), "cannot build file type for " + what);
+    offset += H5Tget_size(f.file);
+  }
+
+  const hsize_t dims[1] = {static_cast<hsize_t>(n)};
+  const hsize_t unlimited[1] = {H5S_UNLIMITED};
+  const H5Id space(H5Screate_simple(1, dims, options.chunked ? unlimited : nullptr), H5Sclose,
+                   "cannot create dataspace for " + what);
+  const H5Id dcpl = dataset_props();
+  if (options.chunked) {
+    // An unlimited maximum lets the chunk exceed the row count (and allows an empty log).
+    const hsize_t chunk[1] = {EVENT_CHUNK_ROWS};
+    check(H5Pset_chunk(dcpl.get(), 1, chunk), "cannot set chunking for " + what);
+    check(H5Pset_shuffle(dcpl.get()), "cannot enable shuffle for " + what);
+    check(H5Pset_deflate(dcpl.get(), EVENT_DEFLATE_LEVEL), "cannot enable deflate for " + what);
+  }
+  H5Id dset(H5Dcreate2(loc, name, file.get(), space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT), H5Dclose,
+            "cannot create dataset " + what);
+  if (n > 0) check(H5Dwrite(dset.get(), mem.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, rows), "cannot write " + what);
+  return dset;
+}
+
+template <class Row>
+H5Id write_table(hid_t loc, const char* name, const std::vector<Row>& rows, std::initializer_list<Field> fields,
+                 TableOptions options = {}) {
+  return write_table(loc, name, rows.data(), rows.size(), sizeof(Row), fields, options);
+}
+
+#define GTW_FIELD(Row, member, mem_type, file_type) Field{#member, offsetof(Row, member), mem_type, file_type}
+
+// In-memory rows. Strings point into the analysis (alive for the whole write).
+struct TenantRow {
+  const char* name;
+  const char* region;
+  const char* classification;
+  double gpu_seconds;
+  uint64_t slos_total;
+  uint64_t slos_missed;
+};
+
+struct WorkloadRow {
+  const char* name;
+  const char* kind;
+  int32_t tenant;
+  int32_t replicas_requested;
+  int32_t replicas_placed;
+  int32_t replicas_failed;
+  uint64_t requests_arrived;
+  uint64_t requests_completed;
+  uint64_t requests_dropped;
+  double latency_mean_s;
+  double latency_p50_s;
+  double latency_p95_s;
+  double latency_p99_s;
+  double latency_max_s;
+  uint64_t jobs_submitted;
+  uint64_t jobs_completed;
+  uint64_t jobs_unfinished;
+  uint64_t jobs_failed;
+  double mean_completion_s;
+  double mean_slowdown;
+};
+
+struct GpuRow {
+  int32_t index;
+  const char* node;
+  int32_t local_index;
+  const char* pool;
+  const char* product;
+  const char* sharing;
+  int32_t slots;
+  double memory_bytes;
+  double utilisation;
+  uint64_t context_switches;
+  double context_switch_seconds;
+};
+
+struct SloRow {
+  const char* tenant;
+  const char* name;
+  const char* kind;
+  uint8_t met;
+  uint64_t evaluated;
+  uint64_t violated;
+  double compliance;
+  double target;
+  double worst;
+  double violation_minutes;
+  const char* workload;
+  const char* unit;
+  double window_s;
+  const char* objective;
+};
+
+struct WindowRow {
+  uint32_t slo_index;
+  double start_s;
+  double value;
+  uint8_t violated;
+};
+
+void write_meta(hid_t root, const ScenarioSpec& spec, const RunResult& run, const Provenance& prov) {
+  const H5Id meta = make_group(root, "meta");
+  const hid_t m = meta.get();
+  attr_string(m, "scenario_name", spec.name);
+  attr_string(m, "scenario_file", spec.source_file);
+  attr_string(m, "scenario_sha256", spec.source_sha256);
+  attr_u64(m, "seed", spec.seed);
+  attr_f64(m, "duration_s", spec.duration.value);
+  attr_f64(m, "sla_window_s", spec.sla_window.value);
+  attr_string(m, "placement_policy", spec.placement.name);
+  attr_f64(m, "simulated_end_s", run.end_time);
+  std::string profiles;
+  for (size_t i = 0; i < run.profile_sha256.size(); ++i) profiles += (i ? "\n" : "") + run.profile_sha256[i];
+  attr_string(m, "hardware_profiles", profiles);
+  attr_u64(m, "events", run.log.size());
+  attr_u64(m, "kernels", run.counters.kernels);
+  attr_u64(m, "context_switches", run.counters.context_switches);
+  attr_u64(m, "transfers", run.counters.transfers);
+
+  // Everything that differs between two otherwise identical runs lives here.
+  const H5Id provenance = make_group(m, "provenance");
+  const hid_t p = provenance.get();
+  attr_string(p, "gputwin_version", prov.gputwin_version);
+  attr_string(p, "simgrid_version", prov.simgrid_version);
+  attr_string(p, "command_line", prov.command_line);
+  attr_string(p, "host", prov.host);
+  attr_string(p, "started_utc", prov.started_utc);
+  attr_f64(p, "wall_seconds", prov.wall_seconds);
+}
+
+void write_events(hid_t root, const RunResult& run) {
+  const H5Id mem_enum = event_type_enum(H5T_NATIVE_UINT8);
+  const H5Id file_enum = event_type_enum(H5T_STD_U8LE);
+  // Written straight from the log's storage: no copy of what may be millions of events.
+  const H5Id dset = write_table(root, "events", run.log.events(),
+                                {GTW_FIELD(Event, time, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE),
+                                 GTW_FIELD(Event, seq, H5T_NATIVE_UINT64, H5T_STD_U64LE),
+                                 GTW_FIELD(Event, type, mem_enum.get(), file_enum.get()),
+                                 GTW_FIELD(Event, tenant, H5T_NATIVE_INT32, H5T_STD_I32LE),
+                                 GTW_FIELD(Event, workload, H5T_NATIVE_INT32, H5T_STD_I32LE),
+                                 GTW_FIELD(Event, replica, H5T_NATIVE_INT32, H5T_STD_I32LE),
+                                 GTW_FIELD(Event, gpu, H5T_NATIVE_INT32, H5T_STD_I32LE),
+                                 GTW_FIELD(Event, value, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE),
+                                 GTW_FIELD(Event, aux, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE)},
+                                TableOptions{true});
+  attr_string(dset.get(), "units", EVENT_UNITS);
+  attr_string(dset.get(), "semantics", EVENT_SEMANTICS);
+}
+
+void write_tenants(hid_t root, const Analysis& a, hid_t str) {
+  std::vector<TenantRow> rows;
+  rows.reserve(a.tenants.size());
+  for (const auto& t : a.tenants)
+    rows.push_back({t.name.c_str(), t.region.c_str(), t.classification.c_str(), t.gpu_seconds, t.slos, t.slos_missed});
+  write_table(root, "tenants", rows,
+              {GTW_FIELD(TenantRow, name, str, str), GTW_FIELD(TenantRow, region, str, str),
+               GTW_FIELD(TenantRow, classification, str, str),
+               GTW_FIELD(TenantRow, gpu_seconds, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE),
+               GTW_FIELD(TenantRow, slos_total, H5T_NATIVE_UINT64, H5T_STD_U64LE),
+               GTW_FIELD(TenantRow, slos_missed, H5T_NATIVE_UINT64, H5T_STD_U64LE)});
+}
+
+void write_workloads(hid_t root, const Analysis& a, hid_t str) {
+  std::vector<WorkloadRow> rows;
+  rows.reserve(a.workloads.size());
+  for (const auto& w : a.workloads)
+    rows.push_back({w.name.c_str(), w.kind.c_str(), w.tenant, w.replicas_requested, w.replicas_placed,
+                    w.replicas_failed, w.requests_arrived, w.requests_completed, w.requests_dropped,
+                    w.latency.mean, w.latency.p50, w.latency.p95, w.latency.p99, w.latency.max, w.jobs_submitted,
+                    w.jobs_completed, w.jobs_unfinished, w.jobs_failed, w.mean_completion, w.mean_slowdown});
+  const hid_t i32 = H5T_NATIVE_INT32, u64 = H5T_NATIVE_UINT64, f64 = H5T_NATIVE_DOUBLE;
+  const hid_t fi32 = H5T_STD_I32LE, fu64 = H5T_STD_U64LE, ff64 = H5T_IEEE_F64LE;
+  write_table(root, "workloads", rows,
+              {GTW_FIELD(WorkloadRow, name, str, str), GTW_FIELD(WorkloadRow, kind, str, str),
+               GTW_FIELD(WorkloadRow, tenant, i32, fi32), GTW_FIELD(WorkloadRow, replicas_requested, i32, fi32),
+               GTW_FIELD(WorkloadRow, replicas_placed, i32, fi32), GTW_FIELD(WorkloadRow, replicas_failed, i32, fi32),
+               GTW_FIELD(WorkloadRow, requests_arrived, u64, fu64),
+               GTW_FIELD(WorkloadRow, requests_completed, u64, fu64),
+               GTW_FIELD(WorkloadRow, requests_dropped, u64, fu64), GTW_FIELD(WorkloadRow, latency_mean_s, f64, ff64),
+               GTW_FIELD(WorkloadRow, latency_p50_s, f64, ff64), GTW_FIELD(WorkloadRow, latency_p95_s, f64, ff64),
+               GTW_FIELD(WorkloadRow, latency_p99_s, f64, ff64), GTW_FIELD(WorkloadRow, latency_max_s, f64, ff64),
+               GTW_FIELD(WorkloadRow, jobs_submitted, u64, fu64), GTW_FIELD(WorkloadRow, jobs_completed, u64, fu64),
+               GTW_FIELD(WorkloadRow, jobs_unfinished, u64, fu64), GTW_FIELD(WorkloadRow, jobs_failed, u64, fu64),
+               GTW_FIELD(WorkloadRow, mean_completion_s, f64, ff64),
+               GTW_FIELD(WorkloadRow, mean_slowdown, f64, ff64)});
+}
+
+void write_gpus(hid_t root, const Analysis& a, hid_t str) {
+  std::vector<GpuRow> rows;
+  rows.reserve(a.gpus.size());
+  for (const auto& g : a.gpus) {
+    const GpuLayout& l = g.layout;
+    rows.push_back({l.index, l.node_name.c_str(), l.local, l.pool.c_str(), l.product.c_str(), l.sharing.c_str(),
+                    l.slots, l.memory, g.utilisation, g.context_switches, g.switch_seconds});
+  }
+  write_table(root, "gpus", rows,
+              {GTW_FIELD(GpuRow, index, H5T_NATIVE_INT32, H5T_STD_I32LE), GTW_FIELD(GpuRow, node, str, str),
+               GTW_FIELD(GpuRow, local_index, H5T_NATIVE_INT32, H5T_STD_I32LE), GTW_FIELD(GpuRow, pool, str, str),
+               GTW_FIELD(GpuRow, product, str, str), GTW_FIELD(GpuRow, sharing, str, str),
+               GTW_FIELD(GpuRow, slots, H5T_NATIVE_INT32, H5T_STD_I32LE),
+               GTW_FIELD(GpuRow, memory_bytes, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE),
+               GTW_FIELD(GpuRow, utilisation, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE),
+               GTW_FIELD(GpuRow, context_switches, H5T_NATIVE_UINT64, H5T_STD_U64LE),
+               GTW_FIELD(GpuRow, context_switch_seconds, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE)});
+}
+
+// The analysis does not keep an SLO's window length; /sla/windows needs it to be read.
+double slo_window_s(const ScenarioSpec& spec, const SloResult& s) {
+  if (s.tenant < 0 || static_cast<size_t>(s.tenant) >= spec.tenants.size()) return 0;
+  for (const auto& slo : spec.tenants[static_cast<size_t>(s.tenant)].slos)
+    if (slo.name == s.name)
+      return slo.kind == SloKind::LATENCY || slo.kind == SloKind::THROUGHPUT ? slo.window.value : 0;
+  return 0;
+}
+
+void write_sla(hid_t root, const ScenarioSpec& spec, const Analysis& a, hid_t str) {
+  const H5Id sla = make_group(root, "sla");
+  std::vector<SloRow> slos;
+  std::vector<WindowRow> windows;
+  slos.reserve(a.slos.size());
+  for (size_t i = 0; i < a.slos.size(); ++i) {
+    const SloResult& s = a.slos[i];
+    slos.push_back({s.tenant_name.c_str(), s.name.c_str(), s.kind.c_str(), static_cast<uint8_t>(s.met), s.evaluated,
+                    s.violated, s.compliance, s.target, s.worst, s.violation_minutes, s.workload.c_str(),
+                    s.unit.c_str(), slo_window_s(spec, s), s.objective.c_str()});
+    for (const auto& w : s.windows)
+      windows.push_back({static_cast<uint32_t>(i), w.start, w.value, static_cast<uint8_t>(w.violated)});
+  }
+  const hid_t u8 = H5T_NATIVE_UINT8, u64 = H5T_NATIVE_UINT64, f64 = H5T_NATIVE_DOUBLE;
+  const hid_t fu8 = H5T_STD_U8LE, fu64 = H5T_STD_U64LE, ff64 = H5T_IEEE_F64LE;
+  write_table(sla.get(), "slos", slos,
+              {GTW_FIELD(SloRow, tenant, str, str), GTW_FIELD(SloRow, name, str, str),
+               GTW_FIELD(SloRow, kind, str, str), GTW_FIELD(SloRow, met, u8, fu8),
+               GTW_FIELD(SloRow, evaluated, u64, fu64), GTW_FIELD(SloRow, violated, u64, fu64),
+               GTW_FIELD(SloRow, compliance, f64, ff64), GTW_FIELD(SloRow, target, f64, ff64),
+               GTW_FIELD(SloRow, worst, f64, ff64), GTW_FIELD(SloRow, violation_minutes, f64, ff64),
+               GTW_FIELD(SloRow, workload, str, str), GTW_FIELD(SloRow, unit, str, str),
+               GTW_FIELD(SloRow, window_s, f64, ff64), GTW_FIELD(SloRow, objective, str, str)});
+  write_table(sla.get(), "windows", windows,
+              {GTW_FIELD(WindowRow, slo_index, H5T_NATIVE_UINT32, H5T_STD_U32LE),
+               GTW_FIELD(WindowRow, start_s, f64, ff64), GTW_FIELD(WindowRow, value, f64, ff64),
+               GTW_FIELD(WindowRow, violated, u8, fu8)});
+}
+
+#undef GTW_FIELD
+
+H5Id write_f64_array(hid_t loc, const char* name, const std::vector<double>& data, int rank, const hsize_t* dims) {
+  const H5Id space(H5Screate_simple(rank, dims, nullptr), H5Sclose, std::string("cannot create dataspace for ") + name);
+  const H5Id dcpl = dataset_props();
+  H5Id dset(H5Dcreate2(loc, name, H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT), H5Dclose,
+            std::string("cannot create dataset ") + name);
+  if (!data.empty())
+    check(H5Dwrite(dset.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, data.data()),
+          std::string("cannot write ") + name);
+  return dset;
+}
+
+void write_timeseries(hid_t root, const Analysis& a) {
+  const H5Id ts = make_group(root, "timeseries");
+  size_t n_windows = 0;
+  for (const auto& g : a.gpus) n_windows = std::max(n_windows, g.busy_per_window.size());
+  const size_t n_gpus = a.gpus.size();
+  // Row-major [window][gpu]; a GPU without a value for a window (not expected) reads NaN.
+  std::vector<double> util(n_windows * n_gpus, std::numeric_limits<double>::quiet_NaN());
+  for (size_t g = 0; g < n_gpus; ++g)
+    for (size_t k = 0; k < a.gpus[g].busy_per_window.size(); ++k) util[k * n_gpus + g] = a.gpus[g].busy_per_window[k];
+  std::vector<double> time(n_windows);
+  for (size_t k = 0; k < n_windows; ++k) time[k] = static_cast<double>(k) * a.window;
+
+  const hsize_t time_dims[1] = {n_windows};
+  const H5Id time_ds = write_f64_array(ts.get(), "time", time, 1, time_dims);
+  attr_string(time_ds.get(), "units", "s");
+  attr_f64(time_ds.get(), "window_s", a.window);
+
+  const hsize_t util_dims[2] = {n_windows, n_gpus};
+  const H5Id util_ds = write_f64_array(ts.get(), "gpu_utilisation", util, 2, util_dims);
+  attr_string(util_ds.get(), "units", "ratio");
+  attr_f64(util_ds.get(), "window_s", a.window);
+  attr_string(util_ds.get(), "axes", "time,gpu");
+}
+
+void write_h5(const std::string& file_name, const ScenarioSpec& spec, const RunResult& run, const Analysis& a,
+              const Provenance& prov) {
+  const H5Id fcpl(H5Pcreate(H5P_FILE_CREATE), H5Pclose, "cannot create file properties");
+  // A file creation list is also a group creation list (the root group's): no timestamp there either.
+  check(H5Pset_obj_track_times(fcpl.get(), false), "cannot disable root group time tracking");
+  H5Id file(H5Fcreate(file_name.c_str(), H5F_ACC_TRUNC, fcpl.get(), H5P_DEFAULT), H5Fclose,
+            "cannot create " + file_name);
+  {
+    const H5Id root(H5Gopen2(file.get(), "/", H5P_DEFAULT), H5Gclose, "cannot open root group");
+    attr_string(root.get(), "format_version", RESULTS_FORMAT_VERSION);
+    attr_string(root.get(), "schema", RESULTS_SCHEMA);
+    const H5Id str = vlen_string_type();
+    write_meta(root.get(), spec, run, prov);
+    write_events(root.get(), run);
+    write_tenants(root.get(), a, str.get());
+    write_workloads(root.get(), a, str.get());
+    write_gpus(root.get(), a, str.get());
+    write_sla(root.get(), spec, a, str.get());
+    write_timeseries(root.get(), a);
+  }
+  file.close("cannot close " + file_name);
+}
+
+// HDF5's sec2 driver does not sync; make the bytes durable before the rename publishes them.
+bool fsync_path(const std::string& p) {
+  const int fd = ::open(p.c_str(), O_RDONLY);
+  if (fd < 0) return false;
+  const bool ok = ::fsync(fd) == 0;
+  return ::close(fd) == 0 && ok;
+}
+
+}  // namespace
+
+void write_results_h5(const std::string& path, const ScenarioSpec& spec, const RunResult& run,
+                      const Analysis& analysis, const Provenance& provenance) {
+  const std::filesystem::path target(path);
+  const std::string tmp = (target.parent_path() / ("." + target.filename().string() + ".tmp." +
+                                                    std::to_string(::getpid())))
+                              .string();
+  try {
+    const QuietHdf5Errors quiet;
+    write_h5(tmp, spec, run, analysis, provenance);
+  } catch (const std::exception& e) {
+    // Every handle is closed by now (unwinding), so the partial file can go.
+    std::remove(tmp.c_str());
+    throw RuntimeError("cannot write " + path + ": " + e.what());
+  }
+  if (!fsync_path(tmp)) {
+    const int err = errno;
+    std::remove(tmp.c_str());
+    throw RuntimeError("cannot sync " + tmp + ": " + std::strerror(err));
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    std::remove(tmp.c_str());
+    throw RuntimeError("cannot rename " + tmp + " to " + path + ": " + std::strerror(err));
+  }
+}
+
+}  // namespace gtw

@@ -1,0 +1,156 @@
+#include "sim/scenario/FieldDocs.hpp"
+
+#include <set>
+
+namespace gtw {
+
+const std::vector<FieldDoc>& field_docs() {
+  static const std::vector<FieldDoc> docs{
+      {"", "mapping", "A scenario file: a Kubernetes-style envelope with apiVersion, kind, metadata and spec."},
+      {"apiVersion", "string", "Must be gputwin.dev/v1alpha1."},
+      {"kind", "string", "Must be Scenario."},
+      {"metadata", "mapping", "Name and description of the scenario."},
+      {"metadata.name", "string", "Short identifier, used in reports and result files."},
+      {"metadata.description", "string", "Free text shown at the top of report.md."},
+      {"metadata.labels", "mapping", "Free-form string labels (ignored by the simulator)."},
+      {"spec", "mapping", "What to simulate."},
+      {"spec.seed", "int", "Seed of every random stream (default 1). Same seed, same results."},
+      {"spec.duration", "duration", "Simulated time during which requests and jobs arrive, e.g. 10m (default 60s)."},
+      {"spec.slaWindow", "duration", "Default SLO evaluation window (default 60s)."},
+      {"spec.cluster", "mapping", "The hardware: node pools of identical GPU servers."},
+      {"spec.cluster.nodePools", "list", "Node pools; each pool is `count` nodes with `gpusPerNode` GPUs."},
+      {"spec.cluster.nodePools[].name", "string", "Pool name, unique."},
+      {"spec.cluster.nodePools[].count", "int", "Number of nodes (>= 1)."},
+      {"spec.cluster.nodePools[].gpu", "string",
+       "Hardware profile of the GPUs: a file calibration/profiles/<gpu>.yaml (see `gputwin profiles`)."},
+      {"spec.cluster.nodePools[].gpusPerNode", "int", "GPUs per node (1..16, default 8)."},
+      {"spec.cluster.nodePools[].region", "string", "Region of the pool's nodes (data residency)."},
+      {"spec.cluster.nodePools[].sharing", "mapping", "How each GPU of the pool is shared (default exclusive)."},
+      {"spec.cluster.nodePools[].sharing.mode", "enum: exclusive|timeSlicing|mps|mig|vgpu|confidential",
+       "Sharing mode. exclusive: one replica per GPU. timeSlicing: up to `replicas` replicas take turns in "
+       "round-robin slices of `timeSlice`, with a context-switch cost and no memory isolation."},
+      {"spec.cluster.nodePools[].sharing.replicas", "int",
+       "timeSlicing: replicas per GPU, as in the k8s device plugin's timeSlicing.resources[].replicas (2..48)."},
+      {"spec.cluster.nodePools[].sharing.timeSlice", "duration|Short|Medium|Long",
+       "timeSlicing: quantum; Short = 2ms, Medium = 10ms, Long = 30ms (nvidia-smi compute-policy). Default 2ms."},
+      {"spec.cluster.nodePools[].sharing.contextSwitch", "duration",
+       "timeSlicing: cost of one context switch; default from the GPU's hardware profile."},
+      {"spec.cluster.nodePools[].gpuSharing", "list", "Per-GPU exceptions to `sharing`."},
+      {"spec.cluster.nodePools[].gpuSharing[].gpus", "list of int", "GPU indices within each node (0-based)."},
+      {"spec.cluster.nodePools[].gpuSharing[].mode", "enum", "As sharing.mode."},
+      {"spec.cluster.nodePools[].gpuSharing[].replicas", "int", "As sharing.replicas."},
+      {"spec.cluster.nodePools[].gpuSharing[].timeSlice", "duration", "As sharing.timeSlice."},
+      {"spec.cluster.nodePools[].gpuSharing[].contextSwitch", "duration", "As sharing.contextSwitch."},
+      {"spec.tenants", "list", "Tenants: teams or customers who share the cluster."},
+      {"spec.tenants[].name", "string", "Tenant name, unique."},
+      {"spec.tenants[].region", "string", "Home region of the tenant's data."},
+      {"spec.tenants[].classification", "enum: public|internal|confidential|restricted",
+       "Data classification (default internal)."},
+      {"spec.tenants[].slos", "list", "Service-level objectives, evaluated per window."},
+      {"spec.tenants[].slos[].name", "string", "SLO name, unique within the tenant."},
+      {"spec.tenants[].slos[].kind", "enum: latency|throughput|slowdown|completionTime",
+       "latency: the p-th percentile of request latency in each window must stay under `threshold`. "
+       "throughput: completed requests per second in each window must reach `minRate`. slowdown: each job's "
+       "completion time over its time alone must stay under `maxSlowdown`. completionTime: each job must finish "
+       "within `threshold` of its submission."},
+      {"spec.tenants[].slos[].workload", "string", "Workload the SLO applies to (default: all of the tenant's)."},
+      {"spec.tenants[].slos[].percentile", "number", "latency: percentile in (0, 100], default 99."},
+      {"spec.tenants[].slos[].threshold", "duration", "latency / completionTime: the bound."},
+      {"spec.tenants[].slos[].minRate", "rate", "throughput: floor, e.g. 100/s."},
+      {"spec.tenants[].slos[].maxSlowdown", "number", "slowdown: bound (>= 1)."},
+      {"spec.tenants[].slos[].window", "duration", "Evaluation window (default spec.slaWindow)."},
+      {"spec.tenants[].slos[].target", "number",
+       "Share of windows (or jobs) that must meet the objective, in (0, 1]; 1 - target is the error budget. "
+       "Default 1."},
+      {"spec.workloads", "list", "Inference services, training jobs and batch tenants' jobs."},
+      {"spec.workloads[].name", "string", "Workload name, unique."},
+      {"spec.workloads[].kind", "enum: inference|training|batch", "What the workload is."},
+      {"spec.workloads[].tenant", "string", "Owner tenant (must be in spec.tenants)."},
+      {"spec.workloads[].replicas", "int",
+       "inference: serving replicas (requests go to the shortest queue); batch: worker slots; training: 1."},
+      {"spec.workloads[].gpus", "int", "GPUs per replica (training: data-parallel GPUs on one node)."},
+      {"spec.workloads[].memory", "size",
+       "Device memory per GPU; required for training and batch; inference default: weights x 1.3 (KV cache)."},
+      {"spec.workloads[].start", "duration", "When the workload starts (default 0)."},
+      {"spec.workloads[].placement", "mapping", "Placement constraints."},
+      {"spec.workloads[].placement.sharing", "list of enum", "Sharing modes the replicas may be placed on."},
+      {"spec.workloads[].placement.nodePool", "string", "Node pool the replicas must be placed in."},
+      {"spec.workloads[].model", "mapping", "inference: the model served."},
+      {"spec.workloads[].model.parameters", "count", "Number of parameters, e.g. 8B or 7e9."},
+      {"spec.workloads[].model.dtype", "enum: fp32|fp16|bf16|fp8", "Weight precision (default fp16)."},
+      {"spec.workloads[].arrival", "mapping", "inference / batch: the arrival process of requests or jobs."},
+      {"spec.workloads[].arrival.process", "enum: poisson|bursty|constant",
+       "poisson: exponential gaps at `rate`. bursty: a two-state Markov-modulated Poisson process alternating "
+       "between `rate` and `burstRate`, with exponential gap and burst lengths. constant: evenly spaced."},
+      {"spec.workloads[].arrival.rate", "rate", "Mean rate, e.g. 200/s (bursty: rate between bursts)."},
+      {"spec.workloads[].arrival.burstRate", "rate", "bursty: rate during a burst."},
+      {"spec.workloads[].arrival.meanBurst", "duration", "bursty: mean burst length."},
+      {"spec.workloads[].arrival.meanGap", "duration", "bursty: mean time between bursts."},
+      {"spec.workloads[].batching", "mapping", "inference: dynamic batching."},
+      {"spec.workloads[].batching.maxBatch", "int", "Largest batch (default 8)."},
+      {"spec.workloads[].batching.timeout", "duration",
+       "Longest a request waits for the batch to fill once the replica is free (default 5ms)."},
+      {"spec.workloads[].request", "mapping", "inference: the shape of one request."},
+      {"spec.workloads[].request.promptTokens", "int", "Prompt (prefill) tokens per request (default 512)."},
+      {"spec.workloads[].request.outputTokens", "int", "Generated (decode) tokens per request (default 128)."},
+      {"spec.workloads[].maxQueue", "int", "inference: requests queued per replica before drops (default 10000)."},
+      {"spec.workloads[].iterations", "int", "training: number of steps."},
+      {"spec.workloads[].step", "mapping", "training: cost of one step on each GPU."},
+      {"spec.workloads[].step.flops", "flops", "Floating-point operations per GPU per step, e.g. 400TFLOP."},
+      {"spec.workloads[].step.bytes", "size", "Device-memory traffic per GPU per step."},
+      {"spec.workloads[].step.data", "size", "Input data per GPU per step, copied from host memory over PCIe."},
+      {"spec.workloads[].step.gradients", "size", "Gradient bytes all-reduced (ring) over NVLink per step."},
+      {"spec.workloads[].job", "mapping", "batch: what one job runs."},
+      {"spec.workloads[].job.kernels", "int", "Kernels per job (run one after the other)."},
+      {"spec.workloads[].job.flops", "flops", "Floating-point operations per kernel."},
+      {"spec.workloads[].job.bytes", "size", "Device-memory traffic per kernel."},
+      {"spec.policies", "mapping", "Policies by registered name (see `gputwin explain policies`)."},
+      {"spec.policies.placement", "mapping", "The placement policy."},
+      {"spec.policies.placement.name", "string", "Registered placement policy name."},
+      {"spec.policies.placement.params", "mapping", "Parameters of the policy."},
+  };
+  return docs;
+}
+
+std::string normalise_path(std::string_view path) {
+  std::string out;
+  bool in_brackets = false;
+  for (char c : path) {
+    if (c == '[') {
+      in_brackets = true;
+      out += "[]";
+    } else if (c == ']') {
+      in_brackets = false;
+    } else if (!in_brackets) {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> known_keys(std::string_view pattern) {
+  std::set<std::string> keys;
+  const std::string prefix = pattern.empty() ? std::string() : std::string(pattern) + ".";
+  for (const auto& d : field_docs()) {
+    if (d.path.size() <= prefix.size() || d.path.substr(0, prefix.size()) != prefix) continue;
+    std::string_view rest = d.path.substr(prefix.size());
+    if (rest.find('.') != std::string_view::npos || rest.find('[') != std::string_view::npos) continue;
+    keys.insert(std::string(rest));
+  }
+  return {keys.begin(), keys.end()};
+}
+
+std::vector<const FieldDoc*> explain(std::string_view path) {
+  std::string norm = normalise_path(path);
+  if (norm.rfind("scenario.", 0) == 0) norm = norm.substr(9);
+  std::vector<const FieldDoc*> out;
+  for (const auto& d : field_docs()) {
+    if (d.path == norm || (d.path.size() > norm.size() && d.path.substr(0, norm.size()) == norm &&
+                           (d.path[norm.size()] == '.' || d.path[norm.size()] == '['))) {
+      out.push_back(&d);
+    }
+  }
+  return out;
+}
+
+}  // namespace gtw

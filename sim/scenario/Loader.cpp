@@ -1,0 +1,783 @@
+#include "sim/scenario/Loader.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <charconv>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "sim/core/Sha256.hpp"
+#include "sim/scenario/FieldDocs.hpp"
+
+namespace fs = std::filesystem;
+
+namespace gtw {
+
+std::optional<Override> parse_override(const std::string& text) {
+  const auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0) return std::nullopt;
+  return Override{text.substr(0, eq), text.substr(eq + 1)};
+}
+
+namespace {
+
+const char* node_kind(const YAML::Node& n) {
+  switch (n.Type()) {
+    case YAML::NodeType::Null: return "nothing (null)";
+    case YAML::NodeType::Scalar: return "a scalar";
+    case YAML::NodeType::Sequence: return "a list";
+    case YAML::NodeType::Map: return "a mapping";
+    case YAML::NodeType::Undefined: return "nothing";
+  }
+  return "?";
+}
+
+// A YAML node with where it came from: file, YAML path (index form and name form), include chain.
+struct Ctx {
+  YAML::Node node;
+  std::string file;
+  std::string path;      // spec.workloads[2].arrival
+  std::string alt_path;  // spec.workloads[chat-svc].arrival (names instead of indices)
+  std::vector<std::string> chain;
+  SourceLoc fallback;
+
+  SourceLoc loc() const {
+    const YAML::Mark m = node.Mark();
+    if (file == "--set" || m.is_null() || m.line < 0) return fallback;
+    return SourceLoc{file, m.line + 1, m.column + 1};
+  }
+};
+
+struct OverrideSlot {
+  std::string value;
+  bool used = false;
+};
+
+class Loader {
+ public:
+  Loader(Diagnostics& diags, const std::vector<Override>& overrides) : d_(diags) {
+    for (const auto& o : overrides) overrides_[o.path] = OverrideSlot{o.value, false};
+  }
+
+  ScenarioSpec load(const std::string& path);
+
+ private:
+  Diagnostics& d_;
+  std::map<std::string, OverrideSlot> overrides_;
+  std::set<std::string> included_;
+  size_t nodes_visited_ = 0;
+
+  // ---- files and references ----
+  std::optional<YAML::Node> read_yaml_file(const std::string& file, const SourceLoc& from, const std::string& path,
+                                           std::string* sha256 = nullptr);
+  std::optional<Ctx> resolve(Ctx c);
+  std::optional<Ctx> child(const Ctx& parent, const std::string& key);
+  std::vector<Ctx> items(const Ctx& list);
+
+  // ---- shape checks ----
+  bool expect_map(const Ctx& c);
+  bool expect_list(const Ctx& c);
+  bool check_map(const Ctx& c);  // mapping + only known keys
+
+  // ---- scalars ----
+  bool scalar(const Ctx& c, std::string& out, const char* what);
+  void get_string(const Ctx& parent, const std::string& key, std::string& out, bool required);
+  void get_int(const Ctx& parent, const std::string& key, int& out, bool required, long long min, long long max);
+  void get_uint64(const Ctx& parent, const std::string& key, uint64_t& out);
+  void get_number(const Ctx& parent, const std::string& key, double& out, bool required, double min, double max);
+  template <class Enum>
+  void get_enum(const Ctx& parent, const std::string& key, Enum& out, const std::vector<std::string>& names,
+                bool required);
+  template <class Q, class ParseFn>
+  void get_quantity(const Ctx& parent, const std::string& key, Q& out, ParseFn parse, bool required,
+                    bool positive);
+  void missing(const Ctx& parent, const std::string& key);
+
+  // ---- sections ----
+  void read_metadata(const Ctx& c, ScenarioSpec& spec);
+  void read_spec(const Ctx& c, ScenarioSpec& spec);
+  void read_node_pool(const Ctx& c, NodePoolSpec& pool);
+  void read_sharing_fields(const Ctx& c, SharingSpec& sharing);
+  void read_tenant(const Ctx& c, TenantSpec& tenant);
+  void read_slo(const Ctx& c, SloSpec& slo);
+  void read_workload(const Ctx& c, WorkloadSpec& w);
+  void read_arrival(const Ctx& c, ArrivalSpec& a);
+  void read_policy(const Ctx& c, PolicyRef& p);
+};
+
+std::optional<YAML::Node> Loader::read_yaml_file(const std::string& file, const SourceLoc& from,
+                                                 const std::string& path, std::string* sha256) {
+  std::error_code ec;
+  if (!fs::exists(file, ec) || fs::is_directory(file, ec)) {
+    d_.error(from, path, "cannot read '" + file + "': no such file");
+    return std::nullopt;
+  }
+  const auto size = fs::file_size(file, ec);
+  if (ec) {
+    d_.error(from, path, "cannot read '" + file + "': " + ec.message());
+    return std::nullopt;
+  }
+  if (size > MAX_SCENARIO_BYTES) {
+    d_.error(SourceLoc{file, 0, 0}, "",
+             "file is " + format_bytes(Bytes(static_cast<double>(size))) + "; scenario files are limited to " +
+                 format_bytes(Bytes(MAX_SCENARIO_BYTES)) + " (put bulk data in a trace file)");
+    return std::nullopt;
+  }
+  std::ifstream in(file, std::ios::binary);
+  if (!in) {
+    d_.error(from, path, "cannot open '" + file + "'");
+    return std::nullopt;
+  }
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (sha256) *sha256 = sha256_hex(text);
+  // Refuse binary input before the YAML parser sees it: a NUL byte or other control characters.
+  int line = 1, col = 1;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c == 0 || (c < 0x20 && c != '\n' && c != '\r' && c != '\t') || c == 0x7f) {
+      d_.error(SourceLoc{file, line, col}, "",
+               "file is not YAML text (control byte 0x" + std::string(1, "0123456789abcdef"[c >> 4]) +
+                   std::string(1, "0123456789abcdef"[c & 15]) + " at byte offset " + std::to_string(i) + ")");
+      return std::nullopt;
+    }
+    if (c == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+  }
+  try {
+    YAML::Node root = YAML::Load(text);
+    if (!root.IsDefined() || root.IsNull()) {
+      d_.error(SourceLoc{file, 1, 1}, path, "file is empty: expected a YAML mapping");
+      return std::nullopt;
+    }
+    return root;
+  } catch (const YAML::Exception& e) {
+    d_.error(SourceLoc{file, e.mark.is_null() ? 0 : e.mark.line + 1, e.mark.is_null() ? 0 : e.mark.column + 1},
+             path, "YAML syntax error: " + e.msg);
+    return std::nullopt;
+  }
+}
+
+std::optional<Ctx> Loader::resolve(Ctx c) {
+  for (int depth = 0; depth < 32; ++depth) {
+    if (!c.node.IsMap()) return c;
+    const YAML::Node ref = c.node["$ref"];
+    if (!ref) return c;
+    if (c.node.size() != 1) {
+      d_.error(c.loc(), c.path, "a mapping with $ref must have no other keys");
+      return std::nullopt;
+    }
+    if (!ref.IsScalar() || ref.Scalar().empty()) {
+      d_.error(c.loc(), c.path + ".$ref", "expected a file path");
+      return std::nullopt;
+    }
+    fs::path target = fs::path(ref.Scalar());
+    if (target.is_relative()) target = fs::path(c.file == "--set" ? "." : c.file).parent_path() / target;
+    std::error_code ec;
+    const std::string canonical = fs::weakly_canonical(target, ec).string();
+    for (const auto& f : c.chain) {
+      if (f == canonical) {
+        std::string cycle;
+        for (const auto& g : c.chain) cycle += fs::path(g).filename().string() + " -> ";
+        cycle += fs::path(canonical).filename().string();
+        d_.error(c.loc(), c.path + ".$ref", "cyclic $ref: " + cycle);
+        return std::nullopt;
+      }
+    }
+    auto root = read_yaml_file(target.string(), c.loc(), c.path + ".$ref");
+    if (!root) return std::nullopt;
+    included_.insert(target.lexically_normal().string());
+    Ctx next{*root, target.string(), c.path, c.alt_path, c.chain, c.loc()};
+    next.chain.push_back(canonical);
+    c = next;
+  }
+  d_.error(c.loc(), c.path, "$ref nesting deeper than 32 files");
+  return std::nullopt;
+}
+
+std::optional<Ctx> Loader::child(const Ctx& parent, const std::string& key) {
+  const std::string path = parent.path.empty() ? key : parent.path + "." + key;
+  const std::string alt = parent.alt_path.empty() ? key : parent.alt_path + "." + key;
+  for (const auto* p : {&path, &alt}) {
+    auto it = overrides_.find(*p);
+    if (it == overrides_.end()) continue;
+    it->second.used = true;
+    try {
+      YAML::Node value = YAML::Load(it->second.value);
+      return Ctx{value, "--set", path, alt, parent.chain, SourceLoc{"--set " + *p, 0, 0}};
+    } catch (const YAML::Exception& e) {
+      d_.error(SourceLoc{"--set", 0, 0}, *p, "value is not valid YAML: " + e.msg);
+      return std::nullopt;
+    }
+  }
+  if (!parent.node.IsMap()) return std::nullopt;
+  YAML::Node value = parent.node[key];
+  if (!value) return std::nullopt;
+  return resolve(Ctx{value, parent.file, path, alt, parent.chain, parent.loc()});
+}
+
+bool Loader::expect_map(const Ctx& c) {
+  if (++nodes_visited_ > 2'000'000) {
+    if (nodes_visited_ == 2'000'001) d_.error(c.loc(), c.path, "scenario has too many nodes");
+    return false;
+  }
+  if (c.node.IsMap()) return true;
+  d_.error(c.loc(), c.path, std::string("expected a mapping, got ") + node_kind(c.node));
+  return false;
+}
+
+bool Loader::expect_list(const Ctx& c) {
+  if (c.node.IsSequence()) return true;
+  d_.error(c.loc(), c.path, std::string("expected a list, got ") + node_kind(c.node));
+  return false;
+}
+
+bool Loader::check_map(const Ctx& c) {
+  if (!expect_map(c)) return false;
+  const auto keys = known_keys(normalise_path(c.path));
+  for (const auto& kv : c.node) {
+    const Ctx key_ctx{kv.first, c.file, c.path, c.alt_path, c.chain, c.loc()};
+    if (!kv.first.IsScalar()) {
+      d_.error(key_ctx.loc(), c.path, "keys must be plain names");
+      continue;
+    }
+    const std::string& key = kv.first.Scalar();
+    if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
+      d_.error(key_ctx.loc(), c.path.empty() ? key : c.path + "." + key, "unknown key '" + key + "'" + suggest(key, keys));
+    }
+  }
+  return true;
+}
+
+std::vector<Ctx> Loader::items(const Ctx& list) {
+  std::vector<Ctx> out;
+  if (!expect_list(list)) return out;
+  size_t i = 0;
+  for (const auto& item : list.node) {
+    ++nodes_visited_;
+    std::string name;
+    if (item.IsMap() && item["name"] && item["name"].IsScalar()) name = item["name"].Scalar();
+    Ctx c{item, list.file, list.path + "[" + std::to_string(i) + "]",
+          list.alt_path + "[" + (name.empty() ? std::to_string(i) : name) + "]", list.chain, list.loc()};
+    if (auto r = resolve(c)) out.push_back(*r);
+    ++i;
+  }
+  return out;
+}
+
+bool Loader::scalar(const Ctx& c, std::string& out, const char* what) {
+  if (!c.node.IsScalar()) {
+    d_.error(c.loc(), c.path, std::string("expected ") + what + ", got " + node_kind(c.node));
+    return false;
+  }
+  out = c.node.Scalar();
+  return true;
+}
+
+void Loader::missing(const Ctx& parent, const std::string& key) {
+  d_.error(parent.loc(), parent.path.empty() ? key : parent.path + "." + key, "required field is missing");
+}
+
+void Loader::get_string(const Ctx& parent, const std::string& key, std::string& out, bool required) {
+  auto c = child(parent, key);
+  if (!c) {
+    if (required) missing(parent, key);
+    return;
+  }
+  std::string s;
+  if (!scalar(*c, s, "a string")) return;
+  if (required && s.empty()) {
+    d_.error(c->loc(), c->path, "must not be empty");
+    return;
+  }
+  out = s;
+}
+
+void Loader::get_int(const Ctx& parent, const std::string& key, int& out, bool required, long long min,
+                     long long max) {
+  auto c = child(parent, key);
+  if (!c) {
+    if (required) missing(parent, key);
+    return;
+  }
+  std::string s;
+  if (!scalar(*c, s, "an integer")) return;
+  long long v = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || ptr != s.data() + s.size()) {
+    d_.error(c->loc(), c->path, "expected an integer, got \"" + s + "\"");
+    return;
+  }
+  if (v < min || v > max) {
+    d_.error(c->loc(), c->path,
+             "must be between " + std::to_string(min) + " and " + std::to_string(max) + ", got " + s);
+    return;
+  }
+  out = static_cast<int>(v);
+}
+
+void Loader::get_uint64(const Ctx& parent, const std::string& key, uint64_t& out) {
+  auto c = child(parent, key);
+  if (!c) return;
+  std::string s;
+  if (!scalar(*c, s, "a non-negative integer")) return;
+  uint64_t v = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || ptr != s.data() + s.size()) {
+    d_.error(c->loc(), c->path, "expected a non-negative integer, got \"" + s + "\"");
+    return;
+  }
+  out = v;
+}
+
+void Loader::get_number(const Ctx& parent, const std::string& key, double& out, bool required, double min,
+                        double max) {
+  auto c = child(parent, key);
+  if (!c) {
+    if (required) missing(parent, key);
+    return;
+  }
+  std::string s;
+  if (!scalar(*c, s, "a number")) return;
+  double v = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || ptr != s.data() + s.size() || !std::isfinite(v)) {
+    d_.error(c->loc(), c->path, "expected a number, got \"" + s + "\"");
+    return;
+  }
+  if (v < min || v > max) {
+    std::ostringstream msg;
+    msg << "must be between " << min << " and " << max << ", got " << s;
+    d_.error(c->loc(), c->path, msg.str());
+    return;
+  }
+  out = v;
+}
+
+template <class Enum>
+void Loader::get_enum(const Ctx& parent, const std::string& key, Enum& out, const std::vector<std::string>& names,
+                      bool required) {
+  auto c = child(parent, key);
+  if (!c) {
+    if (required) missing(parent, key);
+    return;
+  }
+  std::string s;
+  if (!scalar(*c, s, "a name")) return;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (names[i] == s) {
+      out = static_cast<Enum>(i);
+      return;
+    }
+  }
+  d_.error(c->loc(), c->path, "unknown value '" + s + "'" + suggest(s, names));
+}
+
+template <class Q, class ParseFn>
+void Loader::get_quantity(const Ctx& parent, const std::string& key, Q& out, ParseFn parse, bool required,
+                          bool positive) {
+  auto c = child(parent, key);
+  if (!c) {
+    if (required) missing(parent, key);
+    return;
+  }
+  std::string s;
+  if (!scalar(*c, s, "a quantity with a unit")) return;
+  auto r = parse(s);
+  if (!r) {
+    d_.error(c->loc(), c->path, r.error);
+    return;
+  }
+  if (positive && r.quantity->value <= 0) {
+    d_.error(c->loc(), c->path, "must be greater than zero, got \"" + s + "\"");
+    return;
+  }
+  out = *r.quantity;
+}
+
+ScenarioSpec Loader::load(const std::string& path) {
+  ScenarioSpec spec;
+  spec.source_file = path;
+  auto root = read_yaml_file(path, SourceLoc{path, 0, 0}, "", &spec.source_sha256);
+  if (!root) return spec;
+  std::error_code ec;
+  Ctx top{*root, path, "", "", {fs::weakly_canonical(path, ec).string()}, SourceLoc{path, 1, 1}};
+  if (!check_map(top)) return spec;
+
+  get_string(top, "apiVersion", spec.api_version, true);
+  if (!spec.api_version.empty() && spec.api_version != SCENARIO_API_VERSION) {
+    auto c = child(top, "apiVersion");
+    d_.error(c->loc(), "apiVersion",
+             "unsupported apiVersion '" + spec.api_version + "'; this gputwin reads " + SCENARIO_API_VERSION);
+  }
+  get_string(top, "kind", spec.kind, true);
+  if (!spec.kind.empty() && spec.kind != "Scenario") {
+    auto c = child(top, "kind");
+    d_.error(c->loc(), "kind", "expected kind 'Scenario', got '" + spec.kind + "'");
+  }
+  if (auto md = child(top, "metadata")) {
+    read_metadata(*md, spec);
+  } else {
+    missing(top, "metadata");
+  }
+  if (auto s = child(top, "spec")) {
+    read_spec(*s, spec);
+  } else {
+    missing(top, "spec");
+  }
+  for (const auto& [opath, slot] : overrides_) {
+    if (!slot.used) {
+      const auto norm = normalise_path(opath);
+      const auto parent = norm.substr(0, norm.rfind('.') == std::string::npos ? 0 : norm.rfind('.'));
+      d_.error(SourceLoc{"--set", 0, 0}, opath,
+               "no such field in the scenario" + suggest(norm.substr(norm.rfind('.') + 1), known_keys(parent)));
+    }
+  }
+  spec.included_files.assign(included_.begin(), included_.end());
+  return spec;
+}
+
+void Loader::read_metadata(const Ctx& c, ScenarioSpec& spec) {
+  if (!check_map(c)) return;
+  get_string(c, "name", spec.name, true);
+  get_string(c, "description", spec.description, false);
+  if (auto labels = child(c, "labels")) {
+    if (expect_map(*labels)) {
+      for (const auto& kv : labels->node) {
+        if (!kv.second.IsScalar()) {
+          d_.error(Ctx{kv.second, c.file, labels->path, "", {}, labels->loc()}.loc(),
+                   labels->path + "." + kv.first.as<std::string>("?"), "label values must be strings");
+        }
+      }
+    }
+  }
+}
+
+void Loader::read_spec(const Ctx& c, ScenarioSpec& spec) {
+  if (!check_map(c)) return;
+  get_uint64(c, "seed", spec.seed);
+  get_quantity(c, "duration", spec.duration, parse_duration, false, true);
+  get_quantity(c, "slaWindow", spec.sla_window, parse_duration, false, true);
+  if (auto cluster = child(c, "cluster")) {
+    if (check_map(*cluster)) {
+      if (auto pools = child(*cluster, "nodePools")) {
+        for (const auto& item : items(*pools)) {
+          NodePoolSpec pool;
+          read_node_pool(item, pool);
+          spec.node_pools.push_back(std::move(pool));
+        }
+        if (pools->node.IsSequence() && pools->node.size() == 0) {
+          d_.error(pools->loc(), pools->path, "at least one node pool is needed");
+        }
+      } else {
+        missing(*cluster, "nodePools");
+      }
+    }
+  } else {
+    missing(c, "cluster");
+  }
+  if (auto tenants = child(c, "tenants")) {
+    for (const auto& item : items(*tenants)) {
+      TenantSpec t;
+      read_tenant(item, t);
+      spec.tenants.push_back(std::move(t));
+    }
+  } else {
+    missing(c, "tenants");
+  }
+  if (auto workloads = child(c, "workloads")) {
+    for (const auto& item : items(*workloads)) {
+      WorkloadSpec w;
+      read_workload(item, w);
+      spec.workloads.push_back(std::move(w));
+    }
+  }
+  if (auto policies = child(c, "policies")) {
+    if (check_map(*policies)) {
+      if (auto placement = child(*policies, "placement")) read_policy(*placement, spec.placement);
+    }
+  }
+}
+
+void Loader::read_sharing_fields(const Ctx& c, SharingSpec& sharing) {
+  sharing.loc = c.loc();
+  get_enum(c, "mode", sharing.mode, sharing_mode_names(), true);
+  get_int(c, "replicas", sharing.replicas, false, 1, 48);
+  if (auto ts = child(c, "timeSlice")) {
+    std::string s;
+    if (scalar(*ts, s, "a duration or Short|Medium|Long")) {
+      if (s == "Short" || s == "Default") {
+        sharing.time_slice = Seconds(0.002);
+      } else if (s == "Medium") {
+        sharing.time_slice = Seconds(0.010);
+      } else if (s == "Long") {
+        sharing.time_slice = Seconds(0.030);
+      } else if (auto r = parse_duration(s); r && r.quantity->value > 0) {
+        sharing.time_slice = *r.quantity;
+      } else {
+        d_.error(ts->loc(), ts->path,
+                 (r ? std::string("must be greater than zero") : r.error) + " (or one of Short, Medium, Long)");
+      }
+    }
+  }
+  get_quantity(c, "contextSwitch", sharing.context_switch, parse_duration, false, false);
+  if (sharing.mode == SharingMode::EXCLUSIVE && sharing.replicas != 1) {
+    d_.error(c.loc(), c.path + ".replicas", "an exclusive GPU has exactly one replica; use mode: timeSlicing");
+  }
+  if (sharing.mode == SharingMode::TIME_SLICING && !child(c, "replicas")) {
+    sharing.replicas = 2;
+  }
+}
+
+void Loader::read_node_pool(const Ctx& c, NodePoolSpec& pool) {
+  pool.loc = c.loc();
+  if (!check_map(c)) return;
+  get_string(c, "name", pool.name, true);
+  get_int(c, "count", pool.count, true, 1, 100000);
+  get_string(c, "gpu", pool.gpu_product, true);
+  if (auto g = child(c, "gpu")) pool.product_loc = g->loc();
+  get_int(c, "gpusPerNode", pool.gpus_per_node, false, 1, 16);
+  get_string(c, "region", pool.region, false);
+  if (auto sharing = child(c, "sharing")) {
+    if (check_map(*sharing)) read_sharing_fields(*sharing, pool.sharing);
+  }
+  if (auto overrides = child(c, "gpuSharing")) {
+    for (const auto& item : items(*overrides)) {
+      GpuSharingOverride o;
+      o.loc = item.loc();
+      if (!check_map(item)) continue;
+      read_sharing_fields(item, o.sharing);
+      if (auto gpus = child(item, "gpus")) {
+        for (const auto& g : items(*gpus)) {
+          std::string s;
+          int idx = -1;
+          if (!scalar(g, s, "a GPU index")) continue;
+          auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), idx);
+          if (ec != std::errc() || ptr != s.data() + s.size() || idx < 0) {
+            d_.error(g.loc(), g.path, "expected a GPU index (0, 1, ...), got \"" + s + "\"");
+            continue;
+          }
+          if (idx >= pool.gpus_per_node) {
+            d_.error(g.loc(), g.path,
+                     "GPU index " + s + " does not exist: nodes of this pool have " +
+                         std::to_string(pool.gpus_per_node) + " GPUs (0.." + std::to_string(pool.gpus_per_node - 1) +
+                         ")");
+            continue;
+          }
+          o.gpus.push_back(idx);
+        }
+      } else {
+        missing(item, "gpus");
+      }
+      pool.gpu_sharing.push_back(std::move(o));
+    }
+  }
+}
+
+void Loader::read_tenant(const Ctx& c, TenantSpec& t) {
+  t.loc = c.loc();
+  if (!check_map(c)) return;
+  get_string(c, "name", t.name, true);
+  get_string(c, "region", t.region, false);
+  get_enum(c, "classification", t.classification, classification_names(), false);
+  if (auto slos = child(c, "slos")) {
+    for (const auto& item : items(*slos)) {
+      SloSpec slo;
+      read_slo(item, slo);
+      t.slos.push_back(std::move(slo));
+    }
+  }
+}
+
+void Loader::read_slo(const Ctx& c, SloSpec& slo) {
+  slo.loc = c.loc();
+  slo.window = Seconds(-1);  // filled from spec.slaWindow by check_references when absent
+  if (!check_map(c)) return;
+  get_string(c, "name", slo.name, true);
+  get_enum(c, "kind", slo.kind, slo_kind_names(), true);
+  get_string(c, "workload", slo.workload, false);
+  if (auto w = child(c, "workload")) slo.workload_loc = w->loc();
+  get_number(c, "percentile", slo.percentile, false, 1e-9, 100);
+  const bool needs_threshold = slo.kind == SloKind::LATENCY || slo.kind == SloKind::COMPLETION_TIME;
+  get_quantity(c, "threshold", slo.threshold, parse_duration, needs_threshold, true);
+  get_quantity(c, "minRate", slo.min_rate, parse_rate, slo.kind == SloKind::THROUGHPUT, true);
+  get_number(c, "maxSlowdown", slo.max_slowdown, slo.kind == SloKind::SLOWDOWN, 1.0, 1e9);
+  get_quantity(c, "window", slo.window, parse_duration, false, true);
+  get_number(c, "target", slo.target, false, 1e-9, 1.0);
+}
+
+void Loader::read_arrival(const Ctx& c, ArrivalSpec& a) {
+  a.loc = c.loc();
+  if (!check_map(c)) return;
+  get_enum(c, "process", a.process, arrival_process_names(), true);
+  const bool bursty = a.process == ArrivalProcess::BURSTY;
+  get_quantity(c, "rate", a.rate, parse_rate, !bursty, !bursty);
+  get_quantity(c, "burstRate", a.burst_rate, parse_rate, bursty, true);
+  get_quantity(c, "meanBurst", a.mean_burst, parse_duration, bursty, true);
+  get_quantity(c, "meanGap", a.mean_gap, parse_duration, bursty, true);
+}
+
+void Loader::read_workload(const Ctx& c, WorkloadSpec& w) {
+  w.loc = c.loc();
+  if (!check_map(c)) return;
+  get_string(c, "name", w.name, true);
+  get_enum(c, "kind", w.kind, workload_kind_names(), true);
+  get_string(c, "tenant", w.tenant, true);
+  if (auto t = child(c, "tenant")) w.tenant_loc = t->loc();
+  get_int(c, "replicas", w.replicas, false, 1, 100000);
+  get_int(c, "gpus", w.gpus, false, 1, 16);
+  get_quantity(c, "memory", w.memory, parse_bytes, w.kind != WorkloadKind::INFERENCE, true);
+  get_quantity(c, "start", w.start, parse_duration, false, false);
+  if (auto placement = child(c, "placement")) {
+    if (check_map(*placement)) {
+      if (auto sharing = child(*placement, "sharing")) {
+        for (const auto& item : items(*sharing)) {
+          std::string s;
+          if (!scalar(item, s, "a sharing mode")) continue;
+          const auto& names = sharing_mode_names();
+          auto it = std::find(names.begin(), names.end(), s);
+          if (it == names.end()) {
+            d_.error(item.loc(), item.path, "unknown sharing mode '" + s + "'" + suggest(s, names));
+          } else {
+            w.allowed_sharing.push_back(static_cast<SharingMode>(it - names.begin()));
+          }
+        }
+      }
+      get_string(*placement, "nodePool", w.node_pool, false);
+      if (auto np = child(*placement, "nodePool")) w.node_pool_loc = np->loc();
+    }
+  }
+  const bool inference = w.kind == WorkloadKind::INFERENCE;
+  const bool training = w.kind == WorkloadKind::TRAINING;
+  const bool batch = w.kind == WorkloadKind::BATCH;
+  auto only_for = [&](const char* key, bool allowed, const char* kinds) {
+    if (allowed) return;
+    if (c.node.IsMap() && c.node[key]) {
+      d_.error(Ctx{c.node[key], c.file, c.path, "", {}, c.loc()}.loc(), c.path + "." + key,
+               std::string("only meaningful for kind ") + kinds + ", this workload is " + workload_kind_name(w.kind));
+    }
+  };
+  only_for("model", inference, "inference");
+  only_for("batching", inference, "inference");
+  only_for("request", inference, "inference");
+  only_for("maxQueue", inference, "inference");
+  only_for("arrival", inference || batch, "inference or batch");
+  only_for("iterations", training, "training");
+  only_for("step", training, "training");
+  only_for("job", batch, "batch");
+
+  if (inference) {
+    if (auto model = child(c, "model")) {
+      if (check_map(*model)) {
+        if (auto params = child(*model, "parameters")) {
+          std::string s;
+          if (scalar(*params, s, "a parameter count such as 8B")) {
+            auto r = parse_count(s);
+            if (!r) {
+              d_.error(params->loc(), params->path, r.error);
+            } else if (*r.quantity < 1) {
+              d_.error(params->loc(), params->path, "must be at least 1, got \"" + s + "\"");
+            } else {
+              w.model.parameters = *r.quantity;
+            }
+          }
+        } else {
+          missing(*model, "parameters");
+        }
+        get_enum(*model, "dtype", w.model.dtype, dtype_names(), false);
+      }
+    } else {
+      missing(c, "model");
+    }
+    if (auto batching = child(c, "batching")) {
+      if (check_map(*batching)) {
+        get_int(*batching, "maxBatch", w.max_batch, false, 1, 4096);
+        get_quantity(*batching, "timeout", w.batch_timeout, parse_duration, false, false);
+      }
+    }
+    if (auto request = child(c, "request")) {
+      if (check_map(*request)) {
+        get_int(*request, "promptTokens", w.prompt_tokens, false, 1, 10'000'000);
+        get_int(*request, "outputTokens", w.output_tokens, false, 0, 10'000'000);
+      }
+    }
+    get_int(c, "maxQueue", w.max_queue, false, 1, 100'000'000);
+  }
+  if (inference || batch) {
+    if (auto arrival = child(c, "arrival")) {
+      read_arrival(*arrival, w.arrival);
+    } else {
+      missing(c, "arrival");
+    }
+  }
+  if (training) {
+    get_int(c, "iterations", w.iterations, true, 1, 100'000'000);
+    if (auto step = child(c, "step")) {
+      if (check_map(*step)) {
+        get_quantity(*step, "flops", w.step.flops, parse_flops, true, true);
+        get_quantity(*step, "bytes", w.step.bytes, parse_bytes, false, false);
+        get_quantity(*step, "data", w.data_per_step, parse_bytes, false, false);
+        get_quantity(*step, "gradients", w.gradient_bytes, parse_bytes, false, false);
+      }
+    } else {
+      missing(c, "step");
+    }
+    if (w.replicas != 1) {
+      d_.error(c.loc(), c.path + ".replicas", "a training workload is one job; use gpus for its width");
+    }
+  }
+  if (batch) {
+    if (auto job = child(c, "job")) {
+      if (check_map(*job)) {
+        get_int(*job, "kernels", w.kernels_per_job, false, 1, 100'000'000);
+        get_quantity(*job, "flops", w.kernel.flops, parse_flops, true, true);
+        get_quantity(*job, "bytes", w.kernel.bytes, parse_bytes, false, false);
+      }
+    } else {
+      missing(c, "job");
+    }
+  }
+}
+
+void Loader::read_policy(const Ctx& c, PolicyRef& p) {
+  p.loc = c.loc();
+  if (!check_map(c)) return;
+  get_string(c, "name", p.name, true);
+  if (auto params = child(c, "params")) {
+    if (!expect_map(*params)) return;
+    for (const auto& kv : params->node) {
+      const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "?";
+      const Ctx value{kv.second, params->file, params->path + "." + key, "", {}, params->loc()};
+      std::string s;
+      if (!scalar(value, s, "a number, bool or string")) continue;
+      p.param_locs[key] = value.loc();
+      double number = 0;
+      auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), number);
+      if (ec == std::errc() && ptr == s.data() + s.size()) {
+        p.params[key] = number;
+      } else if (s == "true" || s == "false") {
+        p.params[key] = (s == "true");
+      } else {
+        p.params[key] = s;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+ScenarioSpec load_scenario(const std::string& path, const std::vector<Override>& overrides, Diagnostics& diags) {
+  Loader loader(diags, overrides);
+  ScenarioSpec spec = loader.load(path);
+  check_references(spec, diags);
+  return spec;
+}
+
+}  // namespace gtw

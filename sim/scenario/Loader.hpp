@@ -1,0 +1,34 @@
+#pragma once
+// Loads a scenario file into a ScenarioSpec: yaml-cpp parsing with file:line:col kept for every
+// node, `$ref` includes (relative to the including file, cycles refused), `--set path=value`
+// overrides, and schema checks (unknown keys, types, units, ranges, names). Every problem is
+// collected; nothing stops at the first error.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/core/Diagnostics.hpp"
+#include "sim/scenario/Scenario.hpp"
+
+namespace gtw {
+
+struct Override {
+  std::string path;   // e.g. spec.workloads[chat].arrival.rate or spec.seed
+  std::string value;  // parsed as YAML
+};
+
+/// Parses "path=value"; returns nullopt when there is no '=' or the path is empty.
+std::optional<Override> parse_override(const std::string& text);
+
+/// Largest scenario or fragment file accepted (bulk data belongs in trace files).
+inline constexpr size_t MAX_SCENARIO_BYTES = 8u * 1024u * 1024u;
+
+/// Loads and checks the schema. On errors the returned spec is partial; check diags.has_errors().
+ScenarioSpec load_scenario(const std::string& path, const std::vector<Override>& overrides, Diagnostics& diags);
+
+/// Cross-reference checks that need only the spec (tenant names, unique names, SLO workloads).
+/// Resolves tenant indices and fills defaults that depend on other fields (SLO windows). Safe on a
+/// partial spec (after schema errors), so that every problem is reported in one pass.
+void check_references(ScenarioSpec& spec, Diagnostics& diags);
+
+}  // namespace gtw

@@ -1,0 +1,77 @@
+#include "sim/scenario/Scenario.hpp"
+
+namespace gtw {
+
+const char* sharing_mode_name(SharingMode m) {
+  switch (m) {
+    case SharingMode::EXCLUSIVE: return "exclusive";
+    case SharingMode::TIME_SLICING: return "timeSlicing";
+    case SharingMode::MPS: return "mps";
+    case SharingMode::MIG: return "mig";
+    case SharingMode::VGPU: return "vgpu";
+    case SharingMode::CONFIDENTIAL: return "confidential";
+  }
+  return "?";
+}
+
+const std::vector<std::string>& sharing_mode_names() {
+  static const std::vector<std::string> names{"exclusive", "timeSlicing", "mps", "mig", "vgpu", "confidential"};
+  return names;
+}
+
+const std::vector<std::string>& classification_names() {
+  static const std::vector<std::string> names{"public", "internal", "confidential", "restricted"};
+  return names;
+}
+
+const std::vector<std::string>& slo_kind_names() {
+  static const std::vector<std::string> names{"latency", "throughput", "slowdown", "completionTime"};
+  return names;
+}
+const char* slo_kind_name(SloKind k) { return slo_kind_names()[static_cast<size_t>(k)].c_str(); }
+
+const std::vector<std::string>& arrival_process_names() {
+  static const std::vector<std::string> names{"poisson", "bursty", "constant"};
+  return names;
+}
+
+const std::vector<std::string>& workload_kind_names() {
+  static const std::vector<std::string> names{"inference", "training", "batch"};
+  return names;
+}
+const char* workload_kind_name(WorkloadKind k) { return workload_kind_names()[static_cast<size_t>(k)].c_str(); }
+
+const std::vector<std::string>& dtype_names() {
+  static const std::vector<std::string> names{"fp32", "fp16", "bf16", "fp8"};
+  return names;
+}
+double dtype_bytes(DType d) {
+  switch (d) {
+    case DType::FP32: return 4;
+    case DType::FP16: return 2;
+    case DType::BF16: return 2;
+    case DType::FP8: return 1;
+  }
+  return 2;
+}
+
+const SharingSpec& NodePoolSpec::sharing_for(int gpu) const {
+  for (const auto& o : gpu_sharing)
+    for (int g : o.gpus)
+      if (g == gpu) return o.sharing;
+  return sharing;
+}
+
+int ScenarioSpec::tenant_index(const std::string& tenant_name) const {
+  for (size_t i = 0; i < tenants.size(); ++i)
+    if (tenants[i].name == tenant_name) return static_cast<int>(i);
+  return -1;
+}
+
+int ScenarioSpec::total_gpus() const {
+  int n = 0;
+  for (const auto& p : node_pools) n += p.count * p.gpus_per_node;
+  return n;
+}
+
+}  // namespace gtw
