@@ -11,6 +11,10 @@
 
 namespace gtw {
 
+/// One-way latency of a host-to-GPU PCIe transfer (assumption: order of a PCIe Gen4/5 round trip;
+/// the calibration issue measures it). Used by the platform and by the analytic "time alone".
+inline constexpr double PCIE_LATENCY_SECONDS = 1e-6;
+
 struct HardwareProfile {
   std::string name;     // H100-80GB-SXM
   std::string product;  // NVIDIA H100 80GB HBM3 (SXM5)

@@ -36,7 +36,7 @@ double ring_allreduce_bytes(const WorkloadSpec& w) {
 }  // namespace
 
 double training_step_ideal(const WorkloadSpec& w, const HardwareProfile& p) {
-  double t = w.data_per_step.value / p.pcie_h2d_achievable.value;
+  double t = w.data_per_step.value > 0 ? PCIE_LATENCY_SECONDS + w.data_per_step.value / p.pcie_h2d_achievable.value : 0;
   t += p.roofline_time(w.step.flops, w.step.bytes).value;
   t += ring_allreduce_bytes(w) / p.nvlink_achievable.value;
   return t;

@@ -84,7 +84,7 @@ class Simulation {
           // HBM: a host whose speed is the achievable bandwidth; a kernel's bytes are work on it.
           auto* hbm = zone->create_host(gname + "-hbm", profile.hbm_achievable.value);
           auto* pcie = zone->create_split_duplex_link(gname + "-pcie", profile.pcie_h2d_achievable.value);
-          pcie->set_latency(1e-6);
+          pcie->set_latency(PCIE_LATENCY_SECONDS);
           auto* nvlink = zone->create_split_duplex_link(gname + "-nvlink", profile.nvlink_achievable.value);
           nvlink->set_latency(0);
           // Host to GPU is the UP direction of the PCIe link (H2D), GPU to host the DOWN one.

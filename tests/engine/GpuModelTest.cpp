@@ -1,0 +1,205 @@
+// Model-level checks of the GPU and partition models against hand-computed results
+// (validation-targets.md section 4): roofline, decoupled contention, time-slicing.
+// Each test case runs in its own process (gtest_discover_tests), as SimGrid allows one engine.
+#include <gtest/gtest.h>
+#include <simgrid/s4u.hpp>
+#include <xbt/log.h>
+
+#include <memory>
+
+#include "models/SimContext.hpp"
+#include "models/gpu/GpuDevice.hpp"
+
+namespace gtw {
+namespace {
+
+namespace sg4 = simgrid::s4u;
+
+// Conventions of the reference checks: P = 100 TFLOP/s, HBM = 2 TB/s.
+// KC = 1e14 flop + 0.5e12 B (compute-bound, 1 s alone); KM = 1e13 flop + 2e12 B (memory-bound, 1 s).
+constexpr double KC_F = 1e14, KC_B = 0.5e12, KM_F = 1e13, KM_B = 2e12;
+
+HardwareProfile reference_profile(double context_switch) {
+  HardwareProfile p;
+  p.name = "reference";
+  p.sms = 100;
+  p.fp16_tensor = p.bf16_tensor = p.fp32 = FlopsPerSecond(100e12);
+  p.fp8_tensor = FlopsPerSecond(200e12);
+  p.compute_efficiency = 1.0;
+  p.memory = Bytes(80e9);
+  p.hbm_bandwidth = p.hbm_achievable = BytesPerSecond(2e12);
+  p.context_switch = Seconds(context_switch);
+  return p;
+}
+
+class GpuBench {
+ public:
+  explicit GpuBench(SharingMode mode, double context_switch = 0, double quantum = 0.002)
+      : profile_(reference_profile(context_switch)) {
+    int argc = 1;
+    char arg0[] = "gpu-model-test";
+    char* argv[] = {arg0, nullptr};
+    engine_ = std::make_unique<sg4::Engine>(&argc, argv);
+    xbt_log_control_set("root.thresh:critical");
+    auto* zone = sg4::create_full_zone("z");
+    auto* sms = zone->create_host("gpu", profile_.fp16_tensor.value / profile_.sms)->set_core_count(profile_.sms);
+    auto* hbm = zone->create_host("gpu-hbm", profile_.hbm_achievable.value);
+    zone->seal();
+    SharingSpec sharing;
+    sharing.mode = mode;
+    sharing.replicas = mode == SharingMode::TIME_SLICING ? 4 : 1;
+    sharing.time_slice = Seconds(quantum);
+    gpu_ = std::make_unique<GpuDevice>(0, 0, 0, sms, hbm, profile_, sharing, ctx_);
+    gpu_->start();
+  }
+  GpuDevice& gpu() { return *gpu_; }
+  const EventLog& log() const { return log_; }
+  void run() { engine_->run(); }
+  size_t count(EventType t) const {
+    size_t n = 0;
+    for (const auto& e : log_.events()) n += e.type == t;
+    return n;
+  }
+
+ private:
+  HardwareProfile profile_;
+  ScenarioSpec spec_;
+  EventLog log_;
+  SimContext ctx_{spec_, log_, {}, 0, 0, false};
+  std::unique_ptr<sg4::Engine> engine_;
+  std::unique_ptr<GpuDevice> gpu_;
+};
+
+TEST(GpuModel, LoneKernelsFollowTheRoofline) {
+  GpuBench bench(SharingMode::EXCLUSIVE);
+  double kc_end = -1, km_end = -1;
+  const int ctx = bench.gpu().add_context(0, 0, 0);
+  sg4::Actor::create("w", bench.gpu().host(), [&] {
+    bench.gpu().run(ctx, KC_F, KC_B);
+    kc_end = sg4::Engine::get_clock();
+    bench.gpu().run(ctx, KM_F, KM_B);
+    km_end = sg4::Engine::get_clock();
+  });
+  bench.run();
+  EXPECT_NEAR(kc_end, 1.0, 1e-9);  // max(1e14/1e14, 0.5e12/2e12)
+  EXPECT_NEAR(km_end, 2.0, 1e-9);  // + max(0.1, 1.0)
+}
+
+TEST(GpuModel, DecoupledRooflineSharesComputeAndMemorySeparately) {
+  GpuBench bench(SharingMode::EXCLUSIVE);
+  double kc_end = -1, km_end = -1;
+  const int ctx = bench.gpu().add_context(0, 0, 0);
+  sg4::Actor::create("w", bench.gpu().host(), [&] {
+    auto kc = bench.gpu().launch(ctx, KC_F, KC_B);
+    auto km = bench.gpu().launch(ctx, KM_F, KM_B);
+    bench.gpu().wait(kc);
+    kc_end = sg4::Engine::get_clock();
+    bench.gpu().wait(km);
+    km_end = sg4::Engine::get_clock();
+  });
+  bench.run();
+  // validation-targets.md section 4: KC 1.100000 s, KM 1.250000 s.
+  EXPECT_NEAR(kc_end, 1.1, 1e-9);
+  EXPECT_NEAR(km_end, 1.25, 1e-9);
+}
+
+TEST(GpuModel, TimeSlicingGivesEqualSharesWithoutSwitchCost) {
+  GpuBench bench(SharingMode::TIME_SLICING, 0.0);
+  double end[2] = {-1, -1};
+  for (int t = 0; t < 2; ++t) {
+    const int ctx = bench.gpu().add_context(t, t, 0);
+    sg4::Actor::create("w" + std::to_string(t), bench.gpu().host(), [&, t, ctx] {
+      bench.gpu().run(ctx, 1e14, 0);
+      end[t] = sg4::Engine::get_clock();
+    });
+  }
+  bench.run();
+  // Two tenants x 1e14 flop on 100 TF/s, round-robin 2 ms quanta: the last ends at 2.0 s, the
+  // first one quantum earlier at most.
+  EXPECT_NEAR(std::max(end[0], end[1]), 2.0, 1e-9);
+  EXPECT_GE(std::min(end[0], end[1]), 2.0 - 0.002 - 1e-9);
+}
+
+TEST(GpuModel, TimeSlicingChargesEveryContextSwitch) {
+  const double cost = 50e-6;
+  GpuBench bench(SharingMode::TIME_SLICING, cost);
+  double end[2] = {-1, -1};
+  for (int t = 0; t < 2; ++t) {
+    const int ctx = bench.gpu().add_context(t, t, 0);
+    sg4::Actor::create("w" + std::to_string(t), bench.gpu().host(), [&, t, ctx] {
+      bench.gpu().run(ctx, 1e14, 1e12);  // 1 s compute, 0.5 s memory alone
+      end[t] = sg4::Engine::get_clock();
+    });
+  }
+  bench.run();
+  size_t paid = 0;
+  for (const auto& e : bench.log().events())
+    if (e.type == EventType::CONTEXT_SWITCH && e.value > 0) ++paid;
+  // 2 s of work in 2 ms quanta: about 1000 slices, each change of context costs 50 us.
+  EXPECT_NEAR(static_cast<double>(paid), 999, 2);
+  EXPECT_NEAR(std::max(end[0], end[1]), 2.0 + static_cast<double>(paid) * cost, 1e-9);
+}
+
+TEST(GpuModel, TimeSlicingRequestWaitsForTheNeighboursQuantum) {
+  const double cost = 50e-6;
+  GpuBench bench(SharingMode::TIME_SLICING, cost);
+  double short_end = -1;
+  const int a = bench.gpu().add_context(0, 0, 0);
+  const int b = bench.gpu().add_context(1, 1, 0);
+  sg4::Actor::create("long", bench.gpu().host(), [&] { bench.gpu().run(a, 1e14, 0); });
+  sg4::Actor::create("short", bench.gpu().host(), [&] {
+    sg4::this_actor::sleep_until(0.0005);
+    bench.gpu().run(b, 1e11, 0);  // 1 ms alone
+    short_end = sg4::Engine::get_clock();
+  });
+  bench.run();
+  // A holds the GPU until its quantum ends at 2 ms, the switch costs 50 us, then B runs 1 ms.
+  EXPECT_NEAR(short_end, 0.002 + cost + 0.001, 1e-9);
+}
+
+TEST(GpuModel, TimeSlicingDoesNotSwitchForASingleContext) {
+  GpuBench bench(SharingMode::TIME_SLICING, 50e-6);
+  double end = -1;
+  const int ctx = bench.gpu().add_context(0, 0, 0);
+  sg4::Actor::create("w", bench.gpu().host(), [&] {
+    for (int k = 0; k < 10; ++k) bench.gpu().run(ctx, 1e13, 0);
+    end = sg4::Engine::get_clock();
+  });
+  bench.run();
+  EXPECT_NEAR(end, 1.0, 1e-9);
+  for (const auto& e : bench.log().events()) {
+    if (e.type == EventType::CONTEXT_SWITCH) {
+      EXPECT_EQ(e.value, 0.0) << "the first load is free";
+    }
+  }
+}
+
+TEST(GpuModel, ExclusiveBusyTimeEqualsKernelTime) {
+  GpuBench bench(SharingMode::EXCLUSIVE);
+  const int ctx = bench.gpu().add_context(3, 0, 0);
+  sg4::Actor::create("w", bench.gpu().host(), [&] {
+    bench.gpu().run(ctx, KC_F, 0);
+    sg4::this_actor::sleep_for(0.5);
+    bench.gpu().run(ctx, 0, KM_B);
+  });
+  bench.run();
+  double busy = 0;
+  for (const auto& e : bench.log().events()) {
+    if (e.type != EventType::GPU_BUSY) continue;
+    EXPECT_EQ(e.tenant, 3);
+    busy += e.time - e.aux;
+  }
+  EXPECT_NEAR(busy, 2.0, 1e-9);  // 1 s + 1 s; the 0.5 s idle gap is not busy
+  EXPECT_EQ(bench.count(EventType::GPU_BUSY), 2u);
+}
+
+TEST(GpuModel, MemoryAllocationFailsBeyondCapacity) {
+  GpuBench bench(SharingMode::TIME_SLICING);
+  EXPECT_TRUE(bench.gpu().allocate(50e9));
+  EXPECT_FALSE(bench.gpu().allocate(40e9));  // 90 GB > 80 GB: no memory isolation, it just fails
+  EXPECT_TRUE(bench.gpu().allocate(30e9));
+  EXPECT_DOUBLE_EQ(bench.gpu().memory_used(), 80e9);
+}
+
+}  // namespace
+}  // namespace gtw

@@ -1,0 +1,114 @@
+// Whole runs in-process through prepare_scenario -> run_simulation -> analyse (one per process).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "sim/analysis/Analysis.hpp"
+#include "sim/engine/Engine.hpp"
+#include "sim/engine/Setup.hpp"
+
+namespace gtw {
+namespace {
+
+struct Outcome {
+  PreparedScenario prepared;
+  RunResult run;
+  Analysis analysis;
+};
+
+Outcome run_file(const std::string& relative, const std::vector<Override>& overrides = {}) {
+  Diagnostics diags;
+  Outcome o;
+  o.prepared = prepare_scenario(std::string(GTW_SOURCE_DIR) + "/" + relative, overrides, diags);
+  EXPECT_FALSE(diags.has_errors()) << diags.format_all();
+  o.run = run_simulation(o.prepared.spec, o.prepared.profiles, RunOptions{});
+  o.analysis = analyse(o.prepared.spec, o.run);
+  return o;
+}
+
+const SloResult& slo(const Analysis& a, const std::string& tenant, const std::string& name) {
+  for (const auto& s : a.slos)
+    if (s.tenant_name == tenant && s.name == name) return s;
+  throw std::runtime_error("no SLO " + tenant + "/" + name);
+}
+
+// Invariants every run must satisfy.
+void check_invariants(const Outcome& o) {
+  const auto& events = o.run.log.events();
+  for (size_t i = 1; i < events.size(); ++i) {
+    ASSERT_LE(events[i - 1].time, events[i].time) << "event log out of time order at seq " << i;
+    ASSERT_EQ(events[i].seq, i);
+  }
+  for (const auto& g : o.analysis.gpus) {
+    double sum = 0;
+    for (double b : g.busy_by_tenant) sum += b;
+    EXPECT_LE(sum, o.analysis.duration * (1 + 1e-9)) << "GPU " << g.layout.index << " busy more than the run";
+    EXPECT_GE(g.utilisation, 0.0);
+    EXPECT_LE(g.utilisation, 1.0 + 1e-9);
+  }
+  for (const auto& e : events) {
+    if (e.type == EventType::REQUEST_DONE) {
+      ASSERT_GE(e.value, 0.0);
+      ASSERT_GE(e.value, e.aux) << "latency includes queueing";
+    }
+  }
+}
+
+TEST(Run, TrainingJobAloneTakesItsAnalyticTime) {
+  auto o = run_file("tests/fixtures/scenarios/training-alone.yaml");
+  check_invariants(o);
+  const auto& w = o.analysis.workloads.at(0);
+  ASSERT_EQ(w.jobs_completed, 1u);
+  EXPECT_EQ(w.steps_completed, 50u);
+  EXPECT_NEAR(w.mean_slowdown, 1.0, 1e-9);
+  // Per step: 1 us PCIe latency + 512 MiB / 35 GB/s + max(300e12 / (989.4e12 x 0.7), 100e9 / 2.57e12) + 1.5 x 14e9 / 380e9.
+  const double step = 1e-6 + 512.0 * 1048576 / 35e9 + 300e12 / (989.4e12 * 0.7) + 1.5 * 14e9 / 380e9;
+  EXPECT_NEAR(w.mean_completion, 50 * step, 1e-6);
+  EXPECT_TRUE(slo(o.analysis, "research", "slowdown").met);
+}
+
+TEST(Run, DefaultScenarioTellsWhoMissedWhatAndWhy) {
+  auto o = run_file("scenarios/examples/default.yaml");
+  check_invariants(o);
+  const auto& chat = slo(o.analysis, "chat", "p99-latency");
+  EXPECT_FALSE(chat.met);
+  ASSERT_FALSE(chat.attribution.empty());
+  const auto analytics = std::find_if(chat.attribution.begin(), chat.attribution.end(),
+                                      [](const ShareOfBlame& b) { return b.who == "analytics"; });
+  ASSERT_NE(analytics, chat.attribution.end()) << "the batch tenant shares chat's time-sliced GPUs";
+  EXPECT_GT(analytics->share, 0.2);
+  EXPECT_NE(chat.explanation.find("analytics"), std::string::npos);
+  EXPECT_TRUE(slo(o.analysis, "research", "finetune-slowdown").met);
+  EXPECT_TRUE(slo(o.analysis, "chat", "throughput").met);
+  // The fine-tune got exclusive GPUs 0-3, the batch workers only time-sliced ones.
+  for (const auto& w : o.analysis.workloads) {
+    if (w.name == "finetune") {
+      EXPECT_EQ(w.gpus, (std::vector<int>{0, 1, 2, 3}));
+    }
+    if (w.name == "etl-jobs") {
+      EXPECT_EQ(w.gpus, (std::vector<int>{6, 7}));
+    }
+  }
+}
+
+TEST(Run, TimeSlicedMemoryOvercommitFailsTheLateComer) {
+  // Two replicas of a 70B fp16 model (182 GB with KV headroom) cannot both fit; on a time-sliced
+  // GPU nothing stops the placement, and the second allocation fails at start.
+  auto o = run_file("tests/fixtures/scenarios/two-tenants.yaml",
+                    {{"spec.cluster.nodePools[0].sharing.mode", "timeSlicing"},
+                     {"spec.cluster.nodePools[0].sharing.replicas", "2"},
+                     {"spec.policies.placement.name", "first-fit"},
+                     {"spec.workloads[0].memory", "50GiB"},
+                     {"spec.workloads[1].memory", "40GiB"}});
+  check_invariants(o);
+  size_t oom = 0;
+  for (const auto& e : o.run.log.events()) oom += e.type == EventType::OUT_OF_MEMORY;
+  EXPECT_EQ(oom, 1u);
+  EXPECT_EQ(o.analysis.workloads[1].replicas_failed, 1);
+  EXPECT_EQ(o.analysis.workloads[1].requests_completed, 0u);
+  EXPECT_FALSE(slo(o.analysis, "beta", "p99").met);
+  EXPECT_TRUE(slo(o.analysis, "alpha", "p99").met);
+}
+
+}  // namespace
+}  // namespace gtw
