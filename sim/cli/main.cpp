@@ -196,10 +196,10 @@ int cmd_explain(const std::string& what) {
   }
   auto docs = explain(what);
   if (docs.empty()) {
-    std::vector<std::string> top;
-    for (const auto& d : field_docs()) top.emplace_back(d.path);
-    std::cerr << "gputwin: error: no field '" << what << "' in the scenario schema" << suggest(normalise_path(what), top)
-              << "\n(also: gputwin explain policies)\n";
+    const std::string near = closest_field(what);
+    std::cerr << "gputwin: error: no field '" << what << "' in the scenario schema"
+              << (near.empty() ? "" : "; did you mean '" + near + "'?")
+              << "\n(`gputwin explain spec` lists every field; `gputwin explain policies` the policies)\n";
     return EXIT_INVALID_INPUT;
   }
   for (const auto* d : docs) {

@@ -1,6 +1,10 @@
 #include "sim/scenario/FieldDocs.hpp"
 
+#include <algorithm>
+#include <cstdint>
 #include <set>
+
+#include "sim/core/Diagnostics.hpp"
 
 namespace gtw {
 
@@ -140,17 +144,49 @@ std::vector<std::string> known_keys(std::string_view pattern) {
   return {keys.begin(), keys.end()};
 }
 
+namespace {
+std::string without_brackets(std::string_view path) {
+  std::string out;
+  for (size_t i = 0; i < path.size(); ++i) {
+    if (path[i] == '[' && i + 1 < path.size() && path[i + 1] == ']') {
+      ++i;
+      continue;
+    }
+    out += path[i];
+  }
+  return out;
+}
+}  // namespace
+
 std::vector<const FieldDoc*> explain(std::string_view path) {
-  std::string norm = normalise_path(path);
+  // "spec.workloads.arrival", "spec.workloads[].arrival" and "spec.workloads[2].arrival" all work.
+  std::string norm = without_brackets(normalise_path(path));
   if (norm.rfind("scenario.", 0) == 0) norm = norm.substr(9);
+  if (norm == "scenario") norm.clear();
   std::vector<const FieldDoc*> out;
   for (const auto& d : field_docs()) {
-    if (d.path == norm || (d.path.size() > norm.size() && d.path.substr(0, norm.size()) == norm &&
-                           (d.path[norm.size()] == '.' || d.path[norm.size()] == '['))) {
+    const std::string doc = without_brackets(d.path);
+    if (norm.empty() || doc == norm || (doc.size() > norm.size() && doc.compare(0, norm.size(), norm) == 0 &&
+                                        doc[norm.size()] == '.')) {
       out.push_back(&d);
     }
   }
   return out;
+}
+
+std::string closest_field(std::string_view path) {
+  const std::string norm = without_brackets(normalise_path(path));
+  std::string best;
+  size_t best_distance = SIZE_MAX;
+  for (const auto& d : field_docs()) {
+    const std::string doc = without_brackets(d.path);
+    const size_t dist = edit_distance(norm, doc);
+    if (dist < best_distance) {
+      best_distance = dist;
+      best = doc;
+    }
+  }
+  return best_distance <= std::max<size_t>(3, norm.size() / 4) ? best : std::string();
 }
 
 }  // namespace gtw

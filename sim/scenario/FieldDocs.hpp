@@ -19,6 +19,8 @@ const std::vector<FieldDoc>& field_docs();
 std::vector<std::string> known_keys(std::string_view pattern);
 /// Entries at or below `path` (prefix match on the normalised path).
 std::vector<const FieldDoc*> explain(std::string_view path);
+/// The documented field closest to `path` (for did-you-mean), or empty when nothing is close.
+std::string closest_field(std::string_view path);
 /// "spec.workloads[3].arrival" -> "spec.workloads[].arrival"; "[chat]" selectors too.
 std::string normalise_path(std::string_view path);
 

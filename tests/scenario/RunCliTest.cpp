@@ -1,0 +1,142 @@
+// End-to-end through the gputwin binary: determinism, the sharing-mode effects the model page
+// explains, exit codes and atomic outputs. Each run is its own process, as SimGrid requires.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "tests/support/Subprocess.hpp"
+
+namespace gtw::test {
+namespace {
+
+using json = nlohmann::json;
+const std::string SRC = GTW_SOURCE_DIR;
+const std::string TWO_TENANTS = SRC + "/tests/fixtures/scenarios/two-tenants.yaml";
+
+json run_report(const TempDir& dir, const std::string& name, const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {GTW_BINARY, "run"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  argv.insert(argv.end(), {"-o", dir.file(name), "--progress", "none", "--format", "json"});
+  const auto r = run_process(argv);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return json::parse(read_text(dir.file(name) + "/report.json"));
+}
+
+double p99_of(const json& report, const std::string& tenant) {
+  for (const auto& t : report["tenants"])
+    if (t["name"] == tenant) return t["workloads"][0]["latency"]["p99_s"].get<double>();
+  throw std::runtime_error("no tenant " + tenant);
+}
+
+const std::vector<std::string> SHARED = {"--set", "spec.cluster.nodePools[0].sharing.mode=timeSlicing", "--set",
+                                         "spec.cluster.nodePools[0].sharing.replicas=2", "--set",
+                                         "spec.policies.placement.name=first-fit"};
+
+TEST(RunCli, SameSeedGivesIdenticalReportOutsideProvenance) {
+  TempDir dir;
+  auto a = run_report(dir, "a", {TWO_TENANTS, "--seed", "11"});
+  auto b = run_report(dir, "b", {TWO_TENANTS, "--seed", "11"});
+  a.erase("provenance");
+  b.erase("provenance");
+  EXPECT_EQ(a.dump(), b.dump());
+  auto c = run_report(dir, "c", {TWO_TENANTS, "--seed", "12"});
+  EXPECT_NE(p99_of(a, "alpha"), p99_of(c, "alpha")) << "a different seed must change the latencies";
+}
+
+TEST(RunCli, TimeSlicingRaisesBothTenantsP99AboveRunningAlone) {
+  TempDir dir;
+  const auto alone = run_report(dir, "alone", {TWO_TENANTS});
+  std::vector<std::string> args = {TWO_TENANTS};
+  args.insert(args.end(), SHARED.begin(), SHARED.end());
+  const auto shared = run_report(dir, "shared", args);
+  // Alone, each 7B service has a GPU to itself; time-sliced, both sit on GPU 0.
+  EXPECT_EQ(shared["tenants"][0]["workloads"][0]["gpus"], json::array({0}));
+  EXPECT_EQ(shared["tenants"][1]["workloads"][0]["gpus"], json::array({0}));
+  for (const char* tenant : {"alpha", "beta"}) {
+    EXPECT_GT(p99_of(shared, tenant), 1.2 * p99_of(alone, tenant)) << tenant;
+  }
+}
+
+TEST(RunCli, DoublingOneTenantsRateRaisesTheOthersP99) {
+  TempDir dir;
+  std::vector<std::string> base = {TWO_TENANTS};
+  base.insert(base.end(), SHARED.begin(), SHARED.end());
+  const auto normal = run_report(dir, "normal", base);
+  auto doubled_args = base;
+  doubled_args.insert(doubled_args.end(), {"--set", "spec.workloads[alpha-svc].arrival.rate=10/s"});
+  const auto doubled = run_report(dir, "doubled", doubled_args);
+  EXPECT_GT(p99_of(doubled, "beta"), p99_of(normal, "beta"));
+}
+
+TEST(RunCli, DefaultScenarioRunsAndPrintsWhereTheReportIs) {
+  TempDir dir;
+  const auto r = run_process({GTW_BINARY, "run", SRC + "/scenarios/examples/default.yaml", "-o", dir.file("out"),
+                              "--progress", "plain"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("report: " + dir.file("out") + "/report.md"), std::string::npos) << r.out;
+  for (const char* f : {"report.json", "report.md", "results.h5"})
+    EXPECT_TRUE(std::filesystem::exists(dir.file("out") + "/" + f)) << f;
+  EXPECT_NE(r.err.find("100%"), std::string::npos) << "plain progress lines in CI";
+  const auto md = read_text(dir.file("out") + "/report.md");
+  EXPECT_NE(md.find("chat / p99-latency"), std::string::npos);
+  // No temporary file is left behind.
+  for (const auto& entry : std::filesystem::directory_iterator(dir.file("out")))
+    EXPECT_EQ(entry.path().filename().string().find(".tmp."), std::string::npos) << entry.path();
+}
+
+TEST(RunCli, ProgressJsonIsOneObjectPerLine) {
+  TempDir dir;
+  const auto r = run_process({GTW_BINARY, "run", TWO_TENANTS, "-o", dir.file("o"), "--progress", "json", "--format",
+                              "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  size_t lines = 0;
+  std::istringstream in(r.err);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] != '{') continue;
+    const auto j = json::parse(line);
+    EXPECT_EQ(j["phase"], "run");
+    EXPECT_TRUE(j.contains("sim_time_s"));
+    ++lines;
+  }
+  EXPECT_GE(lines, 50u);
+}
+
+TEST(RunCli, ExitCodesFollowTheContract) {
+  TempDir dir;
+  EXPECT_EQ(run_process({GTW_BINARY, "validate", TWO_TENANTS}).exit_code, 0);
+  EXPECT_EQ(run_process({GTW_BINARY, "validate", dir.file("missing.yaml")}).exit_code, 2);
+  EXPECT_EQ(run_process({GTW_BINARY, "run"}).exit_code, 2) << "usage error";
+  EXPECT_EQ(run_process({GTW_BINARY, "frobnicate"}).exit_code, 2);
+  EXPECT_EQ(run_process({GTW_BINARY, "explain", "spec.nonsense"}).exit_code, 2);
+  EXPECT_EQ(run_process({GTW_BINARY, "explain", "spec.workloads.arrival"}).exit_code, 0);
+  EXPECT_EQ(run_process({GTW_BINARY, "explain", "policies"}).exit_code, 0);
+  EXPECT_EQ(run_process({GTW_BINARY, "profiles"}).exit_code, 0);
+  const auto bad_format = run_process({GTW_BINARY, "run", TWO_TENANTS, "-o", dir.file("x"), "--format", "pdf"});
+  EXPECT_EQ(bad_format.exit_code, 2);
+  EXPECT_NE(bad_format.err.find("unknown format 'pdf'"), std::string::npos);
+}
+
+TEST(RunCli, InvalidScenarioWritesNothing) {
+  TempDir dir;
+  const auto r = run_process({GTW_BINARY, "run", TWO_TENANTS, "-o", dir.file("out"), "--set", "spec.duration=-1s"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--set"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("out"))) << "no output directory for an invalid input";
+}
+
+TEST(RunCli, SetOverridesByNameAndIndexAndRejectsUnknownPaths) {
+  TempDir dir;
+  auto by_name = run_report(dir, "n", {TWO_TENANTS, "--set", "spec.workloads[beta-svc].arrival.rate=1/s"});
+  auto by_index = run_report(dir, "i", {TWO_TENANTS, "--set", "spec.workloads[1].arrival.rate=1/s"});
+  by_name.erase("provenance");
+  by_index.erase("provenance");
+  EXPECT_EQ(by_name.dump(), by_index.dump());
+  const auto r = run_process({GTW_BINARY, "validate", TWO_TENANTS, "--set", "spec.durtion=5m"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("did you mean 'duration'"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace gtw::test
