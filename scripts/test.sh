@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds gputwin with warnings as errors and runs the whole test suite,
+# then again under AddressSanitizer + UndefinedBehaviorSanitizer.
+#   scripts/test.sh            both passes (what CI runs)
+#   scripts/test.sh --quick    the normal pass only
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+jobs=$(nproc)
+"$root/scripts/install-deps.sh"
+
+echo "== build and test (warnings as errors)"
+cmake -S "$root" -B "$root/build-ci" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUTWIN_WERROR=ON
+cmake --build "$root/build-ci" -j "$jobs"
+(cd "$root/build-ci" && ctest --output-on-failure -j "$jobs" --timeout 600)
+
+if [ "${1:-}" != "--quick" ]; then
+  echo "== build and test under address,undefined sanitizers"
+  cmake -S "$root" -B "$root/build-asan" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DGPUTWIN_WERROR=ON \
+    -DGPUTWIN_SANITIZE=address,undefined -DGPUTWIN_BENCH=OFF -DGPUTWIN_CUDA=OFF
+  cmake --build "$root/build-asan" -j "$jobs"
+  (cd "$root/build-asan" && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j "$jobs" --timeout 900)
+fi
+echo "== all tests passed"
