@@ -121,6 +121,52 @@ std::function<bool(const std::string&, double&, std::string&)> number(double min
   };
 }
 
+// spec.mig: {source, profiles: [{name, id, computeSlices, memorySlices, sms, memory, copyEngines,
+// maxInstances, placements}]}: the product's MIG table, exactly as the tables in the MIG user guide
+// and `nvidia-smi mig -lgip` give it.
+void read_mig(const YAML::Node& mig, const std::string& file, HardwareProfile& out, Diagnostics& diags) {
+  if (!mig.IsMap() || !mig["profiles"] || !mig["profiles"].IsSequence() || !mig["source"] ||
+      !mig["source"].IsScalar() || mig["source"].Scalar().empty()) {
+    diags.error(mark_loc(file, mig), "spec.mig", "expected {source: \"...\", profiles: [...]}");
+    return;
+  }
+  MigGeometry g;
+  g.source = mig["source"].Scalar();
+  size_t i = 0;
+  for (const auto& p : mig["profiles"]) {
+    const std::string path = "spec.mig.profiles[" + std::to_string(i++) + "]";
+    MigProfile mp;
+    try {
+      mp.name = p["name"].as<std::string>();
+      mp.id = p["id"].as<int>();
+      mp.compute_slices = p["computeSlices"].as<int>();
+      mp.memory_slices = p["memorySlices"].as<int>();
+      mp.sms = p["sms"].as<int>();
+      mp.copy_engines = p["copyEngines"].as<int>();
+      mp.max_instances = p["maxInstances"].as<int>();
+      mp.placements = p["placements"].as<std::vector<int>>();
+      auto mem = parse_bytes(p["memory"].as<std::string>());
+      if (!mem) {
+        diags.error(mark_loc(file, p["memory"]), path + ".memory", mem.error);
+        continue;
+      }
+      mp.memory = mem.quantity->value;
+    } catch (const YAML::Exception& e) {
+      diags.error(mark_loc(file, p), path,
+                  "expected name, id, computeSlices, memorySlices, sms, memory, copyEngines, maxInstances and "
+                  "placements (" + e.msg + ")");
+      continue;
+    }
+    if (mp.compute_slices < 1 || mp.compute_slices > g.compute_slices || mp.memory_slices < 1 ||
+        mp.memory_slices > g.memory_slices || mp.sms < 1 || mp.sms > out.sms || mp.placements.empty()) {
+      diags.error(mark_loc(file, p), path, "MIG profile values out of range for this GPU");
+      continue;
+    }
+    g.profiles.push_back(std::move(mp));
+  }
+  out.mig = std::move(g);
+}
+
 }  // namespace
 
 bool load_profile_file(const std::string& file, HardwareProfile& out, Diagnostics& diags) {
@@ -174,6 +220,7 @@ bool load_profile_file(const std::string& file, HardwareProfile& out, Diagnostic
   read_field<BytesPerSecond>(spec, file, "pcieD2HAchievable", quantity<BytesPerSecond>(parse_bandwidth), out.pcie_d2h_achievable, src, diags);
   read_field<double>(spec, file, "tdpWatts", number(1, 100000), out.tdp_watts, src, diags);
   read_field<Seconds>(spec, file, "contextSwitch", quantity<Seconds>(parse_duration), out.context_switch, src, diags);
+  if (const YAML::Node mig = spec["mig"]) read_mig(mig, file, out, diags);
   if (diags.error_count() == errors_before) {
     if (out.hbm_achievable > out.hbm_bandwidth)
       diags.error(SourceLoc{file, 0, 0}, "spec.hbmAchievable", "exceeds spec.hbmBandwidth");

@@ -2,9 +2,11 @@
 // Hardware profile of one GPU product: the numbers every GPU model reads, each with its source.
 // Profiles live in calibration/profiles/<name>.yaml; `gputwin calibrate` writes new ones.
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "models/partition/MigGeometry.hpp"
 #include "sim/core/Diagnostics.hpp"
 #include "sim/core/Units.hpp"
 #include "sim/scenario/Scenario.hpp"
@@ -39,6 +41,8 @@ struct HardwareProfile {
   BytesPerSecond pcie_d2h_achievable{0};
   double tdp_watts = 0;
   Seconds context_switch{0};  // time-slice context switch (save + restore)
+
+  std::optional<MigGeometry> mig;  // absent on products without MIG
 
   std::map<std::string, std::string> sources;  // field -> where the number comes from
 
