@@ -46,6 +46,12 @@ GpuDevice::GpuDevice(int index, int node, int local_index, sg4::Host* sms, sg4::
       sharing_(sharing),
       ctx_(ctx) {
   if (sharing_.context_switch.value < 0) sharing_.context_switch = profile_.context_switch;
+  if (sharing_.mode == SharingMode::MPS) {
+    // The device plugin's MPS mode gives each of `replicas` clients 1/replicas of compute and memory.
+    const double clients = std::max(1, sharing_.replicas);
+    if (sharing_.active_thread_percentage < 0) sharing_.active_thread_percentage = 100.0 / clients;
+    if (sharing_.pinned_memory_limit.value < 0) sharing_.pinned_memory_limit = Bytes(profile_.memory.value / clients);
+  }
   scheduler_ = make_partition_scheduler(*this, ctx_);
 }
 
@@ -62,6 +68,8 @@ int GpuDevice::add_context(int tenant, int workload, int replica) {
 }
 
 bool GpuDevice::allocate(double bytes) {
+  // Under MPS a client cannot pin more than its limit (CUDA_MPS_PINNED_DEVICE_MEM_LIMIT, hard on Volta+).
+  if (sharing_.mode == SharingMode::MPS && bytes > sharing_.pinned_memory_limit.value) return false;
   if (memory_used_ + bytes > profile_.memory.value) return false;
   memory_used_ += bytes;
   return true;
@@ -73,11 +81,12 @@ KernelPtr GpuDevice::launch(int context_id, double flops, double bytes) {
   auto kernel = std::make_shared<KernelActivities>();
   kernel->context = context_id;
   if (flops > 0) {
-    // Cores are SMs: a whole-GPU kernel occupies every SM, each doing its share of the FLOPs.
-    kernel->exec = sg4::Exec::init()
-                       ->set_host(sms_)
-                       ->set_thread_count(profile_.sms)
-                       ->set_flops_amount(flops / profile_.sms);
+    // Cores are SMs: a kernel occupies the SMs its context may use (all of them unless MPS caps
+    // the client), each doing its share of the FLOPs. Max-min sharing of the cores then splits an
+    // oversubscribed GPU fairly between concurrent kernels.
+    const int share = scheduler_->sm_share(context(context_id));
+    const int threads = share > 0 ? std::min(share, profile_.sms) : profile_.sms;
+    kernel->exec = sg4::Exec::init()->set_host(sms_)->set_thread_count(threads)->set_flops_amount(flops / threads);
     kernel->exec->start();
   }
   if (bytes > 0) {

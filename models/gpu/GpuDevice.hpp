@@ -38,6 +38,7 @@ struct GpuContext {
   int tenant = -1;
   int workload = -1;
   int replica = -1;
+  double active_thread_percentage = -1;  // MPS: this client's cap (< 0: the GPU's default)
   std::vector<KernelPtr> active;  // launched, not finished
 };
 

@@ -4,9 +4,14 @@
 #include <stdexcept>
 
 #include "models/partition/Exclusive.hpp"
+#include "models/partition/Mps.hpp"
 #include "models/partition/TimeSlicing.hpp"
 
 namespace gtw {
+
+int gpu_sms(const GpuDevice& gpu) { return gpu.profile().sms; }
+
+int PartitionScheduler::sm_share(const GpuContext&) const { return -1; }
 
 void PartitionScheduler::remove_active(GpuContext& context, const KernelPtr& kernel) {
   auto it = std::find(context.active.begin(), context.active.end(), kernel);
@@ -17,6 +22,8 @@ std::unique_ptr<PartitionScheduler> make_partition_scheduler(GpuDevice& gpu, Sim
   switch (gpu.sharing().mode) {
     case SharingMode::EXCLUSIVE: return std::make_unique<ExclusiveScheduler>(gpu, ctx);
     case SharingMode::TIME_SLICING: return std::make_unique<TimeSliceScheduler>(gpu, ctx);
+    case SharingMode::MPS: return std::make_unique<MpsScheduler>(gpu, ctx);
+    case SharingMode::MIG: return std::make_unique<ExclusiveScheduler>(gpu, ctx);  // one instance = one device
     default: break;
   }
   // Validation refuses modes without a model; reaching this is a bug.

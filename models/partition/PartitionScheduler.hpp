@@ -22,11 +22,16 @@ class PartitionScheduler {
   virtual void on_finish(GpuContext& context, const KernelPtr& kernel) = 0;
   /// Starts helper actors, if any.
   virtual void start() {}
+  /// SMs a kernel of this context may occupy (all of them unless the mode caps clients).
+  virtual int sm_share(const GpuContext& context) const;
 
  protected:
   static void remove_active(GpuContext& context, const KernelPtr& kernel);
 };
 
 std::unique_ptr<PartitionScheduler> make_partition_scheduler(GpuDevice& gpu, SimContext& ctx);
+
+/// The SMs of the GPU the scheduler belongs to (helper for sm_share overrides).
+int gpu_sms(const GpuDevice& gpu);
 
 }  // namespace gtw

@@ -232,6 +232,10 @@ Analysis analyse(const ScenarioSpec& spec, const RunResult& run) {
       r.workload = slo.workload;
       r.target = slo.target;
       const bool request_slo = slo.kind == SloKind::LATENCY || slo.kind == SloKind::THROUGHPUT;
+      r.higher_is_better = slo.kind == SloKind::THROUGHPUT;
+      r.threshold = slo.kind == SloKind::THROUGHPUT  ? slo.min_rate.value
+                    : slo.kind == SloKind::SLOWDOWN ? slo.max_slowdown
+                                                    : slo.threshold.value;
       std::vector<size_t> matching;
       for (size_t w = 0; w < spec.workloads.size(); ++w) {
         const auto& ws = spec.workloads[w];

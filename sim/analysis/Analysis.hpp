@@ -64,6 +64,8 @@ struct SloResult {
   std::string workload;    // empty = all of the tenant's matching workloads
   std::string objective;   // human text: "p99 latency <= 2.00 s per 60 s window"
   std::string unit;        // of value: "s", "1/s", "x"
+  double threshold = 0;    // the bound, in `unit`
+  bool higher_is_better = false;  // true for throughput floors
   size_t evaluated = 0;    // windows with traffic, or jobs
   size_t violated = 0;
   double violation_minutes = 0;  // violated windows x window length (window SLOs)

@@ -69,6 +69,8 @@ std::string report_json(const ScenarioSpec& spec, const RunResult& run, const An
                       {"error_budget_burn", s.error_budget_burn < 0 ? json(nullptr) : json(s.error_budget_burn)},
                       {"worst", num(s.worst)},
                       {"unit", s.unit},
+                      {"threshold", s.threshold},
+                      {"higher_is_better", s.higher_is_better},
                       {"explanation", s.explanation},
                       {"attribution", blame},
                       {"windows", windows}});

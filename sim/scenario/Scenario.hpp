@@ -15,8 +15,8 @@ namespace gtw {
 
 inline constexpr const char* SCENARIO_API_VERSION = "gputwin.dev/v1alpha1";
 
-/// How one GPU is shared. Only EXCLUSIVE and TIME_SLICING are simulated so far; the others are
-/// reserved names that validation refuses with a clear message until their models land.
+/// How one GPU is shared. EXCLUSIVE, TIME_SLICING, MPS and MIG are simulated; VGPU and CONFIDENTIAL
+/// are reserved names that validation refuses with a clear message until their models land.
 enum class SharingMode { EXCLUSIVE, TIME_SLICING, MPS, MIG, VGPU, CONFIDENTIAL };
 const char* sharing_mode_name(SharingMode m);
 const std::vector<std::string>& sharing_mode_names();
@@ -26,7 +26,11 @@ struct SharingSpec {
   int replicas = 1;               // time-slicing: how many workload replicas may share one GPU
   Seconds time_slice{0.002};      // time-slicing quantum (nvidia-smi compute-policy SHORT = 2 ms)
   Seconds context_switch{-1.0};   // < 0: take the hardware profile's value
+  double active_thread_percentage = -1;  // MPS: per-client SM cap in percent; < 0: 100 / replicas
+  Bytes pinned_memory_limit{-1};         // MPS: per-client device memory limit; < 0: memory / replicas
+  std::vector<std::string> mig_layout;   // MIG: GPU-instance profiles, e.g. [3g.40gb, 3g.40gb]
   SourceLoc loc;
+  SourceLoc mig_loc;
 };
 
 struct GpuSharingOverride {

@@ -47,7 +47,8 @@ class GpuBench {
     zone->seal();
     SharingSpec sharing;
     sharing.mode = mode;
-    sharing.replicas = mode == SharingMode::TIME_SLICING ? 4 : 1;
+    sharing.replicas = mode == SharingMode::TIME_SLICING || mode == SharingMode::MPS ? 4 : 1;
+    sharing.active_thread_percentage = mode == SharingMode::MPS ? 100.0 : -1;
     sharing.time_slice = Seconds(quantum);
     gpu_ = std::make_unique<GpuDevice>(0, 0, 0, sms, hbm, profile_, sharing, ctx_);
     gpu_->start();
@@ -200,6 +201,56 @@ TEST(GpuModel, MemoryAllocationFailsBeyondCapacity) {
   EXPECT_TRUE(bench.gpu().allocate(30e9));
   EXPECT_DOUBLE_EQ(bench.gpu().memory_used(), 80e9);
   bench.run();  // lets the arbiter actor start and end (an actor never run upsets LeakSanitizer)
+}
+
+double run_mps(const std::vector<double>& percentages, std::vector<double>& ends) {
+  GpuBench bench(SharingMode::MPS);
+  ends.assign(percentages.size(), -1);
+  for (size_t i = 0; i < percentages.size(); ++i) {
+    const int ctx = bench.gpu().add_context(static_cast<int>(i), static_cast<int>(i), 0);
+    bench.gpu().context(ctx).active_thread_percentage = percentages[i];
+    sg4::Actor::create("c" + std::to_string(i), bench.gpu().host(), [&, i, ctx] {
+      bench.gpu().run(ctx, 1e14, 0);
+      ends[i] = sg4::Engine::get_clock();
+    });
+  }
+  bench.run();
+  return *std::max_element(ends.begin(), ends.end());
+}
+
+TEST(GpuModel, MpsActiveThreadPercentageCapsEachClient) {
+  std::vector<double> ends;
+  run_mps({30, 70}, ends);
+  // validation-targets.md section 4: MPS caps 30% / 70% -> 3.333333 / 1.428571 s.
+  EXPECT_NEAR(ends[0], 1.0 / 0.3, 1e-6);
+  EXPECT_NEAR(ends[1], 1.0 / 0.7, 1e-6);
+}
+
+TEST(GpuModel, MpsOversubscribedCapsShareTheSms) {
+  std::vector<double> ends;
+  run_mps({60, 60, 60}, ends);
+  // 3 x 60% = 180% of the SMs: max-min gives each a third, 3.0 s each.
+  for (double e : ends) EXPECT_NEAR(e, 3.0, 1e-6);
+}
+
+TEST(GpuModel, MpsHasNoContextSwitchesAndSharesMemoryBandwidth) {
+  GpuBench bench(SharingMode::MPS);
+  double kc_end = -1, km_end = -1;
+  const int a = bench.gpu().add_context(0, 0, 0);
+  const int b = bench.gpu().add_context(1, 1, 0);
+  sg4::Actor::create("a", bench.gpu().host(), [&] {
+    bench.gpu().run(a, KC_F, KC_B);
+    kc_end = sg4::Engine::get_clock();
+  });
+  sg4::Actor::create("b", bench.gpu().host(), [&] {
+    bench.gpu().run(b, KM_F, KM_B);
+    km_end = sg4::Engine::get_clock();
+  });
+  bench.run();
+  // Uncapped clients behave like concurrent kernels of one context: the decoupled roofline.
+  EXPECT_NEAR(kc_end, 1.1, 1e-9);
+  EXPECT_NEAR(km_end, 1.25, 1e-9);
+  EXPECT_EQ(bench.count(EventType::CONTEXT_SWITCH), 0u);
 }
 
 }  // namespace

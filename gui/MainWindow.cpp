@@ -1,0 +1,473 @@
+#include "gui/MainWindow.hpp"
+
+#include <QAction>
+#include <QApplication>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHeaderView>
+#include <QKeySequence>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QScrollArea>
+#include <QSplitter>
+#include <QStackedWidget>
+#include <QStatusBar>
+#include <QStyledItemDelegate>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+#include "gui/charts/ChartExport.hpp"
+#include "gui/charts/ChartPanel.hpp"
+#include "gui/charts/Charts.hpp"
+
+namespace gtw::gui {
+namespace {
+
+QString q(const std::string& s) {
+  return QString::fromStdString(s);
+}
+QString html(const std::string& s) {
+  return QString::fromStdString(s).toHtmlEscaped();
+}
+QString percent(double ratio, int decimals = 1) {
+  return QStringLiteral("%1%").arg(ratio * 100, 0, 'f', decimals);
+}
+
+// Selected rows keep their cells' own text colours (a red "MISSED" stays red) on a light highlight.
+class KeepColoursDelegate : public QStyledItemDelegate {
+ public:
+  using QStyledItemDelegate::QStyledItemDelegate;
+
+ protected:
+  void initStyleOption(QStyleOptionViewItem* option, const QModelIndex& index) const override {
+    QStyledItemDelegate::initStyleOption(option, index);
+    const QVariant fg = index.data(Qt::ForegroundRole);
+    if (fg.canConvert<QBrush>()) option->palette.setBrush(QPalette::HighlightedText, qvariant_cast<QBrush>(fg));
+  }
+};
+
+QTableWidget* make_table(const QStringList& headers) {
+  auto* t = new QTableWidget(0, static_cast<int>(headers.size()));
+  t->setHorizontalHeaderLabels(headers);
+  t->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  t->setSelectionBehavior(QAbstractItemView::SelectRows);
+  t->setSelectionMode(QAbstractItemView::SingleSelection);
+  t->setAlternatingRowColors(true);
+  t->setWordWrap(false);
+  t->verticalHeader()->setVisible(false);
+  t->horizontalHeader()->setStretchLastSection(true);
+  t->horizontalHeader()->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+  t->setItemDelegate(new KeepColoursDelegate(t));
+  QPalette palette = t->palette();
+  palette.setColor(QPalette::Highlight, QColor(0xc6dcf2));
+  palette.setColor(QPalette::HighlightedText, Qt::black);
+  t->setPalette(palette);
+  return t;
+}
+
+QTableWidgetItem* cell(const QString& text, Qt::Alignment align = Qt::AlignLeft) {
+  auto* item = new QTableWidgetItem(text);
+  item->setTextAlignment(align | Qt::AlignVCenter);
+  item->setToolTip(text);
+  return item;
+}
+
+QTableWidgetItem* number_cell(const QString& text) {
+  return cell(text, Qt::AlignRight);
+}
+
+// Fits columns to their contents, but no wider than `cap`, so one long cell cannot push the rest away.
+void fit_columns(QTableWidget* t, int cap) {
+  t->resizeColumnsToContents();
+  const int fitted = t->columnCount() - (t->horizontalHeader()->stretchLastSection() ? 1 : 0);
+  for (int c = 0; c < fitted; ++c) t->setColumnWidth(c, std::min(t->columnWidth(c) + 12, cap));
+}
+
+}  // namespace
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+  setWindowTitle(QStringLiteral("gputwin-gui"));
+  resize(1280, 860);
+  build_menus();
+
+  pages_ = new QStackedWidget(this);
+  auto* hint =
+      new QLabel(QStringLiteral("<p style='font-size:14pt'>No report open.</p>"
+                                "<p>Open the output directory of a <tt>gputwin run</tt> with "
+                                "<b>File &gt; Open directory</b> (Ctrl+O).</p>"));
+  hint->setAlignment(Qt::AlignCenter);
+  hint->setStyleSheet(QStringLiteral("color: #555;"));
+  pages_->addWidget(hint);
+
+  auto* page = new QWidget;
+  auto* layout = new QVBoxLayout(page);
+  layout->setContentsMargins(10, 8, 10, 6);
+  header_ = new QLabel;
+  header_->setTextFormat(Qt::RichText);
+  header_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  header_->setWordWrap(true);
+  layout->addWidget(header_);
+  tabs_ = new QTabWidget;
+  tabs_->addTab(build_slo_tab(), QStringLiteral("SLOs"));
+  tabs_->addTab(build_latency_tab(), QStringLiteral("Latency"));
+  tabs_->addTab(build_gpu_tab(), QStringLiteral("GPU utilisation"));
+  tabs_->addTab(build_workload_tab(), QStringLiteral("Workloads"));
+  layout->addWidget(tabs_, 1);
+  pages_->addWidget(page);
+  setCentralWidget(pages_);
+  statusBar()->showMessage(QStringLiteral("Open an output directory of gputwin run (Ctrl+O)"));
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::build_menus() {
+  QMenu* file = menuBar()->addMenu(QStringLiteral("&File"));
+  QAction* open = file->addAction(QStringLiteral("&Open directory..."), this, &MainWindow::open_directory_dialog);
+  open->setShortcut(QKeySequence::Open);
+  QAction* reload_action = file->addAction(QStringLiteral("&Reload"), this, &MainWindow::reload);
+  reload_action->setShortcut(QKeySequence::Refresh);
+  file->addAction(QStringLiteral("&Export charts..."), this, &MainWindow::export_charts_dialog);
+  file->addSeparator();
+  QAction* quit = file->addAction(QStringLiteral("&Quit"), this, &QWidget::close);
+  quit->setShortcut(QKeySequence::Quit);
+}
+
+QWidget* MainWindow::build_slo_tab() {
+  slo_table_ = make_table({QStringLiteral("Tenant"), QStringLiteral("SLO"), QStringLiteral("Objective"),
+                           QStringLiteral("Status"), QStringLiteral("Violated / evaluated"),
+                           QStringLiteral("Compliance"), QStringLiteral("Worst"), QStringLiteral("Explanation")});
+  connect(slo_table_, &QTableWidget::itemSelectionChanged, this, [this] {
+    const auto rows = slo_table_->selectionModel()->selectedRows();
+    if (rows.isEmpty()) return;
+    const QTableWidgetItem* item = slo_table_->item(rows.front().row(), COL_TENANT);
+    if (item) select_slo(item->data(Qt::UserRole).toInt());
+  });
+
+  slo_chart_ = new ChartPanel;
+  slo_details_ = new QLabel;
+  slo_details_->setTextFormat(Qt::RichText);
+  slo_details_->setWordWrap(true);
+  slo_details_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+  slo_details_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  slo_details_->setContentsMargins(6, 4, 6, 4);
+  attribution_chart_ = new ChartPanel;
+  auto* side = new QWidget;
+  auto* side_layout = new QVBoxLayout(side);
+  side_layout->setContentsMargins(0, 0, 0, 0);
+  side_layout->addWidget(slo_details_);
+  side_layout->addWidget(attribution_chart_, 1);
+
+  auto* charts = new QSplitter(Qt::Horizontal);
+  charts->addWidget(slo_chart_);
+  charts->addWidget(side);
+  charts->setStretchFactor(0, 3);
+  charts->setStretchFactor(1, 2);
+  charts->setSizes({760, 480});
+  slo_split_ = new QSplitter(Qt::Vertical);
+  slo_split_->addWidget(slo_table_);
+  slo_split_->addWidget(charts);
+  slo_split_->setStretchFactor(0, 0);  // a taller window grows the charts, not the table
+  slo_split_->setStretchFactor(1, 3);
+  slo_split_->setSizes({190, 560});
+  return slo_split_;
+}
+
+QWidget* MainWindow::build_latency_tab() {
+  latency_chart_ = new ChartPanel;
+  return latency_chart_;
+}
+
+QWidget* MainWindow::build_gpu_tab() {
+  gpu_chart_ = new ChartPanel;
+  // Large clusters get a tall chart (one readable bar per GPU) that scrolls instead of squashing.
+  auto* scroll = new QScrollArea;
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  scroll->setWidget(gpu_chart_);
+  gpu_table_ =
+      make_table({QStringLiteral("GPU"), QStringLiteral("Node"), QStringLiteral("Product"), QStringLiteral("Sharing"),
+                  QStringLiteral("Slots"), QStringLiteral("Tenants"), QStringLiteral("Utilisation"),
+                  QStringLiteral("Context switches"), QStringLiteral("Switch time")});
+  gpu_table_->horizontalHeader()->setStretchLastSection(false);
+  auto* split = new QSplitter(Qt::Vertical);
+  split->addWidget(scroll);
+  split->addWidget(gpu_table_);
+  split->setStretchFactor(0, 3);
+  split->setStretchFactor(1, 2);
+  split->setSizes({420, 280});
+  return split;
+}
+
+QWidget* MainWindow::build_workload_tab() {
+  workload_table_ = make_table({QStringLiteral("Tenant"), QStringLiteral("Workload"), QStringLiteral("Kind"),
+                                QStringLiteral("Replicas"), QStringLiteral("GPUs"), QStringLiteral("Requests / jobs"),
+                                QStringLiteral("p50"), QStringLiteral("p95"), QStringLiteral("p99"),
+                                QStringLiteral("Mean completion"), QStringLiteral("Slowdown mean / max")});
+  workload_table_->horizontalHeader()->setStretchLastSection(false);
+  return workload_table_;
+}
+
+bool MainWindow::open_report(const QString& path, QString* error) {
+  LoadResult loaded = load_report(std::filesystem::path(path.toStdString()));
+  if (!loaded.report) {
+    if (error) *error = q(loaded.error);
+    statusBar()->showMessage(q(loaded.error));
+    return false;
+  }
+  show_report(std::move(*loaded.report));
+  return true;
+}
+
+void MainWindow::show_report(Report report) {
+  report_ = std::move(report);
+  selected_slo_ = -1;
+  setWindowTitle(QStringLiteral("%1 - gputwin-gui").arg(q(report_->scenario.name)));
+  fill_header();
+  fill_slo_table();
+  latency_chart_->set_chart(make_latency_chart(*report_),
+                            QStringLiteral("No inference workloads in this run: no request latencies to show."));
+  gpu_chart_->set_chart(make_gpu_utilisation_chart(*report_), QStringLiteral("The report lists no GPUs."));
+  gpu_chart_->setMinimumHeight(gpu_chart_min_height(*report_));
+  fill_gpu_table();
+  fill_workload_table();
+  pages_->setCurrentIndex(1);
+  statusBar()->showMessage(QString::fromStdString(report_->path.string()));
+
+  // Open on what matters most: the first missed SLO, else the first SLO.
+  int first = report_->slos.empty() ? -1 : 0;
+  for (size_t i = 0; i < report_->slos.size(); ++i)
+    if (!report_->slos[i].met) {
+      first = static_cast<int>(i);
+      break;
+    }
+  if (first >= 0) slo_table_->selectRow(first);  // rows are in SLO order; selecting shows the charts
+  if (first < 0 || selected_slo_ != first) select_slo(first);
+}
+
+void MainWindow::fill_header() {
+  const Report& r = *report_;
+  const auto& sc = r.scenario;
+  QStringList facts;
+  facts << QStringLiteral("seed %1").arg(sc.seed)
+        << QStringLiteral("%1 simulated").arg(q(format_value(sc.duration_s, "s")));
+  if (sc.sla_window_s > 0) facts << QStringLiteral("SLO window %1").arg(q(format_value(sc.sla_window_s, "s")));
+  if (!sc.placement_policy.empty()) facts << QStringLiteral("placement %1").arg(html(sc.placement_policy));
+  facts << QStringLiteral("%1 tenants, %2 workloads, %3 GPUs")
+               .arg(r.tenants.size())
+               .arg(r.workloads.size())
+               .arg(r.gpus.size());
+
+  const int missed = r.slos_missed();
+  QString verdict;
+  if (r.slos.empty()) {
+    verdict = QStringLiteral("<span style='color:#555'>no SLOs declared</span>");
+  } else if (missed == 0) {
+    verdict = QStringLiteral("<span style='color:%1; font-weight:600'>all %2 SLOs met</span>")
+                  .arg(met_color().name())
+                  .arg(r.slos.size());
+  } else {
+    QStringList names;
+    for (const auto& s : r.slos)
+      if (!s.met) names << html(s.tenant + " / " + s.name);
+    verdict = QStringLiteral("<span style='color:%1; font-weight:600'>%2 of %3 SLOs missed: %4</span>")
+                  .arg(violation_color().name())
+                  .arg(missed)
+                  .arg(r.slos.size())
+                  .arg(names.join(QStringLiteral(", ")));
+  }
+
+  QStringList origin;
+  origin << html(r.path.string());
+  if (!r.provenance.gputwin_version.empty())
+    origin << QStringLiteral("gputwin %1 (SimGrid %2)")
+                  .arg(html(r.provenance.gputwin_version), html(r.provenance.simgrid_version));
+  if (!r.provenance.started_utc.empty())
+    origin << QStringLiteral("run %1 on %2").arg(html(r.provenance.started_utc), html(r.provenance.host));
+
+  header_->setText(QStringLiteral("<div><span style='font-size:15pt; font-weight:600'>%1</span>"
+                                  "&nbsp;&nbsp;<span style='color:#444'>%2</span></div>"
+                                  "<div style='font-size:12pt; margin-top:3px'>%3</div>"
+                                  "<div style='color:#777; margin-top:2px'>%4</div>")
+                       .arg(html(sc.name), facts.join(QStringLiteral(" &middot; ")), verdict,
+                            origin.join(QStringLiteral(" &middot; "))));
+}
+
+void MainWindow::fill_slo_table() {
+  const auto& slos = report_->slos;
+  const QSignalBlocker block(slo_table_);  // no selection churn while rows are replaced
+  slo_table_->clearContents();
+  slo_table_->setRowCount(static_cast<int>(slos.size()));
+  const QColor missed_bg(0xfde8e8);
+  for (size_t i = 0; i < slos.size(); ++i) {
+    const Slo& s = slos[i];
+    const int row = static_cast<int>(i);
+    auto* tenant = cell(q(s.tenant));
+    tenant->setData(Qt::UserRole, row);
+    slo_table_->setItem(row, COL_TENANT, tenant);
+    slo_table_->setItem(row, COL_SLO, cell(q(s.name)));
+    slo_table_->setItem(row, COL_OBJECTIVE, cell(q(s.objective)));
+    // A mark as well as a colour: the status must read without colour vision.
+    auto* status = cell(s.met ? QStringLiteral("\u2713 met") : QStringLiteral("\u2717 MISSED"));
+    status->setForeground(s.met ? met_color() : violation_color());
+    QFont bold = status->font();
+    bold.setBold(true);
+    status->setFont(bold);
+    status->setData(Qt::UserRole, s.met);
+    slo_table_->setItem(row, COL_STATUS, status);
+    slo_table_->setItem(row, COL_VIOLATED, number_cell(QStringLiteral("%1 / %2").arg(s.violated).arg(s.evaluated)));
+    slo_table_->setItem(row, COL_COMPLIANCE,
+                        number_cell(QStringLiteral("%1 (target %2)").arg(percent(s.compliance), percent(s.target, 0))));
+    slo_table_->setItem(row, COL_WORST, number_cell(q(format_value(s.worst, s.unit))));
+    slo_table_->setItem(row, COL_EXPLANATION, cell(q(s.explanation)));
+    if (!s.met)
+      for (int c = 0; c < SLO_COLUMNS; ++c) slo_table_->item(row, c)->setBackground(missed_bg);
+  }
+  fit_columns(slo_table_, 320);
+  // As tall as its rows (no empty band under a short table), but never more than a third of the tab.
+  const int rows_height = slo_table_->horizontalHeader()->sizeHint().height() + slo_table_->verticalHeader()->length() +
+                          2 * slo_table_->frameWidth() + 2;
+  const int total = std::max(600, slo_split_->height());
+  const int table_height = std::min(rows_height, total / 3);
+  slo_split_->setSizes({table_height, total - table_height});
+}
+
+void MainWindow::select_slo(int index) {
+  if (!report_ || index < 0 || index >= static_cast<int>(report_->slos.size())) {
+    slo_chart_->set_chart(nullptr, QStringLiteral("The report declares no SLOs."));
+    attribution_chart_->set_chart(nullptr, QString());
+    slo_details_->clear();
+    selected_slo_ = -1;
+    return;
+  }
+  selected_slo_ = index;
+  const Slo& s = report_->slos[static_cast<size_t>(index)];
+  const QColor color = tenant_color(report_->tenant_index(s.tenant));
+  slo_chart_->set_chart(
+      s.windows.empty() ? nullptr : make_slo_window_chart(s, report_->scenario.duration_s, color),
+      QStringLiteral("%1 / %2 was never evaluated (no traffic or no jobs).").arg(q(s.tenant), q(s.name)));
+
+  QString budget;
+  if (s.error_budget_burn) budget = QStringLiteral(", error budget burnt %1x").arg(*s.error_budget_burn, 0, 'f', 1);
+  slo_details_->setText(
+      QStringLiteral("<div style='font-size:12pt; font-weight:600'>%1 / %2 &nbsp;<span style='color:%3'>%4</span></div>"
+                     "<div>%5</div><div>compliance %6 (target %7)%8; worst %9</div>"
+                     "<div style='margin-top:4px; color:#333'><i>%10</i></div>")
+          .arg(html(s.tenant), html(s.name), s.met ? met_color().name() : violation_color().name(),
+               s.met ? QStringLiteral("met") : QStringLiteral("missed"), html(s.objective), percent(s.compliance),
+               percent(s.target, 0), budget, html(format_value(s.worst, s.unit)))
+          .arg(html(s.explanation)));
+  attribution_chart_->set_chart(make_attribution_chart(s, *report_),
+                                s.met ? QStringLiteral("Met: no violations to attribute.")
+                                      : QStringLiteral("No attribution recorded for the violations."));
+}
+
+void MainWindow::fill_gpu_table() {
+  const auto& gpus = report_->gpus;
+  gpu_table_->clearContents();
+  gpu_table_->setRowCount(static_cast<int>(gpus.size()));
+  for (size_t i = 0; i < gpus.size(); ++i) {
+    const Gpu& g = gpus[i];
+    const int row = static_cast<int>(i);
+    QStringList tenants;
+    for (const auto& t : g.tenants) tenants << q(t);
+    gpu_table_->setItem(row, 0, number_cell(QString::number(g.index)));
+    gpu_table_->setItem(row, 1, cell(QStringLiteral("%1 #%2").arg(q(g.node)).arg(g.local_index)));
+    gpu_table_->setItem(row, 2, cell(q(g.product)));
+    gpu_table_->setItem(row, 3, cell(q(g.sharing)));
+    gpu_table_->setItem(row, 4, number_cell(QString::number(g.slot_count)));
+    gpu_table_->setItem(row, 5, cell(tenants.join(QStringLiteral(", "))));
+    gpu_table_->setItem(row, 6, number_cell(percent(g.utilisation)));
+    gpu_table_->setItem(row, 7, number_cell(QString::number(g.context_switches)));
+    gpu_table_->setItem(row, 8, number_cell(q(format_value(g.context_switch_seconds, "s"))));
+  }
+  fit_columns(gpu_table_, 260);
+}
+
+void MainWindow::fill_workload_table() {
+  const auto& wls = report_->workloads;
+  workload_table_->clearContents();
+  workload_table_->setRowCount(static_cast<int>(wls.size()));
+  for (size_t i = 0; i < wls.size(); ++i) {
+    const Workload& w = wls[i];
+    const int row = static_cast<int>(i);
+    QStringList gpus;
+    for (int g : w.gpus) gpus << QString::number(g);
+    QString replicas = QStringLiteral("%1 / %2").arg(w.replicas_placed).arg(w.replicas_requested);
+    if (w.replicas_failed > 0) replicas += QStringLiteral(" (%1 failed)").arg(w.replicas_failed);
+    workload_table_->setItem(row, 0, cell(q(w.tenant)));
+    workload_table_->setItem(row, 1, cell(q(w.name)));
+    workload_table_->setItem(row, 2, cell(q(w.kind)));
+    workload_table_->setItem(row, 3, number_cell(replicas));
+    workload_table_->setItem(row, 4, cell(gpus.join(QStringLiteral(", "))));
+    if (w.inference()) {
+      QString requests = QStringLiteral("%1 of %2 completed").arg(w.requests_completed).arg(w.requests_arrived);
+      if (w.requests_dropped > 0) requests += QStringLiteral(", %1 dropped").arg(w.requests_dropped);
+      workload_table_->setItem(row, 5, cell(requests));
+      workload_table_->setItem(row, 6, number_cell(q(format_value(w.latency.p50_s, "s"))));
+      workload_table_->setItem(row, 7, number_cell(q(format_value(w.latency.p95_s, "s"))));
+      workload_table_->setItem(row, 8, number_cell(q(format_value(w.latency.p99_s, "s"))));
+    } else {
+      QString jobs = QStringLiteral("%1 of %2 jobs completed").arg(w.jobs_completed).arg(w.jobs_submitted);
+      if (w.jobs_unfinished > 0) jobs += QStringLiteral(", %1 unfinished").arg(w.jobs_unfinished);
+      if (w.jobs_failed > 0) jobs += QStringLiteral(", %1 failed").arg(w.jobs_failed);
+      workload_table_->setItem(row, 5, cell(jobs));
+      workload_table_->setItem(row, 9, number_cell(q(format_value(w.mean_completion_s, "s"))));
+      workload_table_->setItem(row, 10,
+                               number_cell(QStringLiteral("%1 / %2").arg(q(format_value(w.mean_slowdown, "x")),
+                                                                         q(format_value(w.max_slowdown, "x")))));
+    }
+  }
+  fit_columns(workload_table_, 260);
+}
+
+bool MainWindow::save_screenshot(const QString& path, QString* error) {
+  if (!isVisible()) {
+    // Lay out and paint as if shown, without a window appearing anywhere.
+    setAttribute(Qt::WA_DontShowOnScreen);
+    show();
+  }
+  QApplication::processEvents();
+  if (!grab().save(path, "PNG")) {
+    if (error) *error = QStringLiteral("cannot write %1").arg(path);
+    return false;
+  }
+  return true;
+}
+
+void MainWindow::open_directory_dialog() {
+  QString start;
+  if (report_) start = QFileInfo(QString::fromStdString(report_->path.string())).absolutePath();
+  const QString dir = QFileDialog::getExistingDirectory(this, QStringLiteral("Open a gputwin output directory"), start);
+  if (dir.isEmpty()) return;
+  QString error;
+  if (!open_report(dir, &error)) QMessageBox::warning(this, QStringLiteral("Cannot open the report"), error);
+}
+
+void MainWindow::reload() {
+  if (!report_) return;
+  const int keep = selected_slo_;
+  QString error;
+  if (!open_report(QString::fromStdString(report_->path.string()), &error)) {
+    QMessageBox::warning(this, QStringLiteral("Cannot reload the report"), error);
+    return;
+  }
+  if (keep >= 0 && keep < static_cast<int>(report_->slos.size())) slo_table_->selectRow(keep);
+}
+
+void MainWindow::export_charts_dialog() {
+  if (!report_) return;
+  const QString dir = QFileDialog::getExistingDirectory(this, QStringLiteral("Export the charts as PNG into"));
+  if (dir.isEmpty()) return;
+  const ExportResult r = export_charts(*report_, dir);
+  if (!r.error.isEmpty()) {
+    QMessageBox::warning(this, QStringLiteral("Export failed"), r.error);
+    return;
+  }
+  statusBar()->showMessage(QStringLiteral("%1 charts written to %2").arg(r.files.size()).arg(dir));
+}
+
+}  // namespace gtw::gui

@@ -1,0 +1,395 @@
+#include "gui/ReportModel.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace gtw::gui {
+namespace {
+
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+
+constexpr double INF = std::numeric_limits<double>::infinity();
+
+// A field that is missing or of the wrong type; `where` is a JSON path such as "tenants[0].slos[1].met".
+struct FieldError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+std::string at(const std::string& where, const std::string& key) {
+  return where.empty() ? key : where + "." + key;
+}
+std::string at(const std::string& where, size_t i) {
+  return where + "[" + std::to_string(i) + "]";
+}
+
+const json& field(const json& obj, const std::string& where, const char* key) {
+  if (!obj.is_object()) throw FieldError(where + ": expected an object");
+  const auto it = obj.find(key);
+  if (it == obj.end()) throw FieldError("missing field '" + at(where, key) + "'");
+  return *it;
+}
+
+const json& array_field(const json& obj, const std::string& where, const char* key) {
+  const json& v = field(obj, where, key);
+  if (!v.is_array()) throw FieldError("'" + at(where, key) + "' is not an array");
+  return v;
+}
+
+std::string str(const json& obj, const std::string& where, const char* key, bool required = false) {
+  const auto it = obj.find(key);
+  if (it == obj.end() || it->is_null()) {
+    if (required) throw FieldError("missing field '" + at(where, key) + "'");
+    return {};
+  }
+  if (!it->is_string()) throw FieldError("'" + at(where, key) + "' is not a string");
+  return it->get<std::string>();
+}
+
+// Optional numbers default to `fallback`; null means unbounded (+inf), as the writer's num() produces.
+double number(const json& obj, const std::string& where, const char* key, double fallback = NO_VALUE,
+              bool required = false) {
+  const auto it = obj.find(key);
+  if (it == obj.end()) {
+    if (required) throw FieldError("missing field '" + at(where, key) + "'");
+    return fallback;
+  }
+  if (it->is_null()) return INF;
+  if (!it->is_number()) throw FieldError("'" + at(where, key) + "' is not a number");
+  return it->get<double>();
+}
+
+long long integer(const json& obj, const std::string& where, const char* key, long long fallback = 0) {
+  const auto it = obj.find(key);
+  if (it == obj.end() || it->is_null()) return fallback;
+  if (!it->is_number()) throw FieldError("'" + at(where, key) + "' is not a number");
+  return it->is_number_integer() ? it->get<long long>() : static_cast<long long>(it->get<double>());
+}
+
+int small_int(const json& obj, const std::string& where, const char* key, int fallback = 0) {
+  return static_cast<int>(integer(obj, where, key, fallback));
+}
+
+bool boolean(const json& obj, const std::string& where, const char* key, bool required = false) {
+  const auto it = obj.find(key);
+  if (it == obj.end()) {
+    if (required) throw FieldError("missing field '" + at(where, key) + "'");
+    return false;
+  }
+  if (!it->is_boolean()) throw FieldError("'" + at(where, key) + "' is not true or false");
+  return it->get<bool>();
+}
+
+const json& object_or_empty(const json& obj, const char* key) {
+  static const json empty = json::object();
+  const auto it = obj.find(key);
+  return it != obj.end() && it->is_object() ? *it : empty;
+}
+
+LatencySummary read_latency(const json& j, const std::string& where) {
+  LatencySummary l;
+  l.count = static_cast<long>(integer(j, where, "count"));
+  l.mean_s = number(j, where, "mean_s");
+  l.p50_s = number(j, where, "p50_s");
+  l.p95_s = number(j, where, "p95_s");
+  l.p99_s = number(j, where, "p99_s");
+  l.max_s = number(j, where, "max_s");
+  return l;
+}
+
+Slo read_slo(const json& j, const std::string& where, const std::string& tenant) {
+  Slo s;
+  s.tenant = tenant;
+  s.name = str(j, where, "name", true);
+  s.kind = str(j, where, "kind");
+  s.workload = str(j, where, "workload");
+  s.objective = str(j, where, "objective");
+  s.met = boolean(j, where, "met", true);
+  s.evaluated = small_int(j, where, "evaluated");
+  s.violated = small_int(j, where, "violated");
+  s.compliance = number(j, where, "compliance", 1);
+  s.target = number(j, where, "target", 1);
+  if (const auto it = j.find("error_budget_burn"); it != j.end() && it->is_number())
+    s.error_budget_burn = it->get<double>();
+  s.worst = number(j, where, "worst");
+  s.unit = str(j, where, "unit");
+  s.explanation = str(j, where, "explanation");
+  // A numeric threshold, should a later 1.x report carry one, beats parsing the objective text.
+  if (const auto it = j.find("threshold"); it != j.end() && it->is_number()) {
+    s.threshold = it->get<double>();
+    s.bound = s.kind == "throughput" ? Bound::AT_LEAST : Bound::AT_MOST;
+  } else if (const auto b = parse_objective_bound(s.objective)) {
+    s.threshold = b->first;
+    s.bound = b->second;
+  }
+  if (j.contains("attribution")) {
+    const json& blame = array_field(j, where, "attribution");
+    for (size_t i = 0; i < blame.size(); ++i) {
+      const std::string w = at(at(where, "attribution"), i);
+      s.attribution.push_back({str(blame[i], w, "who", true), number(blame[i], w, "share", 0, true)});
+    }
+  }
+  if (j.contains("windows")) {
+    const json& windows = array_field(j, where, "windows");
+    s.windows.reserve(windows.size());
+    for (size_t i = 0; i < windows.size(); ++i) {
+      const std::string w = at(at(where, "windows"), i);
+      s.windows.push_back({number(windows[i], w, "start_s", 0, true), number(windows[i], w, "value", NO_VALUE, true),
+                           boolean(windows[i], w, "violated", true)});
+    }
+  }
+  return s;
+}
+
+Workload read_workload(const json& j, const std::string& where, const std::string& tenant) {
+  Workload w;
+  w.tenant = tenant;
+  w.name = str(j, where, "name", true);
+  w.kind = str(j, where, "kind");
+  w.replicas_requested = small_int(j, where, "replicas_requested");
+  w.replicas_placed = small_int(j, where, "replicas_placed");
+  w.replicas_failed = small_int(j, where, "replicas_failed");
+  if (j.contains("gpus"))
+    for (const auto& g : array_field(j, where, "gpus"))
+      if (g.is_number_integer()) w.gpus.push_back(g.get<int>());
+  if (const json& r = object_or_empty(j, "requests"); !r.empty()) {
+    const std::string rw = at(where, "requests");
+    w.requests_arrived = static_cast<long>(integer(r, rw, "arrived"));
+    w.requests_completed = static_cast<long>(integer(r, rw, "completed"));
+    w.requests_dropped = static_cast<long>(integer(r, rw, "dropped"));
+  }
+  w.latency = read_latency(object_or_empty(j, "latency"), at(where, "latency"));
+  w.queueing = read_latency(object_or_empty(j, "queueing"), at(where, "queueing"));
+  w.mean_batch = number(j, where, "mean_batch");
+  if (const json& jobs = object_or_empty(j, "jobs"); !jobs.empty()) {
+    const std::string jw = at(where, "jobs");
+    w.jobs_submitted = static_cast<long>(integer(jobs, jw, "submitted"));
+    w.jobs_completed = static_cast<long>(integer(jobs, jw, "completed"));
+    w.jobs_unfinished = static_cast<long>(integer(jobs, jw, "unfinished"));
+    w.jobs_failed = static_cast<long>(integer(jobs, jw, "failed"));
+  }
+  w.mean_completion_s = number(j, where, "mean_completion_s");
+  w.mean_slowdown = number(j, where, "mean_slowdown");
+  w.max_slowdown = number(j, where, "max_slowdown");
+  return w;
+}
+
+Gpu read_gpu(const json& j, const std::string& where) {
+  Gpu g;
+  g.index = small_int(j, where, "index");
+  g.node = str(j, where, "node");
+  g.local_index = small_int(j, where, "local_index");
+  g.pool = str(j, where, "pool");
+  g.product = str(j, where, "product");
+  g.sharing = str(j, where, "sharing");
+  g.slot_count = small_int(j, where, "slots", 1);
+  if (j.contains("tenants"))
+    for (const auto& t : array_field(j, where, "tenants"))
+      if (t.is_string()) g.tenants.push_back(t.get<std::string>());
+  g.utilisation = number(j, where, "utilisation", 0);
+  const std::string bw = at(where, "utilisation_by_tenant");
+  // nlohmann::json sorts object keys; the report's order is restored from the tenant list by the caller.
+  for (const auto& [tenant, ratio] : object_or_empty(j, "utilisation_by_tenant").items()) {
+    if (!ratio.is_number()) throw FieldError("'" + at(bw, tenant) + "' is not a number");
+    g.utilisation_by_tenant.push_back({tenant, ratio.get<double>()});
+  }
+  g.context_switches = static_cast<long>(integer(j, where, "context_switches"));
+  g.context_switch_seconds = number(j, where, "context_switch_seconds", 0);
+  return g;
+}
+
+Report read_report(const json& root) {
+  if (!root.is_object()) throw FieldError("the top level is not a JSON object");
+  Report r;
+  const auto version = root.find("schema_version");
+  if (version == root.end() || !version->is_string()) throw FieldError("no schema_version: not a gputwin report.json");
+  r.schema_version = version->get<std::string>();
+  // Minor versions only add fields; a new major version may change what is here.
+  if (r.schema_version.rfind("1.", 0) != 0)
+    throw FieldError("unsupported schema_version '" + r.schema_version + "' (this viewer reads 1.x)");
+
+  const json& sc = field(root, "", "scenario");
+  r.scenario.name = str(sc, "scenario", "name", true);
+  r.scenario.file = str(sc, "scenario", "file");
+  r.scenario.sha256 = str(sc, "scenario", "sha256");
+  r.scenario.seed = integer(sc, "scenario", "seed");
+  r.scenario.duration_s = number(sc, "scenario", "duration_s", 0);
+  r.scenario.sla_window_s = number(sc, "scenario", "sla_window_s", 0);
+  r.scenario.placement_policy = str(sc, "scenario", "placement_policy");
+
+  const json& su = object_or_empty(root, "summary");
+  r.summary.tenants = small_int(su, "summary", "tenants");
+  r.summary.workloads = small_int(su, "summary", "workloads");
+  r.summary.gpus = small_int(su, "summary", "gpus");
+  r.summary.slos = small_int(su, "summary", "slos");
+  r.summary.slos_missed = small_int(su, "summary", "slos_missed");
+  r.summary.events = integer(su, "summary", "events");
+  r.summary.kernels = integer(su, "summary", "kernels");
+  r.summary.context_switches = integer(su, "summary", "context_switches");
+  r.summary.simulated_end_s = number(su, "summary", "simulated_end_s", 0);
+
+  const json& tenants = array_field(root, "", "tenants");
+  for (size_t t = 0; t < tenants.size(); ++t) {
+    const std::string tw = at("tenants", t);
+    const json& tj = tenants[t];
+    Tenant tenant;
+    tenant.name = str(tj, tw, "name", true);
+    tenant.region = str(tj, tw, "region");
+    tenant.classification = str(tj, tw, "classification");
+    tenant.gpu_seconds = number(tj, tw, "gpu_seconds", 0);
+    tenant.slos_total = small_int(tj, tw, "slos_total");
+    tenant.slos_missed = small_int(tj, tw, "slos_missed");
+    if (tj.contains("slos")) {
+      const json& slos = array_field(tj, tw, "slos");
+      for (size_t i = 0; i < slos.size(); ++i) r.slos.push_back(read_slo(slos[i], at(at(tw, "slos"), i), tenant.name));
+    }
+    if (tj.contains("workloads")) {
+      const json& wls = array_field(tj, tw, "workloads");
+      for (size_t i = 0; i < wls.size(); ++i)
+        r.workloads.push_back(read_workload(wls[i], at(at(tw, "workloads"), i), tenant.name));
+    }
+    r.tenants.push_back(std::move(tenant));
+  }
+
+  const json& gpus = array_field(root, "", "gpus");
+  for (size_t g = 0; g < gpus.size(); ++g) {
+    Gpu gpu = read_gpu(gpus[g], at("gpus", g));
+    // Tenant declaration order keeps stacking and colours the same on every GPU.
+    std::stable_sort(gpu.utilisation_by_tenant.begin(), gpu.utilisation_by_tenant.end(),
+                     [&r](const TenantShare& a, const TenantShare& b) {
+                       return static_cast<unsigned>(r.tenant_index(a.tenant)) <
+                              static_cast<unsigned>(r.tenant_index(b.tenant));
+                     });
+    r.gpus.push_back(std::move(gpu));
+  }
+
+  const json& pv = object_or_empty(root, "provenance");
+  r.provenance.gputwin_version = str(pv, "provenance", "gputwin_version");
+  r.provenance.simgrid_version = str(pv, "provenance", "simgrid_version");
+  r.provenance.command_line = str(pv, "provenance", "command_line");
+  r.provenance.host = str(pv, "provenance", "host");
+  r.provenance.started_utc = str(pv, "provenance", "started_utc");
+  r.provenance.wall_seconds = number(pv, "provenance", "wall_seconds", 0);
+  return r;
+}
+
+}  // namespace
+
+int Report::slos_missed() const {
+  int n = 0;
+  for (const auto& s : slos) n += s.met ? 0 : 1;
+  return n;
+}
+
+int Report::tenant_index(const std::string& tenant) const {
+  for (size_t i = 0; i < tenants.size(); ++i)
+    if (tenants[i].name == tenant) return static_cast<int>(i);
+  return -1;
+}
+
+LoadResult parse_report(const std::string& text, const fs::path& source) {
+  LoadResult out;
+  json root;
+  try {
+    root = json::parse(text);
+  } catch (const json::parse_error& e) {
+    // what() starts with "[json.exception.parse_error.101] ", which tells a user nothing.
+    std::string why = e.what();
+    if (const auto cut = why.find("] "); cut != std::string::npos) why.erase(0, cut + 2);
+    out.error = source.string() + ": malformed JSON: " + why;
+    return out;
+  }
+  try {
+    out.report = read_report(root);
+    out.report->path = source;
+  } catch (const std::exception& e) {
+    out.error = source.string() + ": " + e.what();
+  }
+  return out;
+}
+
+LoadResult load_report(const fs::path& path) {
+  LoadResult out;
+  std::error_code ec;
+  fs::path file = path;
+  if (fs::is_directory(path, ec)) file = path / "report.json";
+  if (!fs::exists(file, ec)) {
+    out.error = fs::is_directory(path, ec)
+                    ? "no report.json in " + path.string() + " (is it an output directory of `gputwin run`?)"
+                    : path.string() + ": no such file or directory";
+    return out;
+  }
+  if (!fs::is_regular_file(file, ec)) {
+    out.error = file.string() + ": not a regular file";
+    return out;
+  }
+  std::ifstream in(file, std::ios::binary);
+  std::ostringstream text;
+  if (!in || !(text << in.rdbuf())) {
+    // An empty file lands here too: rdbuf() extracts nothing and sets failbit.
+    out.error = file.string() + ": cannot read the file (empty or unreadable)";
+    return out;
+  }
+  return parse_report(text.str(), file);
+}
+
+std::optional<std::pair<double, Bound>> parse_objective_bound(const std::string& objective) {
+  Bound bound = Bound::AT_MOST;
+  size_t op = objective.find("<=");
+  if (op == std::string::npos) {
+    op = objective.find(">=");
+    bound = Bound::AT_LEAST;
+  }
+  if (op == std::string::npos) return std::nullopt;
+  const char* begin = objective.c_str() + op + 2;
+  char* end = nullptr;
+  const double v = std::strtod(begin, &end);
+  if (end == begin || !std::isfinite(v)) return std::nullopt;
+  std::string unit;
+  while (*end == ' ') ++end;
+  while (*end != '\0' && *end != ' ') unit += *end++;
+  // The writer formats durations with format_duration (sim/core/Units.cpp); the charts work in seconds.
+  double scale = 1;
+  static constexpr std::pair<const char*, double> durations[] = {
+      {"ns", 1e-9}, {"us", 1e-6}, {"ms", 1e-3}, {"min", 60}, {"h", 3600}};
+  for (const auto& [name, factor] : durations)
+    if (unit == name) scale = factor;
+  return std::make_pair(v * scale, bound);
+}
+
+std::string format_value(double v, const std::string& unit) {
+  if (std::isnan(v)) return "-";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  // Three significant digits, as people read them ("850 ms", "2.5 s", "53.4 s", "10 min"), without
+  // falling into exponents for large numbers.
+  const auto sig3 = [](double x, const char* suffix) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, std::fabs(x) >= 1000 ? "%.0f%s" : "%.3g%s", x, suffix);
+    return std::string(buf);
+  };
+  if (unit == "s") {
+    const double a = std::fabs(v);
+    if (a == 0) return "0 s";
+    if (a < 1e-3) return sig3(v * 1e6, " us");
+    if (a < 1) return sig3(v * 1e3, " ms");
+    if (a < 120) return sig3(v, " s");
+    if (a < 7200) return sig3(v / 60, " min");
+    return sig3(v / 3600, " h");
+  }
+  if (unit == "1/s") return sig3(v, "/s");
+  if (unit == "x") {
+    // Slowdowns sit near 1, where "1.04x" says more than "1x".
+    char buf[64];
+    std::snprintf(buf, sizeof buf, std::fabs(v) < 10 ? "%.2fx" : std::fabs(v) < 100 ? "%.1fx" : "%.0fx", v);
+    return buf;
+  }
+  return sig3(v, unit.empty() ? "" : (" " + unit).c_str());
+}
+
+}  // namespace gtw::gui

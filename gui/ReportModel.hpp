@@ -1,0 +1,182 @@
+#pragma once
+// The report.json written by `gputwin run` (schema 1.x, see sim/report/ReportJson.cpp), read into plain
+// structs. Qt-free on purpose: the charts and the window only read these, and tests can build them by hand.
+#include <filesystem>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gtw::gui {
+
+inline constexpr double NO_VALUE = std::numeric_limits<double>::quiet_NaN();
+
+// One evaluation of an SLO: a time window for request SLOs, one job for job SLOs. The report writes
+// unbounded values (a dropped request's latency) as null; they are read as +inf.
+struct SloWindow {
+  double start_s = 0;
+  double value = 0;
+  bool violated = false;
+};
+
+struct Attribution {
+  std::string who;  // a tenant name or a pseudo-cause such as "(context switches)"
+  double share = 0;
+};
+
+enum class Bound { AT_MOST, AT_LEAST };
+
+struct Slo {
+  std::string tenant;
+  std::string name;
+  std::string kind;  // latency, throughput, slowdown, completionTime
+  std::string workload;
+  std::string objective;            // human text, e.g. "p99 latency <= 2.50 s per 60.00 s window"
+  std::optional<double> threshold;  // in `unit`; from the objective text (the report has no number for it)
+  Bound bound = Bound::AT_MOST;
+  bool met = true;
+  int evaluated = 0;
+  int violated = 0;
+  double compliance = 1;
+  double target = 1;
+  std::optional<double> error_budget_burn;
+  double worst = NO_VALUE;
+  std::string unit;  // s, 1/s, x
+  std::string explanation;
+  std::vector<Attribution> attribution;
+  std::vector<SloWindow> windows;
+
+  bool per_job() const { return kind == "slowdown" || kind == "completionTime"; }
+};
+
+struct LatencySummary {
+  long count = 0;
+  double mean_s = NO_VALUE;
+  double p50_s = NO_VALUE;
+  double p95_s = NO_VALUE;
+  double p99_s = NO_VALUE;
+  double max_s = NO_VALUE;
+};
+
+struct Workload {
+  std::string tenant;
+  std::string name;
+  std::string kind;  // inference, training, batch
+  int replicas_requested = 0;
+  int replicas_placed = 0;
+  int replicas_failed = 0;
+  std::vector<int> gpus;
+  // inference
+  long requests_arrived = 0;
+  long requests_completed = 0;
+  long requests_dropped = 0;
+  LatencySummary latency;
+  LatencySummary queueing;
+  double mean_batch = NO_VALUE;
+  // training and batch
+  long jobs_submitted = 0;
+  long jobs_completed = 0;
+  long jobs_unfinished = 0;
+  long jobs_failed = 0;
+  double mean_completion_s = NO_VALUE;
+  double mean_slowdown = NO_VALUE;
+  double max_slowdown = NO_VALUE;
+
+  bool inference() const { return kind == "inference"; }
+};
+
+struct Tenant {
+  std::string name;
+  std::string region;
+  std::string classification;
+  double gpu_seconds = 0;
+  int slos_total = 0;
+  int slos_missed = 0;
+};
+
+struct TenantShare {
+  std::string tenant;
+  double ratio = 0;  // busy time / run duration
+};
+
+struct Gpu {
+  int index = 0;
+  std::string node;
+  int local_index = 0;
+  std::string pool;
+  std::string product;
+  std::string sharing;  // exclusive, timeSlicing, mps, mig...
+  int slot_count = 1;   // not "slots": that is a Qt macro
+  std::vector<std::string> tenants;
+  double utilisation = 0;
+  std::vector<TenantShare> utilisation_by_tenant;  // in the report's (tenant declaration) order
+  long context_switches = 0;
+  double context_switch_seconds = 0;
+};
+
+struct ScenarioInfo {
+  std::string name;
+  std::string file;
+  std::string sha256;
+  long long seed = 0;
+  double duration_s = 0;
+  double sla_window_s = 0;
+  std::string placement_policy;
+};
+
+struct Summary {
+  int tenants = 0;
+  int workloads = 0;
+  int gpus = 0;
+  int slos = 0;
+  int slos_missed = 0;
+  long long events = 0;
+  long long kernels = 0;
+  long long context_switches = 0;
+  double simulated_end_s = 0;
+};
+
+struct ProvenanceInfo {
+  std::string gputwin_version;
+  std::string simgrid_version;
+  std::string command_line;
+  std::string host;
+  std::string started_utc;
+  double wall_seconds = 0;
+};
+
+struct Report {
+  std::filesystem::path path;  // the report.json that was read
+  std::string schema_version;
+  ScenarioInfo scenario;
+  Summary summary;
+  std::vector<Tenant> tenants;
+  std::vector<Slo> slos;  // all tenants' SLOs, in report order
+  std::vector<Workload> workloads;
+  std::vector<Gpu> gpus;
+  ProvenanceInfo provenance;
+
+  int slos_missed() const;
+  // Position of `tenant` in `tenants`, or -1: the charts colour tenants by it.
+  int tenant_index(const std::string& tenant) const;
+};
+
+struct LoadResult {
+  std::optional<Report> report;
+  std::string error;  // set when `report` is empty; one line, meant for the user
+};
+
+/// Reads `path`: an output directory of `gputwin run` (holding report.json) or a report.json itself.
+/// Never throws: a missing file, malformed JSON, a schema it does not know or a missing field give an error.
+LoadResult load_report(const std::filesystem::path& path);
+/// The same for JSON text already in memory; `source` names it in error messages.
+LoadResult parse_report(const std::string& text, const std::filesystem::path& source);
+
+/// The number an objective text bounds its metric by ("p99 latency <= 2.50 s per 60.00 s window" gives
+/// 2.5, AT_MOST), converted to the SLO's unit (durations to seconds). Empty when the text has no bound.
+std::optional<std::pair<double, Bound>> parse_objective_bound(const std::string& objective);
+
+/// "2.50 s", "850 ms", "29.2/s", "1.10x", "-" for NaN and "inf" for unbounded values.
+std::string format_value(double v, const std::string& unit);
+
+}  // namespace gtw::gui

@@ -1,0 +1,19 @@
+#pragma once
+// Shared look of the charts: fonts, margins, legend placement and axis label formats.
+#include <QString>
+
+class QChart;
+class QValueAxis;
+
+namespace gtw::gui::detail {
+
+/// White background, bold title, legend at the bottom, no animation (headless renders must be final).
+void style_chart(QChart* chart, const QString& title);
+/// A 1-2-5 step near `raw` (0.37 gives 0.5, 140 gives 200).
+double nice_step(double raw);
+/// An axis from 0 to above `data_max`, with ticks every `step` from 0 (`step` <= 0: a nice one) and a
+/// small margin past both ends so that markers on 0 or on the top are not cut in half by the plot edge.
+/// `top`, if given, receives the last tick: where unbounded values are drawn.
+QValueAxis* padded_axis(const QString& title, double data_max, double step = 0, double* top = nullptr);
+
+}  // namespace gtw::gui::detail
