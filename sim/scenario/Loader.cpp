@@ -1,14 +1,18 @@
 #include "sim/scenario/Loader.hpp"
 
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <map>
 #include <set>
 #include <sstream>
+#include <utility>
 
 #include "sim/core/Sha256.hpp"
 #include "sim/scenario/FieldDocs.hpp"
@@ -35,6 +39,76 @@ const char* node_kind(const YAML::Node& n) {
   }
   return "?";
 }
+
+std::string hex_byte(unsigned char c) {
+  return std::string(1, "0123456789abcdef"[c >> 4]) + std::string(1, "0123456789abcdef"[c & 15]);
+}
+
+// Length of the well-formed UTF-8 sequence starting at text[i] (a byte >= 0x80); 0 when malformed,
+// overlong, a surrogate or beyond U+10FFFF.
+size_t utf8_sequence_length(const std::string& text, size_t i) {
+  const auto b = [&](size_t k) { return k < text.size() ? static_cast<unsigned char>(text[k]) : 0u; };
+  const unsigned c = b(i);
+  size_t n = 0;
+  unsigned lo = 0x80, hi = 0xbf;  // allowed range of the second byte
+  if (c >= 0xc2 && c <= 0xdf) {
+    n = 2;
+  } else if (c >= 0xe0 && c <= 0xef) {
+    n = 3;
+    if (c == 0xe0) lo = 0xa0;
+    if (c == 0xed) hi = 0x9f;
+  } else if (c >= 0xf0 && c <= 0xf4) {
+    n = 4;
+    if (c == 0xf0) lo = 0x90;
+    if (c == 0xf4) hi = 0x8f;
+  } else {
+    return 0;
+  }
+  if (b(i + 1) < lo || b(i + 1) > hi) return 0;
+  for (size_t k = 2; k < n; ++k)
+    if (b(i + k) < 0x80 || b(i + k) > 0xbf) return 0;
+  return n;
+}
+
+// Whether 0-based line `line` of text has a tab in its leading whitespace.
+bool indented_with_tab(const std::string& text, int line) {
+  size_t pos = 0;
+  for (int l = 0; l < line && pos != std::string::npos; ++l) {
+    pos = text.find('\n', pos);
+    if (pos != std::string::npos) ++pos;
+  }
+  for (; pos != std::string::npos && pos < text.size(); ++pos) {
+    if (text[pos] == '\t') return true;
+    if (text[pos] != ' ') return false;
+  }
+  return false;
+}
+
+// Why `--set path=value` matched nothing: the first segment of the path that the schema does not
+// know (with a suggestion among its siblings), or a schema path whose item or section is absent.
+std::string unused_override_message(const std::string& opath) {
+  const std::string norm = normalise_path(opath);
+  std::string parent;
+  size_t start = 0;
+  while (true) {
+    const size_t dot = norm.find('.', start);
+    const std::string seg = norm.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    std::string key = seg;
+    if (key.size() >= 2 && key.compare(key.size() - 2, 2, "[]") == 0) key.resize(key.size() - 2);
+    const auto keys = known_keys(parent);
+    if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
+      return "no such field in the scenario: " + (parent.empty() ? std::string("the document") : parent) +
+             " has no key '" + key + "'" + suggest(key, keys);
+    }
+    parent = parent.empty() ? seg : parent + "." + seg;
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  return "the scenario has nothing at this path to override (no such list item, or its section is absent "
+         "or does not apply to this kind)";
+}
+
+bool simulated_mode(SharingMode m) { return m == SharingMode::EXCLUSIVE || m == SharingMode::TIME_SLICING; }
 
 // A YAML node with where it came from: file, YAML path (index form and name form), include chain.
 struct Ctx {
@@ -70,6 +144,11 @@ class Loader {
   std::map<std::string, OverrideSlot> overrides_;
   std::set<std::string> included_;
   size_t nodes_visited_ = 0;
+  uintmax_t total_bytes_ = 0;  // main file and every $ref include, each time it is read
+  static constexpr uintmax_t MAX_TOTAL_BYTES = 8 * MAX_SCENARIO_BYTES;
+  // Mappings and list items walked. A legitimate 8 MiB file stays well below; YAML aliases can make a
+  // small file expand to far more, and each visit costs microseconds.
+  static constexpr size_t MAX_NODES = 500'000;
 
   // ---- files and references ----
   std::optional<YAML::Node> read_yaml_file(const std::string& file, const SourceLoc& from, const std::string& path,
@@ -112,13 +191,30 @@ class Loader {
 std::optional<YAML::Node> Loader::read_yaml_file(const std::string& file, const SourceLoc& from,
                                                  const std::string& path, std::string* sha256) {
   std::error_code ec;
-  if (!fs::exists(file, ec) || fs::is_directory(file, ec)) {
+  const auto status = fs::status(file, ec);
+  if (!fs::exists(status)) {
     d_.error(from, path, "cannot read '" + file + "': no such file");
+    return std::nullopt;
+  }
+  if (fs::is_directory(status)) {
+    d_.error(from, path, "cannot read '" + file + "': it is a directory, not a file");
+    return std::nullopt;
+  }
+  // A FIFO or device would block or never end.
+  if (!fs::is_regular_file(status)) {
+    d_.error(from, path, "cannot read '" + file + "': not a regular file");
     return std::nullopt;
   }
   const auto size = fs::file_size(file, ec);
   if (ec) {
     d_.error(from, path, "cannot read '" + file + "': " + ec.message());
+    return std::nullopt;
+  }
+  total_bytes_ += size;
+  if (size <= MAX_SCENARIO_BYTES && total_bytes_ > MAX_TOTAL_BYTES) {
+    // Many $refs to one fragment re-read and re-walk it each time; bound the total work.
+    d_.error(from, path,
+             "the scenario and its $ref includes exceed " + format_bytes(Bytes(MAX_TOTAL_BYTES)) + " in total");
     return std::nullopt;
   }
   if (size > MAX_SCENARIO_BYTES) {
@@ -134,15 +230,24 @@ std::optional<YAML::Node> Loader::read_yaml_file(const std::string& file, const 
   }
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (sha256) *sha256 = sha256_hex(text);
-  // Refuse binary input before the YAML parser sees it: a NUL byte or other control characters.
+  // Refuse binary input before the YAML parser sees it: a NUL byte or other control characters, or
+  // bytes that are not UTF-8 (YAML is Unicode; yaml-cpp would pass them into names and messages).
   int line = 1, col = 1;
   for (size_t i = 0; i < text.size(); ++i) {
     const auto c = static_cast<unsigned char>(text[i]);
     if (c == 0 || (c < 0x20 && c != '\n' && c != '\r' && c != '\t') || c == 0x7f) {
       d_.error(SourceLoc{file, line, col}, "",
-               "file is not YAML text (control byte 0x" + std::string(1, "0123456789abcdef"[c >> 4]) +
-                   std::string(1, "0123456789abcdef"[c & 15]) + " at byte offset " + std::to_string(i) + ")");
+               "file is not YAML text (control byte 0x" + hex_byte(c) + " at byte offset " + std::to_string(i) + ")");
       return std::nullopt;
+    }
+    if (c >= 0x80) {
+      const size_t n = utf8_sequence_length(text, i);
+      if (n == 0) {
+        d_.error(SourceLoc{file, line, col}, "",
+                 "file is not valid UTF-8 (byte 0x" + hex_byte(c) + " at byte offset " + std::to_string(i) + ")");
+        return std::nullopt;
+      }
+      i += n - 1;
     }
     if (c == '\n') {
       ++line;
@@ -152,15 +257,35 @@ std::optional<YAML::Node> Loader::read_yaml_file(const std::string& file, const 
     }
   }
   try {
-    YAML::Node root = YAML::Load(text);
-    if (!root.IsDefined() || root.IsNull()) {
+    // LoadAll, not Load: Load silently drops every document after the first (two files pasted together).
+    std::optional<YAML::Node> root;
+    for (const auto& doc : YAML::LoadAll(text)) {
+      if (doc.IsNull()) continue;
+      if (root) {
+        d_.error(SourceLoc{file, doc.Mark().line + 1, doc.Mark().column + 1}, path,
+                 "a second YAML document starts here; a scenario file holds exactly one");
+        return std::nullopt;
+      }
+      root = doc;
+    }
+    if (!root) {
       d_.error(SourceLoc{file, 1, 1}, path, "file is empty: expected a YAML mapping");
       return std::nullopt;
     }
     return root;
-  } catch (const YAML::Exception& e) {
+  } catch (const YAML::DeepRecursion& e) {
+    // yaml-cpp's own message for this is "bad file".
     d_.error(SourceLoc{file, e.mark.is_null() ? 0 : e.mark.line + 1, e.mark.is_null() ? 0 : e.mark.column + 1},
-             path, "YAML syntax error: " + e.msg);
+             path, "YAML syntax error: lists and mappings are nested too deeply (parser depth limit " +
+                       std::to_string(e.depth()) + ")");
+    return std::nullopt;
+  } catch (const YAML::Exception& e) {
+    std::string msg = "YAML syntax error: " + e.msg;
+    if (!e.mark.is_null() && msg.find("tab") == std::string::npos && indented_with_tab(text, e.mark.line)) {
+      msg += " (line " + std::to_string(e.mark.line + 1) + " is indented with a tab; YAML indents with spaces only)";
+    }
+    d_.error(SourceLoc{file, e.mark.is_null() ? 0 : e.mark.line + 1, e.mark.is_null() ? 0 : e.mark.column + 1},
+             path, msg);
     return std::nullopt;
   }
 }
@@ -168,7 +293,9 @@ std::optional<YAML::Node> Loader::read_yaml_file(const std::string& file, const 
 std::optional<Ctx> Loader::resolve(Ctx c) {
   for (int depth = 0; depth < 32; ++depth) {
     if (!c.node.IsMap()) return c;
-    const YAML::Node ref = c.node["$ref"];
+    // Const lookup: yaml-cpp's non-const operator[] inserts the missing key into the (possibly
+    // aliased, so shared) map, which grows with every visit.
+    const YAML::Node ref = std::as_const(c.node)["$ref"];
     if (!ref) return c;
     if (c.node.size() != 1) {
       d_.error(c.loc(), c.path, "a mapping with $ref must have no other keys");
@@ -220,12 +347,21 @@ std::optional<Ctx> Loader::child(const Ctx& parent, const std::string& key) {
   if (!parent.node.IsMap()) return std::nullopt;
   YAML::Node value = parent.node[key];
   if (!value) return std::nullopt;
+  if (value.IsNull()) {
+    // An empty value's mark is the token after it (often the next line): point at its key instead.
+    for (const auto& kv : parent.node) {
+      if (kv.first.IsScalar() && kv.first.Scalar() == key) {
+        const Ctx key_ctx{kv.first, parent.file, path, alt, parent.chain, parent.loc()};
+        return Ctx{YAML::Node(YAML::NodeType::Null), parent.file, path, alt, parent.chain, key_ctx.loc()};
+      }
+    }
+  }
   return resolve(Ctx{value, parent.file, path, alt, parent.chain, parent.loc()});
 }
 
 bool Loader::expect_map(const Ctx& c) {
-  if (++nodes_visited_ > 2'000'000) {
-    if (nodes_visited_ == 2'000'001) d_.error(c.loc(), c.path, "scenario has too many nodes");
+  if (++nodes_visited_ > MAX_NODES) {
+    if (nodes_visited_ == MAX_NODES + 1) d_.error(c.loc(), c.path, "scenario has too many nodes");
     return false;
   }
   if (c.node.IsMap()) return true;
@@ -242,6 +378,7 @@ bool Loader::expect_list(const Ctx& c) {
 bool Loader::check_map(const Ctx& c) {
   if (!expect_map(c)) return false;
   const auto keys = known_keys(normalise_path(c.path));
+  std::map<std::string, SourceLoc> seen;
   for (const auto& kv : c.node) {
     const Ctx key_ctx{kv.first, c.file, c.path, c.alt_path, c.chain, c.loc()};
     if (!kv.first.IsScalar()) {
@@ -249,6 +386,12 @@ bool Loader::check_map(const Ctx& c) {
       continue;
     }
     const std::string& key = kv.first.Scalar();
+    // yaml-cpp accepts a repeated key and lookups see only one of the values.
+    if (auto [it, inserted] = seen.emplace(key, key_ctx.loc()); !inserted) {
+      d_.error(key_ctx.loc(), c.path.empty() ? key : c.path + "." + key,
+               "duplicate key '" + key + "' (first at line " + std::to_string(it->second.line) + ")");
+      continue;
+    }
     if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
       d_.error(key_ctx.loc(), c.path.empty() ? key : c.path + "." + key, "unknown key '" + key + "'" + suggest(key, keys));
     }
@@ -261,7 +404,8 @@ std::vector<Ctx> Loader::items(const Ctx& list) {
   if (!expect_list(list)) return out;
   size_t i = 0;
   for (const auto& item : list.node) {
-    ++nodes_visited_;
+    // Aliases can make a small file a huge tree; stop walking once expect_map has refused it.
+    if (++nodes_visited_ > MAX_NODES) break;
     std::string name;
     if (item.IsMap() && item["name"] && item["name"].IsScalar()) name = item["name"].Scalar();
     Ctx c{item, list.file, list.path + "[" + std::to_string(i) + "]",
@@ -395,6 +539,10 @@ void Loader::get_quantity(const Ctx& parent, const std::string& key, Q& out, Par
     d_.error(c->loc(), c->path, r.error);
     return;
   }
+  if (!std::isfinite(r.quantity->value)) {
+    d_.error(c->loc(), c->path, "value is too large, got \"" + s + "\"");
+    return;
+  }
   if (positive && r.quantity->value <= 0) {
     d_.error(c->loc(), c->path, "must be greater than zero, got \"" + s + "\"");
     return;
@@ -433,12 +581,7 @@ ScenarioSpec Loader::load(const std::string& path) {
     missing(top, "spec");
   }
   for (const auto& [opath, slot] : overrides_) {
-    if (!slot.used) {
-      const auto norm = normalise_path(opath);
-      const auto parent = norm.substr(0, norm.rfind('.') == std::string::npos ? 0 : norm.rfind('.'));
-      d_.error(SourceLoc{"--set", 0, 0}, opath,
-               "no such field in the scenario" + suggest(norm.substr(norm.rfind('.') + 1), known_keys(parent)));
-    }
+    if (!slot.used) d_.error(SourceLoc{"--set", 0, 0}, opath, unused_override_message(opath));
   }
   spec.included_files.assign(included_.begin(), included_.end());
   return spec;
@@ -496,6 +639,12 @@ void Loader::read_spec(const Ctx& c, ScenarioSpec& spec) {
     for (const auto& item : items(*workloads)) {
       WorkloadSpec w;
       read_workload(item, w);
+      if (w.start.value >= spec.duration.value) {
+        // Here, not in check_references, to point at the start value (spec.duration is read by now).
+        auto start = child(item, "start");
+        d_.error(start ? start->loc() : w.loc, item.path + ".start",
+                 "starts at or after the end of the run (spec.duration = " + format_duration(spec.duration) + ")");
+      }
       spec.workloads.push_back(std::move(w));
     }
   }
@@ -508,6 +657,8 @@ void Loader::read_spec(const Ctx& c, ScenarioSpec& spec) {
 
 void Loader::read_sharing_fields(const Ctx& c, SharingSpec& sharing) {
   sharing.loc = c.loc();
+  // check_references reports an unsimulated mode at sharing.loc: point it at the mode itself.
+  if (auto m = child(c, "mode")) sharing.loc = m->loc();
   get_enum(c, "mode", sharing.mode, sharing_mode_names(), true);
   get_int(c, "replicas", sharing.replicas, false, 1, 48);
   if (auto ts = child(c, "timeSlice")) {
@@ -519,17 +670,21 @@ void Loader::read_sharing_fields(const Ctx& c, SharingSpec& sharing) {
         sharing.time_slice = Seconds(0.010);
       } else if (s == "Long") {
         sharing.time_slice = Seconds(0.030);
-      } else if (auto r = parse_duration(s); r && r.quantity->value > 0) {
+      } else if (auto r = parse_duration(s); r && r.quantity->value > 0 && std::isfinite(r.quantity->value)) {
         sharing.time_slice = *r.quantity;
       } else {
+        const bool finite = r && std::isfinite(r.quantity->value);
         d_.error(ts->loc(), ts->path,
-                 (r ? std::string("must be greater than zero") : r.error) + " (or one of Short, Medium, Long)");
+                 (!r ? r.error : finite ? "must be greater than zero" : "value is too large") +
+                     std::string(" (or one of Short, Medium, Long)"));
       }
     }
   }
   get_quantity(c, "contextSwitch", sharing.context_switch, parse_duration, false, false);
   if (sharing.mode == SharingMode::EXCLUSIVE && sharing.replicas != 1) {
-    d_.error(c.loc(), c.path + ".replicas", "an exclusive GPU has exactly one replica; use mode: timeSlicing");
+    auto r = child(c, "replicas");
+    d_.error(r ? r->loc() : c.loc(), c.path + ".replicas",
+             "an exclusive GPU has exactly one replica; use mode: timeSlicing");
   }
   if (sharing.mode == SharingMode::TIME_SLICING && !child(c, "replicas")) {
     sharing.replicas = 2;
@@ -549,6 +704,7 @@ void Loader::read_node_pool(const Ctx& c, NodePoolSpec& pool) {
     if (check_map(*sharing)) read_sharing_fields(*sharing, pool.sharing);
   }
   if (auto overrides = child(c, "gpuSharing")) {
+    std::map<int, std::string> claimed;  // GPU index -> the entry that set its mode first
     for (const auto& item : items(*overrides)) {
       GpuSharingOverride o;
       o.loc = item.loc();
@@ -569,6 +725,14 @@ void Loader::read_node_pool(const Ctx& c, NodePoolSpec& pool) {
                      "GPU index " + s + " does not exist: nodes of this pool have " +
                          std::to_string(pool.gpus_per_node) + " GPUs (0.." + std::to_string(pool.gpus_per_node - 1) +
                          ")");
+            continue;
+          }
+          // Checked here rather than in check_references, which has no location per index.
+          if (auto [it, inserted] = claimed.emplace(idx, item.path); !inserted) {
+            d_.error(g.loc(), g.path,
+                     it->second == item.path ? "GPU " + s + " is listed twice in this gpuSharing entry"
+                                             : "GPU " + s + " is listed in more than one gpuSharing entry (first in " +
+                                                   it->second.substr(it->second.rfind('.') + 1) + ")");
             continue;
           }
           o.gpus.push_back(idx);
@@ -645,6 +809,10 @@ void Loader::read_workload(const Ctx& c, WorkloadSpec& w) {
           auto it = std::find(names.begin(), names.end(), s);
           if (it == names.end()) {
             d_.error(item.loc(), item.path, "unknown sharing mode '" + s + "'" + suggest(s, names));
+          } else if (!simulated_mode(static_cast<SharingMode>(it - names.begin()))) {
+            d_.error(item.loc(), item.path,
+                     "sharing mode '" + s + "' is not simulated by this version of gputwin; simulated modes: "
+                     "exclusive, timeSlicing");
           } else {
             w.allowed_sharing.push_back(static_cast<SharingMode>(it - names.begin()));
           }
@@ -682,6 +850,8 @@ void Loader::read_workload(const Ctx& c, WorkloadSpec& w) {
             auto r = parse_count(s);
             if (!r) {
               d_.error(params->loc(), params->path, r.error);
+            } else if (!std::isfinite(*r.quantity)) {
+              d_.error(params->loc(), params->path, "value is too large, got \"" + s + "\"");
             } else if (*r.quantity < 1) {
               d_.error(params->loc(), params->path, "must be at least 1, got \"" + s + "\"");
             } else {
@@ -750,11 +920,18 @@ void Loader::read_policy(const Ctx& c, PolicyRef& p) {
   p.loc = c.loc();
   if (!check_map(c)) return;
   get_string(c, "name", p.name, true);
+  // The registry check reports an unknown name at p.loc (every parameter has its own location).
+  if (auto n = child(c, "name")) p.loc = n->loc();
   if (auto params = child(c, "params")) {
     if (!expect_map(*params)) return;
     for (const auto& kv : params->node) {
       const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "?";
       const Ctx value{kv.second, params->file, params->path + "." + key, "", {}, params->loc()};
+      if (p.param_locs.count(key)) {
+        d_.error(Ctx{kv.first, params->file, "", "", {}, value.loc()}.loc(), value.path,
+                 "duplicate key '" + key + "' (first at line " + std::to_string(p.param_locs[key].line) + ")");
+        continue;
+      }
       std::string s;
       if (!scalar(value, s, "a number, bool or string")) continue;
       p.param_locs[key] = value.loc();

@@ -22,6 +22,13 @@ void check_unique(const std::vector<T>& items, const std::string& list_path, Dia
   }
 }
 
+// suggest() costs one edit distance per candidate: skip it once Diagnostics drops further errors,
+// so that an alias-amplified file with a million dangling names stays linear.
+std::string suggest_if_collecting(const std::string& name, const std::vector<std::string>& valid,
+                                  const Diagnostics& diags) {
+  return diags.error_count() < Diagnostics::MAX_ERRORS ? suggest(name, valid) : std::string();
+}
+
 bool simulated(SharingMode m) { return m == SharingMode::EXCLUSIVE || m == SharingMode::TIME_SLICING; }
 
 void check_sharing(const SharingSpec& s, const std::string& path, Diagnostics& diags) {
@@ -39,45 +46,43 @@ void check_references(ScenarioSpec& spec, Diagnostics& diags) {
   check_unique(spec.tenants, "spec.tenants", diags);
   check_unique(spec.workloads, "spec.workloads", diags);
 
-  std::vector<std::string> tenant_names, pool_names, workload_names;
-  for (const auto& t : spec.tenants) tenant_names.push_back(t.name);
+  std::vector<std::string> tenant_names, pool_names;
+  std::map<std::string, int> tenant_index;  // first tenant of each name, as ScenarioSpec::tenant_index
+  for (const auto& t : spec.tenants) {
+    tenant_index.emplace(t.name, static_cast<int>(tenant_names.size()));
+    tenant_names.push_back(t.name);
+  }
   for (const auto& p : spec.node_pools) pool_names.push_back(p.name);
-  for (const auto& w : spec.workloads) workload_names.push_back(w.name);
+  const std::set<std::string> pool_set(pool_names.begin(), pool_names.end());
+  // Per tenant: its workloads, so that each SLO is checked without a scan of every workload.
+  std::map<std::string, std::vector<const WorkloadSpec*>> by_tenant;
+  for (const auto& w : spec.workloads) by_tenant[w.tenant].push_back(&w);
 
   for (size_t p = 0; p < spec.node_pools.size(); ++p) {
     const auto& pool = spec.node_pools[p];
     const std::string path = "spec.cluster.nodePools[" + std::to_string(p) + "]";
     check_sharing(pool.sharing, path + ".sharing", diags);
-    std::set<int> claimed;
+    // GPUs listed twice are reported by the loader, at the index.
     for (size_t o = 0; o < pool.gpu_sharing.size(); ++o) {
-      const auto& ov = pool.gpu_sharing[o];
-      const std::string opath = path + ".gpuSharing[" + std::to_string(o) + "]";
-      check_sharing(ov.sharing, opath, diags);
-      for (int g : ov.gpus) {
-        if (!claimed.insert(g).second) {
-          diags.error(ov.loc, opath + ".gpus", "GPU " + std::to_string(g) + " is listed in more than one gpuSharing entry");
-        }
-      }
+      check_sharing(pool.gpu_sharing[o].sharing, path + ".gpuSharing[" + std::to_string(o) + "]", diags);
     }
   }
 
   for (size_t i = 0; i < spec.workloads.size(); ++i) {
     auto& w = spec.workloads[i];
     const std::string path = "spec.workloads[" + std::to_string(i) + "]";
-    w.tenant_index = spec.tenant_index(w.tenant);
+    auto ti = tenant_index.find(w.tenant);
+    w.tenant_index = ti == tenant_index.end() ? -1 : ti->second;
     if (!w.tenant.empty() && w.tenant_index < 0) {
-      diags.error(w.tenant_loc, path + ".tenant", "no tenant named '" + w.tenant + "'" + suggest(w.tenant, tenant_names));
+      diags.error(w.tenant_loc, path + ".tenant",
+                  "no tenant named '" + w.tenant + "'" + suggest_if_collecting(w.tenant, tenant_names, diags));
     }
-    if (!w.node_pool.empty() && std::find(pool_names.begin(), pool_names.end(), w.node_pool) == pool_names.end()) {
+    if (!w.node_pool.empty() && !pool_set.count(w.node_pool)) {
       diags.error(w.node_pool_loc, path + ".placement.nodePool",
-                  "no node pool named '" + w.node_pool + "'" + suggest(w.node_pool, pool_names));
+                  "no node pool named '" + w.node_pool + "'" + suggest_if_collecting(w.node_pool, pool_names, diags));
     }
-    for (auto m : w.allowed_sharing) {
-      if (!simulated(m)) {
-        diags.error(w.loc, path + ".placement.sharing",
-                    std::string("sharing mode '") + sharing_mode_name(m) + "' is not simulated by this version");
-      }
-    }
+    // Unsimulated modes in placement.sharing and a start after the end are reported by the loader,
+    // which has their locations.
     if (w.kind == WorkloadKind::BATCH && w.gpus != 1) {
       diags.error(w.loc, path + ".gpus", "batch jobs run on one GPU each; use replicas for more workers");
     }
@@ -85,12 +90,21 @@ void check_references(ScenarioSpec& spec, Diagnostics& diags) {
       diags.error(w.loc, path + ".gpus",
                   "multi-GPU (tensor-parallel) inference replicas are not modelled yet; use gpus: 1 and more replicas");
     }
-    if (w.start.value >= spec.duration.value) {
-      diags.error(w.loc, path + ".start", "starts at or after the end of the run (spec.duration = " +
-                                              format_duration(spec.duration) + ")");
-    }
   }
 
+  struct OwnKinds {
+    bool inference = false, other = false;
+    std::map<std::string, WorkloadKind> kind_of;  // first workload of each name
+  };
+  std::map<std::string, OwnKinds> own_kinds;
+  for (const auto& [name, list] : by_tenant) {
+    auto& k = own_kinds[name];
+    for (const auto* w : list) {
+      (w->kind == WorkloadKind::INFERENCE ? k.inference : k.other) = true;
+      k.kind_of.emplace(w->name, w->kind);
+    }
+  }
+  size_t long_windows = 0;  // warnings are not capped by Diagnostics
   for (size_t t = 0; t < spec.tenants.size(); ++t) {
     auto& tenant = spec.tenants[t];
     check_unique(tenant.slos, "spec.tenants[" + std::to_string(t) + "].slos", diags);
@@ -99,27 +113,30 @@ void check_references(ScenarioSpec& spec, Diagnostics& diags) {
       const std::string path = "spec.tenants[" + std::to_string(t) + "].slos[" + std::to_string(s) + "]";
       if (slo.window.value < 0) slo.window = spec.sla_window;
       const bool request_slo = slo.kind == SloKind::LATENCY || slo.kind == SloKind::THROUGHPUT;
-      std::vector<std::string> own;
+      const auto& own = own_kinds[tenant.name];
       bool any_matching_kind = false;
-      for (const auto& w : spec.workloads) {
-        if (w.tenant != tenant.name) continue;
-        own.push_back(w.name);
-        const bool serves_requests = w.kind == WorkloadKind::INFERENCE;
-        if (serves_requests == request_slo && (slo.workload.empty() || slo.workload == w.name)) {
-          any_matching_kind = true;
-        }
+      bool named_found = false;
+      if (slo.workload.empty()) {
+        any_matching_kind = request_slo ? own.inference : own.other;
+      } else if (auto it = own.kind_of.find(slo.workload); it != own.kind_of.end()) {
+        named_found = true;
+        any_matching_kind = (it->second == WorkloadKind::INFERENCE) == request_slo;
       }
-      if (!slo.workload.empty() && std::find(own.begin(), own.end(), slo.workload) == own.end()) {
+      if (!slo.workload.empty() && !named_found) {
+        std::vector<std::string> own_names;
+        if (diags.error_count() < Diagnostics::MAX_ERRORS) {
+          for (const auto* w : by_tenant[tenant.name]) own_names.push_back(w->name);
+        }
         diags.error(slo.workload_loc, path + ".workload",
                     "tenant '" + tenant.name + "' has no workload named '" + slo.workload + "'" +
-                        suggest(slo.workload, own));
+                        suggest_if_collecting(slo.workload, own_names, diags));
       } else if (!any_matching_kind && !tenant.name.empty()) {
         diags.error(slo.loc, path + ".kind",
                     std::string("a ") + slo_kind_name(slo.kind) + " SLO needs " +
                         (request_slo ? "an inference workload" : "a training or batch workload") + " of tenant '" +
                         tenant.name + "'" + (slo.workload.empty() ? "" : " named '" + slo.workload + "'"));
       }
-      if (slo.window.value > spec.duration.value) {
+      if (slo.window.value > spec.duration.value && long_windows++ < Diagnostics::MAX_ERRORS) {
         diags.warning(slo.loc, path + ".window",
                       "window is longer than the run (" + format_duration(spec.duration) + "); one partial window");
       }
