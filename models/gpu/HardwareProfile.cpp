@@ -236,6 +236,12 @@ bool load_profile_file(const std::string& file, HardwareProfile& out, Diagnostic
 
 bool load_profile(const std::string& name, const SourceLoc& where, const std::string& path, HardwareProfile& out,
                   Diagnostics& diags) {
+  // A profile is named, not a path: refuse anything that could walk out of the search directories.
+  if (name.empty() || name.find('/') != std::string::npos || name.find('\\') != std::string::npos ||
+      name.find("..") != std::string::npos) {
+    diags.error(where, path, "'" + name + "' is not a hardware profile name" + suggest(name, available_profiles()));
+    return false;
+  }
   for (const auto& dir : profile_search_path()) {
     const fs::path file = fs::path(dir) / (name + ".yaml");
     std::error_code ec;

@@ -1,5 +1,7 @@
 #include "sim/engine/Setup.hpp"
 
+#include <map>
+
 #include "models/workload/Workload.hpp"
 #include "policies/api/CheckParams.hpp"
 #include "policies/api/Placement.hpp"
@@ -28,27 +30,46 @@ PreparedScenario prepare_scenario(const std::string& path, const std::vector<Ove
                            policy::builtin_placement_registry().list(), diags);
 
   // Capacity checks that need the profiles: a replica that can never fit on any allowed GPU.
+  // Pools are summarised once (largest GPU memory per pool name and over all pools), so the check
+  // stays linear in pools + workloads.
+  struct PoolCapacity {
+    double memory = 0;
+    int gpus_per_node = 0;
+    bool unknown_profile = false;
+  };
+  std::map<std::string, PoolCapacity> by_pool;
+  PoolCapacity any;
+  for (const auto& pool : spec.node_pools) {
+    auto it = out.profiles.find(pool.gpu_product);
+    auto& c = by_pool[pool.name];
+    if (it == out.profiles.end()) {
+      c.unknown_profile = any.unknown_profile = true;  // already reported; do not pile up errors
+      continue;
+    }
+    for (PoolCapacity* target : {&c, &any}) {
+      target->memory = std::max(target->memory, it->second.memory.value);
+      target->gpus_per_node = std::max(target->gpus_per_node, pool.gpus_per_node);
+    }
+  }
   for (size_t i = 0; i < spec.workloads.size(); ++i) {
     const auto& w = spec.workloads[i];
     const double need = workload_memory(w);
     if (need <= 0) continue;
-    bool any_pool_fits = false;
-    double largest = 0;
-    for (const auto& pool : spec.node_pools) {
-      auto it = out.profiles.find(pool.gpu_product);
-      if (it == out.profiles.end()) {
-        any_pool_fits = true;  // already reported; do not pile up errors
-        continue;
-      }
-      if (!w.node_pool.empty() && w.node_pool != pool.name) continue;
-      largest = std::max(largest, it->second.memory.value);
-      if (need <= it->second.memory.value && w.gpus <= pool.gpus_per_node) any_pool_fits = true;
+    const PoolCapacity* c = &any;
+    if (!w.node_pool.empty()) {
+      auto it = by_pool.find(w.node_pool);
+      if (it == by_pool.end()) continue;  // unknown pool: reported by the reference checks
+      c = &it->second;
     }
-    if (!any_pool_fits && largest > 0) {
+    if (c->unknown_profile || c->memory <= 0) continue;
+    if (need > c->memory) {
       diags.error(w.loc, "spec.workloads[" + std::to_string(i) + "]",
-                  "needs " + format_bytes(Bytes(need)) + " per GPU on " + std::to_string(w.gpus) +
-                      " GPU(s) of one node, but no allowed node pool has GPUs that large (largest: " +
-                      format_bytes(Bytes(largest)) + ")");
+                  "needs " + format_bytes(Bytes(need)) + " per GPU, but no allowed node pool has GPUs that large "
+                  "(largest: " + format_bytes(Bytes(c->memory)) + ")");
+    } else if (w.gpus > c->gpus_per_node) {
+      diags.error(w.loc, "spec.workloads[" + std::to_string(i) + "].gpus",
+                  std::to_string(w.gpus) + " GPUs on one node, but the allowed node pools have at most " +
+                      std::to_string(c->gpus_per_node) + " GPUs per node");
     }
   }
   return out;

@@ -488,7 +488,7 @@ TEST(MalformedGenerated, AliasFanOutSlosTimesWorkloads) {
 // Node pools x workloads: prepare_scenario's capacity check (sim/engine/Setup.cpp) loops over every
 // pool for every workload, so 100000 x 60000 aliased entries take minutes. Enable once that loop is
 // linear.
-TEST(MalformedGenerated, DISABLED_AliasFanOutPoolsTimesWorkloads) {
+TEST(MalformedGenerated, AliasFanOutPoolsTimesWorkloads) {
   TempDir dir;
   std::string text =
       "apiVersion: gputwin.dev/v1alpha1\nkind: Scenario\nmetadata:\n  name: g\nspec:\n  duration: 1m\n"
