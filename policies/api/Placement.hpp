@@ -23,6 +23,7 @@ struct GpuView {
   double memory_committed = 0;  // bytes requested by the replicas placed so far (may exceed total
                                 // on GPUs without memory isolation)
   std::vector<int> tenants;     // tenant indices of the replicas placed so far
+  std::string mig_profile;      // for a MIG instance: its profile (3g.40gb); empty for a whole GPU
   int free_slots() const { return slots - used_slots; }
 };
 
@@ -38,6 +39,7 @@ struct PlacementRequest {
   double memory = 0;     // bytes per GPU
   std::vector<SharingMode> allowed_sharing;  // empty = any
   std::string node_pool;                     // empty = any
+  std::string mig_profile;                   // empty = any device; else a MIG instance of this profile
 };
 
 /// True when the GPU could take one more replica of the request (slot free, constraints met).

@@ -13,7 +13,11 @@ bool eligible(const GpuView& gpu, const PlacementRequest& request) {
           request.allowed_sharing.end()) {
     return false;
   }
-  if (gpu.mode == SharingMode::EXCLUSIVE && request.memory > gpu.memory_total) return false;
+  if (!request.mig_profile.empty() && gpu.mig_profile != request.mig_profile) return false;
+  // Devices with memory isolation refuse a replica that cannot fit; time-sliced and MPS GPUs accept
+  // it and the allocation fails at start (MPS: beyond the client's pinned limit).
+  if ((gpu.mode == SharingMode::EXCLUSIVE || gpu.mode == SharingMode::MIG) && request.memory > gpu.memory_total)
+    return false;
   return true;
 }
 

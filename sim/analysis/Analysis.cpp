@@ -169,6 +169,10 @@ Analysis analyse(const ScenarioSpec& spec, const RunResult& run) {
     }
   }
 
+  std::vector<double> longest(run.gpus.size(), 0.0);  // longest busy interval per GPU
+  for (size_t g = 0; g < busy.size(); ++g)
+    for (const auto& b : busy[g]) longest[g] = std::max(longest[g], b.end - b.start);
+
   for (size_t w = 0; w < a.workloads.size(); ++w) {
     auto& wr = a.workloads[w];
     std::sort(wr.gpus.begin(), wr.gpus.end());
@@ -184,19 +188,36 @@ Analysis analyse(const ScenarioSpec& spec, const RunResult& run) {
     }
   }
 
-  // ---- GPU utilisation over [0, duration]
+  // ---- GPU utilisation over [0, duration]. Under MPS clients' busy intervals overlap: the GPU is
+  // busy during their union, while each tenant's own busy time is its intervals' sum.
   const size_t n_windows = static_cast<size_t>(std::ceil(a.duration / a.window - 1e-9));
   for (size_t g = 0; g < a.gpus.size(); ++g) {
     auto& gr = a.gpus[g];
     gr.busy_per_window.assign(n_windows, 0.0);
+    std::vector<std::pair<double, double>> merged;
+    {
+      std::vector<std::pair<double, double>> spans;
+      for (const auto& b : busy[g]) {
+        if (b.tenant >= 0) gr.busy_by_tenant[static_cast<size_t>(b.tenant)] += overlap(b.start, b.end, 0, a.duration);
+        spans.emplace_back(b.start, b.end);
+      }
+      std::sort(spans.begin(), spans.end());
+      for (const auto& sp : spans) {
+        if (!merged.empty() && sp.first <= merged.back().second) {
+          merged.back().second = std::max(merged.back().second, sp.second);
+        } else {
+          merged.push_back(sp);
+        }
+      }
+    }
     double total = 0;
-    for (const auto& b : busy[g]) {
-      const double s = overlap(b.start, b.end, 0, a.duration);
-      total += s;
-      if (b.tenant >= 0) gr.busy_by_tenant[static_cast<size_t>(b.tenant)] += s;
-      for (size_t k = 0; k < n_windows; ++k) {
+    for (const auto& [s0, s1] : merged) {
+      total += overlap(s0, s1, 0, a.duration);
+      const size_t first = static_cast<size_t>(std::max(0.0, s0) / a.window);
+      for (size_t k = first; k < n_windows; ++k) {
         const double w0 = static_cast<double>(k) * a.window;
-        gr.busy_per_window[k] += overlap(b.start, b.end, w0, std::min(w0 + a.window, a.duration));
+        if (w0 >= s1) break;
+        gr.busy_per_window[k] += overlap(s0, s1, w0, std::min(w0 + a.window, a.duration));
       }
     }
     for (size_t k = 0; k < n_windows; ++k) {
@@ -205,7 +226,7 @@ Analysis analyse(const ScenarioSpec& spec, const RunResult& run) {
     }
     gr.utilisation = a.duration > 0 ? total / a.duration : 0;
     gr.context_switches = switches[g].size();
-    for (const auto& s : switches[g]) gr.switch_seconds += s.second;
+    for (const auto& sw : switches[g]) gr.switch_seconds += sw.second;
     std::sort(gr.tenants.begin(), gr.tenants.end());
     gr.tenants.erase(std::unique(gr.tenants.begin(), gr.tenants.end()), gr.tenants.end());
   }
@@ -343,10 +364,13 @@ Analysis analyse(const ScenarioSpec& spec, const RunResult& run) {
         double switching = 0, total = 0;
         for (const auto& [g, s0, s1] : spans) {
           // Busy intervals and switches on a GPU are disjoint and in time order: binary search.
+          // Intervals are appended when they end, so they are sorted by end; under MPS they may
+          // overlap, so scan until an interval ends later than s1 + the longest interval.
           const auto& intervals = busy[static_cast<size_t>(g)];
+          const double horizon = s1 + longest[static_cast<size_t>(g)];
           auto it = std::lower_bound(intervals.begin(), intervals.end(), s0,
                                      [](const BusyInterval& b, double at) { return b.end <= at; });
-          for (; it != intervals.end() && it->start < s1; ++it) {
+          for (; it != intervals.end() && it->end < horizon + 1e-12; ++it) {
             const double o = overlap(it->start, it->end, s0, s1);
             if (o > 0 && it->tenant >= 0) {
               by_tenant[static_cast<size_t>(it->tenant)] += o;

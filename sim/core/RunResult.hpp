@@ -17,7 +17,9 @@ struct GpuLayout {
   std::string node_name;  // pool-name-N
   std::string pool;
   std::string product;
-  std::string sharing;    // exclusive | timeSlicing
+  std::string sharing;    // exclusive | timeSlicing | mps | mig
+  std::string mig_profile;  // MIG instance: its profile; the device is one instance of GPU `local`
+  int mig_start = -1;       // MIG instance: first memory slice
   int slots = 1;
   double memory = 0;      // bytes
 };

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <deque>
 #include <memory>
 
 #include "models/SimContext.hpp"
@@ -74,55 +75,112 @@ class Simulation {
         zone->set_parent(root);
         auto* cpu = zone->create_host(node_name, 1e12);
         auto* nvswitch = zone->create_router(node_name + "-nvswitch");
-        std::vector<sg4::Host*> gpu_hosts;
-        std::vector<sg4::SplitDuplexLink*> nvlinks;
+        struct DeviceHosts {
+          sg4::Host* sms;
+          sg4::SplitDuplexLink* pcie;
+          sg4::SplitDuplexLink* nvlink;  // null for MIG instances: no P2P between instances
+        };
+        std::vector<DeviceHosts> devices;
         for (int g = 0; g < pool.gpus_per_node; ++g) {
           const std::string gname = node_name + "-gpu" + std::to_string(g);
-          // Cores are SMs; the host's total speed is the achievable FP16 tensor rate.
-          auto* sms = zone->create_host(gname, profile.achievable_rate(DType::FP16).value / profile.sms)
-                          ->set_core_count(profile.sms);
-          // HBM: a host whose speed is the achievable bandwidth; a kernel's bytes are work on it.
-          auto* hbm = zone->create_host(gname + "-hbm", profile.hbm_achievable.value);
+          const SharingSpec& sharing = pool.sharing_for(g);
+          // Per physical GPU: a PCIe link to the host (host to GPU is its UP direction) and an
+          // NVLink to the node's NVSwitch. MIG instances share both; only whole GPUs use NVLink P2P.
           auto* pcie = zone->create_split_duplex_link(gname + "-pcie", profile.pcie_h2d_achievable.value);
           pcie->set_latency(PCIE_LATENCY_SECONDS);
-          auto* nvlink = zone->create_split_duplex_link(gname + "-nvlink", profile.nvlink_achievable.value);
-          nvlink->set_latency(0);
-          // Host to GPU is the UP direction of the PCIe link (H2D), GPU to host the DOWN one.
-          zone->add_route(cpu->get_netpoint(), sms->get_netpoint(), nullptr, nullptr,
-                          {sg4::LinkInRoute(pcie, sg4::LinkInRoute::Direction::UP)}, false);
-          zone->add_route(sms->get_netpoint(), cpu->get_netpoint(), nullptr, nullptr,
-                          {sg4::LinkInRoute(pcie, sg4::LinkInRoute::Direction::DOWN)}, false);
-          zone->add_route(sms->get_netpoint(), nvswitch, nullptr, nullptr,
-                          {sg4::LinkInRoute(nvlink, sg4::LinkInRoute::Direction::UP)}, false);
-          zone->add_route(nvswitch, sms->get_netpoint(), nullptr, nullptr,
-                          {sg4::LinkInRoute(nvlink, sg4::LinkInRoute::Direction::DOWN)}, false);
           pcie->get_link_up()->set_bandwidth(profile.pcie_h2d_achievable.value);
           pcie->get_link_down()->set_bandwidth(profile.pcie_d2h_achievable.value);
-          gpu_hosts.push_back(sms);
-          nvlinks.push_back(nvlink);
-          const int global_index = static_cast<int>(gpus_.size());
-          const SharingSpec& sharing = pool.sharing_for(g);
-          gpus_.push_back(std::make_unique<GpuDevice>(global_index, global_node, g, sms, hbm, profile, sharing, ctx_));
-          GpuLayout layout;
-          layout.index = global_index;
-          layout.node = global_node;
-          layout.local = g;
-          layout.node_name = node_name;
-          layout.pool = pool.name;
-          layout.product = pool.gpu_product;
-          layout.sharing = sharing_mode_name(sharing.mode);
-          layout.slots = sharing.mode == SharingMode::TIME_SLICING ? sharing.replicas : 1;
-          layout.memory = profile.memory.value;
-          result_.gpus.push_back(layout);
+          auto* nvlink = zone->create_split_duplex_link(gname + "-nvlink", profile.nvlink_achievable.value);
+          nvlink->set_latency(0);
+
+          // The devices this GPU exposes: itself, or one per MIG instance with its own SMs, memory
+          // and memory slices of bandwidth (each its own host pair: no SM or HBM sharing between them).
+          struct Part {
+            const HardwareProfile* profile;
+            std::string name;
+            std::string mig_profile;
+            int mig_start;
+          };
+          std::vector<Part> parts;
+          if (sharing.mode == SharingMode::MIG) {
+            const auto layout = check_mig_layout(*profile.mig, sharing.mig_layout);
+            for (const auto& placement : layout.placements) {
+              const MigProfile& mp = *profile.mig->find(placement.profile);
+              HardwareProfile instance = profile;
+              instance.name = profile.name + "/" + mp.name;
+              instance.sms = mp.sms;
+              instance.memory = Bytes(mp.memory);
+              const double share = static_cast<double>(mp.memory_slices) / profile.mig->memory_slices;
+              instance.hbm_bandwidth = profile.hbm_bandwidth * share;
+              instance.hbm_achievable = profile.hbm_achievable * share;
+              // Same per-SM speed as the whole GPU: the instance's rate is its SM count's share.
+              const double sm_share = static_cast<double>(mp.sms) / profile.sms;
+              instance.fp16_tensor = profile.fp16_tensor * sm_share;
+              instance.bf16_tensor = profile.bf16_tensor * sm_share;
+              instance.fp8_tensor = profile.fp8_tensor * sm_share;
+              instance.fp32 = profile.fp32 * sm_share;
+              instance.mig.reset();
+              instance_profiles_.push_back(std::move(instance));
+              parts.push_back({&instance_profiles_.back(), gname + "-mig" + std::to_string(placement.start) + "-" + mp.name,
+                               mp.name, placement.start});
+            }
+          } else {
+            parts.push_back({&profile, gname, "", -1});
+          }
+          for (const auto& part : parts) {
+            const HardwareProfile& dp = *part.profile;
+            // Cores are SMs; the host's total speed is the achievable FP16 tensor rate.
+            auto* sms = zone->create_host(part.name, dp.achievable_rate(DType::FP16).value / dp.sms)
+                            ->set_core_count(dp.sms);
+            // HBM: a host whose speed is the achievable bandwidth; a kernel's bytes are work on it.
+            auto* hbm = zone->create_host(part.name + "-hbm", dp.hbm_achievable.value);
+            zone->add_route(cpu->get_netpoint(), sms->get_netpoint(), nullptr, nullptr,
+                            {sg4::LinkInRoute(pcie, sg4::LinkInRoute::Direction::UP)}, false);
+            zone->add_route(sms->get_netpoint(), cpu->get_netpoint(), nullptr, nullptr,
+                            {sg4::LinkInRoute(pcie, sg4::LinkInRoute::Direction::DOWN)}, false);
+            const bool whole = part.mig_profile.empty();
+            devices.push_back({sms, pcie, whole ? nvlink : nullptr});
+            const int global_index = static_cast<int>(gpus_.size());
+            gpus_.push_back(std::make_unique<GpuDevice>(global_index, global_node, g, sms, hbm, dp, sharing, ctx_));
+            GpuLayout layout;
+            layout.index = global_index;
+            layout.node = global_node;
+            layout.local = g;
+            layout.node_name = node_name;
+            layout.pool = pool.name;
+            layout.product = pool.gpu_product;
+            layout.sharing = sharing_mode_name(sharing.mode);
+            layout.slots = (sharing.mode == SharingMode::TIME_SLICING || sharing.mode == SharingMode::MPS)
+                               ? sharing.replicas
+                               : 1;
+            layout.memory = dp.memory.value;
+            layout.mig_profile = part.mig_profile;
+            layout.mig_start = part.mig_start;
+            result_.gpus.push_back(layout);
+          }
+          if (parts.size() == 1 && parts[0].mig_profile.empty()) {
+            zone->add_route(devices.back().sms->get_netpoint(), nvswitch, nullptr, nullptr,
+                            {sg4::LinkInRoute(nvlink, sg4::LinkInRoute::Direction::UP)}, false);
+            zone->add_route(nvswitch, devices.back().sms->get_netpoint(), nullptr, nullptr,
+                            {sg4::LinkInRoute(nvlink, sg4::LinkInRoute::Direction::DOWN)}, false);
+          }
         }
-        // GPU to GPU through the NVSwitch: the sender's NVLink up, the receiver's NVLink down.
-        for (size_t a = 0; a < gpu_hosts.size(); ++a) {
-          for (size_t b = 0; b < gpu_hosts.size(); ++b) {
+        // Device to device: whole GPUs through the NVSwitch (sender's NVLink up, receiver's down);
+        // anything involving a MIG instance through host memory over PCIe (MIG has no P2P).
+        for (size_t a = 0; a < devices.size(); ++a) {
+          for (size_t b = 0; b < devices.size(); ++b) {
             if (a == b) continue;
-            zone->add_route(gpu_hosts[a]->get_netpoint(), gpu_hosts[b]->get_netpoint(), nullptr, nullptr,
-                            {sg4::LinkInRoute(nvlinks[a], sg4::LinkInRoute::Direction::UP),
-                             sg4::LinkInRoute(nvlinks[b], sg4::LinkInRoute::Direction::DOWN)},
-                            false);
+            if (devices[a].nvlink && devices[b].nvlink) {
+              zone->add_route(devices[a].sms->get_netpoint(), devices[b].sms->get_netpoint(), nullptr, nullptr,
+                              {sg4::LinkInRoute(devices[a].nvlink, sg4::LinkInRoute::Direction::UP),
+                               sg4::LinkInRoute(devices[b].nvlink, sg4::LinkInRoute::Direction::DOWN)},
+                              false);
+            } else {
+              std::vector<sg4::LinkInRoute> hops{sg4::LinkInRoute(devices[a].pcie, sg4::LinkInRoute::Direction::DOWN)};
+              hops.emplace_back(devices[b].pcie, sg4::LinkInRoute::Direction::UP);
+              zone->add_route(devices[a].sms->get_netpoint(), devices[b].sms->get_netpoint(), nullptr, nullptr, hops,
+                              false);
+            }
           }
         }
         zone->seal();
@@ -145,6 +203,7 @@ class Simulation {
       g.mode = gpus_[i]->sharing().mode;
       g.slots = layout.slots;
       g.memory_total = layout.memory;
+      g.mig_profile = layout.mig_profile;
       view.gpus.push_back(g);
     }
     return view;
@@ -173,6 +232,7 @@ class Simulation {
         req.memory = workload_memory(ws);
         req.allowed_sharing = ws.allowed_sharing;
         req.node_pool = ws.node_pool;
+        req.mig_profile = ws.mig_profile;
         auto chosen = policy->place(req, view);
         const double now = sg4::Engine::get_clock();
         if (!chosen || static_cast<int>(chosen->size()) != ws.gpus) {
@@ -230,6 +290,7 @@ class Simulation {
   std::unique_ptr<sg4::Engine> engine_;
   sg4::Host* controller_host_ = nullptr;
   std::vector<std::unique_ptr<GpuDevice>> gpus_;
+  std::deque<HardwareProfile> instance_profiles_;  // MIG instances' derived profiles (stable addresses)
   std::vector<NodeHosts> nodes_;
   std::vector<std::unique_ptr<Workload>> workloads_;
   std::chrono::steady_clock::time_point wall_start_;

@@ -1,5 +1,6 @@
 #include "sim/engine/Setup.hpp"
 
+#include <algorithm>
 #include <map>
 
 #include "models/workload/Workload.hpp"
@@ -22,6 +23,45 @@ PreparedScenario prepare_scenario(const std::string& path, const std::vector<Ove
     if (load_profile(pool.gpu_product, pool.product_loc, "spec.cluster.nodePools[" + std::to_string(p) + "].gpu",
                      profile, diags)) {
       out.profiles.emplace(pool.gpu_product, std::move(profile));
+    }
+  }
+
+  // MIG layouts against the product's table and placement rules, as the hardware would.
+  for (size_t p = 0; p < spec.node_pools.size(); ++p) {
+    const auto& pool = spec.node_pools[p];
+    auto it = out.profiles.find(pool.gpu_product);
+    if (it == out.profiles.end()) continue;
+    const std::string base = "spec.cluster.nodePools[" + std::to_string(p) + "]";
+    auto check = [&](const SharingSpec& sharing, const std::string& at) {
+      if (sharing.mode != SharingMode::MIG || sharing.mig_layout.empty()) return;
+      if (!it->second.mig) {
+        diags.error(sharing.loc, at + ".mode", pool.gpu_product + " does not support MIG");
+        return;
+      }
+      const auto r = check_mig_layout(*it->second.mig, sharing.mig_layout);
+      if (!r.feasible) diags.error(sharing.mig_loc, at + ".migLayout", "layout refused: " + r.reason);
+    };
+    check(pool.sharing, base + ".sharing");
+    for (size_t o = 0; o < pool.gpu_sharing.size(); ++o)
+      check(pool.gpu_sharing[o].sharing, base + ".gpuSharing[" + std::to_string(o) + "]");
+  }
+  // A workload asking for a MIG profile that no pool offers.
+  for (size_t i = 0; i < spec.workloads.size(); ++i) {
+    const auto& w = spec.workloads[i];
+    if (w.mig_profile.empty()) continue;
+    std::vector<std::string> offered;
+    for (const auto& pool : spec.node_pools) {
+      auto add = [&](const SharingSpec& sh) {
+        if (sh.mode != SharingMode::MIG) return;
+        for (const auto& m : sh.mig_layout)
+          if (std::find(offered.begin(), offered.end(), m) == offered.end()) offered.push_back(m);
+      };
+      add(pool.sharing);
+      for (const auto& o : pool.gpu_sharing) add(o.sharing);
+    }
+    if (std::find(offered.begin(), offered.end(), w.mig_profile) == offered.end()) {
+      diags.error(w.mig_profile_loc, "spec.workloads[" + std::to_string(i) + "].placement.migProfile",
+                  "no GPU of the cluster has a '" + w.mig_profile + "' instance" + suggest(w.mig_profile, offered));
     }
   }
 

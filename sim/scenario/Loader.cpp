@@ -108,7 +108,7 @@ std::string unused_override_message(const std::string& opath) {
          "or does not apply to this kind)";
 }
 
-bool simulated_mode(SharingMode m) { return m == SharingMode::EXCLUSIVE || m == SharingMode::TIME_SLICING; }
+bool simulated_mode(SharingMode m) { return m != SharingMode::VGPU && m != SharingMode::CONFIDENTIAL; }
 
 // A YAML node with where it came from: file, YAML path (index form and name form), include chain.
 struct Ctx {
@@ -681,6 +681,52 @@ void Loader::read_sharing_fields(const Ctx& c, SharingSpec& sharing) {
     }
   }
   get_quantity(c, "contextSwitch", sharing.context_switch, parse_duration, false, false);
+  get_number(c, "activeThreadPercentage", sharing.active_thread_percentage, false, 1, 100);
+  get_quantity(c, "pinnedMemoryLimit", sharing.pinned_memory_limit, parse_bytes, false, true);
+  if (auto layout = child(c, "migLayout")) {
+    sharing.mig_loc = layout->loc();
+    if (layout->node.IsMap()) {
+      // A mig-parted `mig-devices` mapping: {profile: count}.
+      for (const auto& kv : layout->node) {
+        const std::string name = kv.first.IsScalar() ? kv.first.Scalar() : "";
+        int count = 0;
+        try {
+          count = kv.second.as<int>();
+        } catch (const YAML::Exception&) {
+          count = -1;
+        }
+        if (name.empty() || count < 0 || count > 8) {
+          d_.error(layout->loc(), layout->path + "." + name, "expected a MIG profile name and an instance count 0..8");
+          continue;
+        }
+        for (int k = 0; k < count; ++k) sharing.mig_layout.push_back(name);
+      }
+    } else {
+      for (const auto& item : items(*layout)) {
+        std::string s;
+        if (scalar(item, s, "a MIG profile name such as 3g.40gb")) sharing.mig_layout.push_back(s);
+      }
+    }
+  }
+  const auto only_for_mode = [&](const char* key, SharingMode mode) {
+    if (sharing.mode == mode) return;
+    if (auto k = child(c, key)) {
+      d_.error(k->loc(), k->path,
+               std::string("only meaningful for mode ") + sharing_mode_name(mode) + ", this GPU is " +
+                   sharing_mode_name(sharing.mode));
+    }
+  };
+  only_for_mode("migLayout", SharingMode::MIG);
+  only_for_mode("activeThreadPercentage", SharingMode::MPS);
+  only_for_mode("pinnedMemoryLimit", SharingMode::MPS);
+  if (sharing.mode == SharingMode::MIG && sharing.mig_layout.empty() && !child(c, "migLayout")) {
+    d_.error(sharing.loc, c.path + ".migLayout", "mode mig needs a migLayout (the GPU instances of each GPU)");
+  }
+  if (sharing.mode == SharingMode::MIG && child(c, "replicas")) {
+    auto r = child(c, "replicas");
+    d_.error(r->loc(), r->path, "a MIG GPU has one replica per instance; the instances come from migLayout");
+  }
+  if (sharing.mode == SharingMode::MPS && !child(c, "replicas")) sharing.replicas = 2;
   if (sharing.mode == SharingMode::EXCLUSIVE && sharing.replicas != 1) {
     auto r = child(c, "replicas");
     d_.error(r ? r->loc() : c.loc(), c.path + ".replicas",
@@ -812,13 +858,15 @@ void Loader::read_workload(const Ctx& c, WorkloadSpec& w) {
           } else if (!simulated_mode(static_cast<SharingMode>(it - names.begin()))) {
             d_.error(item.loc(), item.path,
                      "sharing mode '" + s + "' is not simulated by this version of gputwin; simulated modes: "
-                     "exclusive, timeSlicing");
+                     "exclusive, timeSlicing, mps, mig");
           } else {
             w.allowed_sharing.push_back(static_cast<SharingMode>(it - names.begin()));
           }
         }
       }
       get_string(*placement, "nodePool", w.node_pool, false);
+      get_string(*placement, "migProfile", w.mig_profile, false);
+      if (auto mp = child(*placement, "migProfile")) w.mig_profile_loc = mp->loc();
       if (auto np = child(*placement, "nodePool")) w.node_pool_loc = np->loc();
     }
   }

@@ -123,6 +123,8 @@ struct WorkloadSpec {
   Bytes memory{0};        // device memory per GPU; 0 = derived from the model / job
   std::vector<SharingMode> allowed_sharing;  // placement constraint; empty = any
   std::string node_pool;                     // placement constraint; empty = any
+  std::string mig_profile;                   // placement constraint: a MIG instance of this profile
+  SourceLoc mig_profile_loc;
   Seconds start{0};
 
   // INFERENCE

@@ -29,13 +29,13 @@ std::string suggest_if_collecting(const std::string& name, const std::vector<std
   return diags.error_count() < Diagnostics::MAX_ERRORS ? suggest(name, valid) : std::string();
 }
 
-bool simulated(SharingMode m) { return m == SharingMode::EXCLUSIVE || m == SharingMode::TIME_SLICING; }
+bool simulated(SharingMode m) { return m != SharingMode::VGPU && m != SharingMode::CONFIDENTIAL; }
 
 void check_sharing(const SharingSpec& s, const std::string& path, Diagnostics& diags) {
   if (!simulated(s.mode)) {
     diags.error(s.loc, path + ".mode",
                 std::string("sharing mode '") + sharing_mode_name(s.mode) +
-                    "' is not simulated by this version of gputwin; simulated modes: exclusive, timeSlicing");
+                    "' is not simulated by this version of gputwin; simulated modes: exclusive, timeSlicing, mps, mig");
   }
 }
 
