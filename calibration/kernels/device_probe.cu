@@ -20,9 +20,9 @@ int main() {
     cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, d);
     cudaDeviceGetAttribute(&mem_clock_khz, cudaDevAttrMemoryClockRate, d);
     cudaDeviceGetAttribute(&bus_width, cudaDevAttrGlobalMemoryBusWidth, d);
-    std::printf("device %d: %s, sm_%d%d, %d SMs, %.2f GiB, L2 %.1f MiB, SM clock %.0f MHz, memory %.0f MHz x %d bit\n", d,
-                p.name, p.major, p.minor, p.multiProcessorCount, p.totalGlobalMem / 1073741824.0, p.l2CacheSize / 1048576.0,
-                clock_khz / 1000.0, mem_clock_khz / 1000.0, bus_width);
+    std::printf("device %d: %s, sm_%d%d, %d SMs, %.2f GiB, L2 %.1f MiB, SM clock %.0f MHz, memory %.0f MHz x %d bit\n",
+                d, p.name, p.major, p.minor, p.multiProcessorCount, p.totalGlobalMem / 1073741824.0,
+                p.l2CacheSize / 1048576.0, clock_khz / 1000.0, mem_clock_khz / 1000.0, bus_width);
   }
   return 0;
 }

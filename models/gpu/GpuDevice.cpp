@@ -18,7 +18,9 @@ struct SuspendedFlagAccess {
 template struct SuspendedFlagAccess<&sg4::Activity::suspended_>;
 
 namespace {
-bool in_flight(const sg4::ExecPtr& e) { return e && e->get_state() == sg4::Activity::State::STARTED; }
+bool in_flight(const sg4::ExecPtr& e) {
+  return e && e->get_state() == sg4::Activity::State::STARTED;
+}
 void resume_activity(const sg4::ExecPtr& e) {
   e->resume();
   e.get()->*activity_suspended_flag() = false;
@@ -75,7 +77,9 @@ bool GpuDevice::allocate(double bytes) {
   return true;
 }
 
-void GpuDevice::release(double bytes) { memory_used_ = std::max(0.0, memory_used_ - bytes); }
+void GpuDevice::release(double bytes) {
+  memory_used_ = std::max(0.0, memory_used_ - bytes);
+}
 
 KernelPtr GpuDevice::launch(int context_id, double flops, double bytes) {
   auto kernel = std::make_shared<KernelActivities>();
@@ -105,6 +109,8 @@ void GpuDevice::wait(const KernelPtr& kernel) {
   scheduler_->on_finish(context(kernel->context), kernel);  // removes it from the active list
 }
 
-void GpuDevice::start() { scheduler_->start(); }
+void GpuDevice::start() {
+  scheduler_->start();
+}
 
 }  // namespace gtw

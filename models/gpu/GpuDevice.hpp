@@ -21,7 +21,7 @@ namespace sg4 = simgrid::s4u;
 
 /// The activities of one launched kernel.
 struct KernelActivities {
-  sg4::ExecPtr exec;  // null when the kernel has no FLOPs
+  sg4::ExecPtr exec;    // null when the kernel has no FLOPs
   sg4::ExecPtr memory;  // null when the kernel moves no bytes
   int context = -1;
   bool finished = false;
@@ -39,7 +39,7 @@ struct GpuContext {
   int workload = -1;
   int replica = -1;
   double active_thread_percentage = -1;  // MPS: this client's cap (< 0: the GPU's default)
-  std::vector<KernelPtr> active;  // launched, not finished
+  std::vector<KernelPtr> active;         // launched, not finished
 };
 
 class GpuDevice {

@@ -22,10 +22,18 @@ namespace gtw {
 FlopsPerSecond HardwareProfile::achievable_rate(DType dtype) const {
   FlopsPerSecond peak = fp16_tensor;
   switch (dtype) {
-    case DType::FP32: peak = fp32; break;
-    case DType::FP16: peak = fp16_tensor; break;
-    case DType::BF16: peak = bf16_tensor; break;
-    case DType::FP8: peak = fp8_tensor; break;
+    case DType::FP32:
+      peak = fp32;
+      break;
+    case DType::FP16:
+      peak = fp16_tensor;
+      break;
+    case DType::BF16:
+      peak = bf16_tensor;
+      break;
+    case DType::FP8:
+      peak = fp8_tensor;
+      break;
   }
   return peak * compute_efficiency;
 }
@@ -154,7 +162,8 @@ void read_mig(const YAML::Node& mig, const std::string& file, HardwareProfile& o
     } catch (const YAML::Exception& e) {
       diags.error(mark_loc(file, p), path,
                   "expected name, id, computeSlices, memorySlices, sms, memory, copyEngines, maxInstances and "
-                  "placements (" + e.msg + ")");
+                  "placements (" +
+                      e.msg + ")");
       continue;
     }
     if (mp.compute_slices < 1 || mp.compute_slices > g.compute_slices || mp.memory_slices < 1 ||
@@ -204,20 +213,30 @@ bool load_profile_file(const std::string& file, HardwareProfile& out, Diagnostic
   double clock_mhz = 0;
   read_field<double>(spec, file, "boostClockMHz", number(1, 10000), clock_mhz, src, diags);
   out.boost_clock_hz = clock_mhz * 1e6;
-  read_field<FlopsPerSecond>(spec, file, "fp16Tensor", quantity<FlopsPerSecond>(parse_flop_rate), out.fp16_tensor, src, diags);
-  read_field<FlopsPerSecond>(spec, file, "bf16Tensor", quantity<FlopsPerSecond>(parse_flop_rate), out.bf16_tensor, src, diags);
-  read_field<FlopsPerSecond>(spec, file, "fp8Tensor", quantity<FlopsPerSecond>(parse_flop_rate), out.fp8_tensor, src, diags);
+  read_field<FlopsPerSecond>(spec, file, "fp16Tensor", quantity<FlopsPerSecond>(parse_flop_rate), out.fp16_tensor, src,
+                             diags);
+  read_field<FlopsPerSecond>(spec, file, "bf16Tensor", quantity<FlopsPerSecond>(parse_flop_rate), out.bf16_tensor, src,
+                             diags);
+  read_field<FlopsPerSecond>(spec, file, "fp8Tensor", quantity<FlopsPerSecond>(parse_flop_rate), out.fp8_tensor, src,
+                             diags);
   read_field<FlopsPerSecond>(spec, file, "fp32", quantity<FlopsPerSecond>(parse_flop_rate), out.fp32, src, diags);
   read_field<double>(spec, file, "computeEfficiency", number(0.01, 1), out.compute_efficiency, src, diags);
   read_field<Bytes>(spec, file, "memory", quantity<Bytes>(parse_bytes), out.memory, src, diags);
-  read_field<BytesPerSecond>(spec, file, "hbmBandwidth", quantity<BytesPerSecond>(parse_bandwidth), out.hbm_bandwidth, src, diags);
-  read_field<BytesPerSecond>(spec, file, "hbmAchievable", quantity<BytesPerSecond>(parse_bandwidth), out.hbm_achievable, src, diags);
+  read_field<BytesPerSecond>(spec, file, "hbmBandwidth", quantity<BytesPerSecond>(parse_bandwidth), out.hbm_bandwidth,
+                             src, diags);
+  read_field<BytesPerSecond>(spec, file, "hbmAchievable", quantity<BytesPerSecond>(parse_bandwidth), out.hbm_achievable,
+                             src, diags);
   read_field<Bytes>(spec, file, "l2", quantity<Bytes>(parse_bytes), out.l2, src, diags);
-  read_field<BytesPerSecond>(spec, file, "nvlinkPerDirection", quantity<BytesPerSecond>(parse_bandwidth), out.nvlink_per_direction, src, diags);
-  read_field<BytesPerSecond>(spec, file, "nvlinkAchievable", quantity<BytesPerSecond>(parse_bandwidth), out.nvlink_achievable, src, diags);
-  read_field<BytesPerSecond>(spec, file, "pciePerDirection", quantity<BytesPerSecond>(parse_bandwidth), out.pcie_per_direction, src, diags);
-  read_field<BytesPerSecond>(spec, file, "pcieH2DAchievable", quantity<BytesPerSecond>(parse_bandwidth), out.pcie_h2d_achievable, src, diags);
-  read_field<BytesPerSecond>(spec, file, "pcieD2HAchievable", quantity<BytesPerSecond>(parse_bandwidth), out.pcie_d2h_achievable, src, diags);
+  read_field<BytesPerSecond>(spec, file, "nvlinkPerDirection", quantity<BytesPerSecond>(parse_bandwidth),
+                             out.nvlink_per_direction, src, diags);
+  read_field<BytesPerSecond>(spec, file, "nvlinkAchievable", quantity<BytesPerSecond>(parse_bandwidth),
+                             out.nvlink_achievable, src, diags);
+  read_field<BytesPerSecond>(spec, file, "pciePerDirection", quantity<BytesPerSecond>(parse_bandwidth),
+                             out.pcie_per_direction, src, diags);
+  read_field<BytesPerSecond>(spec, file, "pcieH2DAchievable", quantity<BytesPerSecond>(parse_bandwidth),
+                             out.pcie_h2d_achievable, src, diags);
+  read_field<BytesPerSecond>(spec, file, "pcieD2HAchievable", quantity<BytesPerSecond>(parse_bandwidth),
+                             out.pcie_d2h_achievable, src, diags);
   read_field<double>(spec, file, "tdpWatts", number(1, 100000), out.tdp_watts, src, diags);
   read_field<Seconds>(spec, file, "contextSwitch", quantity<Seconds>(parse_duration), out.context_switch, src, diags);
   if (const YAML::Node mig = spec["mig"]) read_mig(mig, file, out, diags);

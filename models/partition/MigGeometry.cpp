@@ -96,7 +96,8 @@ MigLayoutCheck check_mig_layout(const MigGeometry& g, const std::vector<std::str
     return out;
   }
   out.placements.resize(layout.size());
-  for (size_t k = 0; k < order.size(); ++k) out.placements[order[k]] = {sorted[k]->name, starts[k], sorted[k]->memory_slices};
+  for (size_t k = 0; k < order.size(); ++k)
+    out.placements[order[k]] = {sorted[k]->name, starts[k], sorted[k]->memory_slices};
   out.feasible = true;
   return out;
 }

@@ -11,12 +11,12 @@
 namespace gtw {
 
 struct MigProfile {
-  std::string name;       // 3g.40gb
-  int id = 0;             // GPU-instance profile id (nvidia-smi mig -lgip)
-  int compute_slices = 0; // of 7
-  int memory_slices = 0;  // of 8: the width of a placement
-  int sms = 0;            // from the tables: not additive across small profiles
-  double memory = 0;      // bytes, as nvidia-smi reports for the product
+  std::string name;        // 3g.40gb
+  int id = 0;              // GPU-instance profile id (nvidia-smi mig -lgip)
+  int compute_slices = 0;  // of 7
+  int memory_slices = 0;   // of 8: the width of a placement
+  int sms = 0;             // from the tables: not additive across small profiles
+  double memory = 0;       // bytes, as nvidia-smi reports for the product
   int copy_engines = 0;
   int max_instances = 0;
   std::vector<int> placements;  // allowed start slots (memory-slice index)
@@ -40,7 +40,7 @@ struct MigPlacement {
 
 struct MigLayoutCheck {
   bool feasible = false;
-  std::string reason;                   // why not, in the hardware's terms
+  std::string reason;                    // why not, in the hardware's terms
   std::vector<MigPlacement> placements;  // one per requested instance, in request order
 };
 

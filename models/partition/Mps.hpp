@@ -20,7 +20,7 @@ class MpsScheduler final : public PartitionScheduler {
   GpuDevice& gpu_;
   SimContext& ctx_;
   double default_percentage_;
-  std::vector<int> running_;       // per context: kernels in flight
+  std::vector<int> running_;        // per context: kernels in flight
   std::vector<double> busy_since_;  // per context
 };
 

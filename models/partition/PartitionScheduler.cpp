@@ -9,9 +9,13 @@
 
 namespace gtw {
 
-int gpu_sms(const GpuDevice& gpu) { return gpu.profile().sms; }
+int gpu_sms(const GpuDevice& gpu) {
+  return gpu.profile().sms;
+}
 
-int PartitionScheduler::sm_share(const GpuContext&) const { return -1; }
+int PartitionScheduler::sm_share(const GpuContext&) const {
+  return -1;
+}
 
 void PartitionScheduler::remove_active(GpuContext& context, const KernelPtr& kernel) {
   auto it = std::find(context.active.begin(), context.active.end(), kernel);
@@ -20,14 +24,20 @@ void PartitionScheduler::remove_active(GpuContext& context, const KernelPtr& ker
 
 std::unique_ptr<PartitionScheduler> make_partition_scheduler(GpuDevice& gpu, SimContext& ctx) {
   switch (gpu.sharing().mode) {
-    case SharingMode::EXCLUSIVE: return std::make_unique<ExclusiveScheduler>(gpu, ctx);
-    case SharingMode::TIME_SLICING: return std::make_unique<TimeSliceScheduler>(gpu, ctx);
-    case SharingMode::MPS: return std::make_unique<MpsScheduler>(gpu, ctx);
-    case SharingMode::MIG: return std::make_unique<ExclusiveScheduler>(gpu, ctx);  // one instance = one device
-    default: break;
+    case SharingMode::EXCLUSIVE:
+      return std::make_unique<ExclusiveScheduler>(gpu, ctx);
+    case SharingMode::TIME_SLICING:
+      return std::make_unique<TimeSliceScheduler>(gpu, ctx);
+    case SharingMode::MPS:
+      return std::make_unique<MpsScheduler>(gpu, ctx);
+    case SharingMode::MIG:
+      return std::make_unique<ExclusiveScheduler>(gpu, ctx);  // one instance = one device
+    default:
+      break;
   }
   // Validation refuses modes without a model; reaching this is a bug.
-  throw std::logic_error(std::string("no partition scheduler for sharing mode ") + sharing_mode_name(gpu.sharing().mode));
+  throw std::logic_error(std::string("no partition scheduler for sharing mode ") +
+                         sharing_mode_name(gpu.sharing().mode));
 }
 
 }  // namespace gtw

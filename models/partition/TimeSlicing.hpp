@@ -31,8 +31,8 @@ class TimeSliceScheduler final : public PartitionScheduler {
   double switch_cost_;
   sg4::MutexPtr mutex_;
   sg4::ConditionVariablePtr cv_;
-  int current_ = -1;     // context holding the GPU (its kernels run), -1 during a switch
-  int last_ = -1;        // context whose state is loaded on the GPU
+  int current_ = -1;  // context holding the GPU (its kernels run), -1 during a switch
+  int last_ = -1;     // context whose state is loaded on the GPU
   bool slice_open_ = false;
   double slice_start_ = 0;
 };

@@ -86,7 +86,8 @@ class InferenceService final : public Workload {
       sg4::Actor::create(spec_.name + "-r" + std::to_string(i), r.place.gpus[0]->host(),
                          [this, i] { serve(static_cast<int>(i)); });
     }
-    sg4::Actor::create(spec_.name + "-arrivals", replicas_.empty() ? sg4::Host::current() : replicas_[0]->place.gpus[0]->host(),
+    sg4::Actor::create(spec_.name + "-arrivals",
+                       replicas_.empty() ? sg4::Host::current() : replicas_[0]->place.gpus[0]->host(),
                        [this] { arrivals(); });
   }
 
@@ -224,8 +225,8 @@ class TrainingJob final : public Workload {
     const auto& profile = place_.gpus[0]->profile();
     const double ideal = spec_.iterations * training_step_ideal(spec_, profile);
     const size_t n = place_.gpus.size();
-    ctx_.emit(sg4::Engine::get_clock(), EventType::JOB_START, spec_.tenant_index, index_, 0, place_.gpus[0]->index(),
-              0, ideal);
+    ctx_.emit(sg4::Engine::get_clock(), EventType::JOB_START, spec_.tenant_index, index_, 0, place_.gpus[0]->index(), 0,
+              ideal);
     const double ring_bytes = spec_.gpus > 1 ? 2.0 * (spec_.gpus - 1) / spec_.gpus * spec_.gradient_bytes.value : 0;
     for (int step = 0; step < spec_.iterations; ++step) {
       const double step_start = sg4::Engine::get_clock();
@@ -233,8 +234,8 @@ class TrainingJob final : public Workload {
       if (spec_.data_per_step.value > 0 && place_.node_cpu) {
         std::vector<sg4::CommPtr> loads;
         for (auto* gpu : place_.gpus)
-          loads.push_back(sg4::Comm::sendto_async(place_.node_cpu, gpu->host(),
-                                                  static_cast<uint64_t>(spec_.data_per_step.value)));
+          loads.push_back(
+              sg4::Comm::sendto_async(place_.node_cpu, gpu->host(), static_cast<uint64_t>(spec_.data_per_step.value)));
         for (auto& c : loads) c->wait();
         ctx_.counters.transfers += loads.size();
       }
@@ -260,7 +261,8 @@ class TrainingJob final : public Workload {
     const double now = sg4::Engine::get_clock();
     running_ = false;
     for (auto* gpu : place_.gpus) gpu->release(workload_memory(spec_));
-    ctx_.emit(now, EventType::JOB_DONE, spec_.tenant_index, index_, 0, place_.gpus[0]->index(), now - submitted_, ideal);
+    ctx_.emit(now, EventType::JOB_DONE, spec_.tenant_index, index_, 0, place_.gpus[0]->index(), now - submitted_,
+              ideal);
   }
 
   SimContext& ctx_;
@@ -291,8 +293,8 @@ class BatchWorkload final : public Workload {
       sg4::Actor::create(spec_.name + "-w" + std::to_string(i), places_[i].gpus[0]->host(),
                          [this, i] { work(static_cast<int>(i)); });
     }
-    sg4::Actor::create(spec_.name + "-arrivals",
-                       places_.empty() ? sg4::Host::current() : places_[0].gpus[0]->host(), [this] { arrivals(); });
+    sg4::Actor::create(spec_.name + "-arrivals", places_.empty() ? sg4::Host::current() : places_[0].gpus[0]->host(),
+                       [this] { arrivals(); });
   }
 
   void finish(double now) override {
@@ -372,9 +374,12 @@ class BatchWorkload final : public Workload {
 std::unique_ptr<Workload> make_workload(SimContext& ctx, int workload_index, std::vector<ReplicaPlacement> replicas) {
   const auto& spec = ctx.spec.workloads[static_cast<size_t>(workload_index)];
   switch (spec.kind) {
-    case WorkloadKind::INFERENCE: return std::make_unique<InferenceService>(ctx, workload_index, std::move(replicas));
-    case WorkloadKind::TRAINING: return std::make_unique<TrainingJob>(ctx, workload_index, std::move(replicas.at(0)));
-    case WorkloadKind::BATCH: return std::make_unique<BatchWorkload>(ctx, workload_index, std::move(replicas));
+    case WorkloadKind::INFERENCE:
+      return std::make_unique<InferenceService>(ctx, workload_index, std::move(replicas));
+    case WorkloadKind::TRAINING:
+      return std::make_unique<TrainingJob>(ctx, workload_index, std::move(replicas.at(0)));
+    case WorkloadKind::BATCH:
+      return std::make_unique<BatchWorkload>(ctx, workload_index, std::move(replicas));
   }
   return nullptr;
 }

@@ -11,13 +11,13 @@
 namespace gtw::policy {
 
 struct GpuView {
-  int index = 0;       // global GPU index
-  int node = 0;        // global node index
-  int local = 0;       // index within its node
-  int pool = 0;        // node pool index
+  int index = 0;  // global GPU index
+  int node = 0;   // global node index
+  int local = 0;  // index within its node
+  int pool = 0;   // node pool index
   std::string pool_name;
   SharingMode mode = SharingMode::EXCLUSIVE;
-  int slots = 1;       // replicas the GPU can host (exclusive: 1; time-slicing: replicas)
+  int slots = 1;  // replicas the GPU can host (exclusive: 1; time-slicing: replicas)
   int used_slots = 0;
   double memory_total = 0;      // bytes
   double memory_committed = 0;  // bytes requested by the replicas placed so far (may exceed total
@@ -35,8 +35,8 @@ struct PlacementRequest {
   int workload = -1;
   int replica = 0;
   int tenant = -1;
-  int gpus = 1;          // GPUs needed, all on one node
-  double memory = 0;     // bytes per GPU
+  int gpus = 1;                              // GPUs needed, all on one node
+  double memory = 0;                         // bytes per GPU
   std::vector<SharingMode> allowed_sharing;  // empty = any
   std::string node_pool;                     // empty = any
   std::string mig_profile;                   // empty = any device; else a MIG instance of this profile

@@ -8,9 +8,8 @@ namespace gtw::policy {
 bool eligible(const GpuView& gpu, const PlacementRequest& request) {
   if (gpu.free_slots() <= 0) return false;
   if (!request.node_pool.empty() && gpu.pool_name != request.node_pool) return false;
-  if (!request.allowed_sharing.empty() &&
-      std::find(request.allowed_sharing.begin(), request.allowed_sharing.end(), gpu.mode) ==
-          request.allowed_sharing.end()) {
+  if (!request.allowed_sharing.empty() && std::find(request.allowed_sharing.begin(), request.allowed_sharing.end(),
+                                                    gpu.mode) == request.allowed_sharing.end()) {
     return false;
   }
   if (!request.mig_profile.empty() && gpu.mig_profile != request.mig_profile) return false;
@@ -55,8 +54,9 @@ class BestFit final : public PlacementPolicy {
     for (const auto& [node, gpus] : eligible_by_node(request, view)) {
       if (static_cast<int>(gpus.size()) < request.gpus) continue;
       std::vector<const GpuView*> sorted = gpus;
-      std::stable_sort(sorted.begin(), sorted.end(),
-                       [&](const GpuView* a, const GpuView* b) { return leftover(*a, request) < leftover(*b, request); });
+      std::stable_sort(sorted.begin(), sorted.end(), [&](const GpuView* a, const GpuView* b) {
+        return leftover(*a, request) < leftover(*b, request);
+      });
       double score = 0;
       std::vector<int> chosen;
       for (int i = 0; i < request.gpus; ++i) {
@@ -109,20 +109,21 @@ class Spread final : public PlacementPolicy {
 }  // namespace
 
 void register_builtin_placement(PlacementRegistry& registry) {
-  registry.add({"first-fit",
-                "Lowest-numbered eligible GPUs on the first node that has enough of them.",
-                {}},
+  registry.add({"first-fit", "Lowest-numbered eligible GPUs on the first node that has enough of them.", {}},
                [](const Params&) { return std::make_unique<FirstFit>(); });
   registry.add({"best-fit",
                 "GPUs left with the least free capacity after placement (fills partly used GPUs first).",
-                {{"metric", ParamType::STRING, std::string("slots"),
-                  "capacity measure: 'slots' (share of replica slots left) or 'memory' (bytes left)", -1e300, 1e300,
+                {{"metric",
+                  ParamType::STRING,
+                  std::string("slots"),
+                  "capacity measure: 'slots' (share of replica slots left) or 'memory' (bytes left)",
+                  -1e300,
+                  1e300,
                   {"slots", "memory"}}}},
                [](const Params& p) { return std::make_unique<BestFit>(param_string(p, "metric") == "memory"); });
-  registry.add({"spread",
-                "Emptiest eligible GPUs first (fewest replicas), so GPUs are shared only when all are in use.",
-                {}},
-               [](const Params&) { return std::make_unique<Spread>(); });
+  registry.add(
+      {"spread", "Emptiest eligible GPUs first (fewest replicas), so GPUs are shared only when all are in use.", {}},
+      [](const Params&) { return std::make_unique<Spread>(); });
 }
 
 const PlacementRegistry& builtin_placement_registry() {

@@ -42,7 +42,9 @@ std::string fmt(const char* f, double v) {
   return buf;
 }
 
-double overlap(double a0, double a1, double b0, double b1) { return std::max(0.0, std::min(a1, b1) - std::max(a0, b0)); }
+double overlap(double a0, double a1, double b0, double b1) {
+  return std::max(0.0, std::min(a1, b1) - std::max(a0, b0));
+}
 
 struct BusyInterval {
   double start, end;
@@ -254,7 +256,7 @@ Analysis analyse(const ScenarioSpec& spec, const RunResult& run) {
       r.target = slo.target;
       const bool request_slo = slo.kind == SloKind::LATENCY || slo.kind == SloKind::THROUGHPUT;
       r.higher_is_better = slo.kind == SloKind::THROUGHPUT;
-      r.threshold = slo.kind == SloKind::THROUGHPUT  ? slo.min_rate.value
+      r.threshold = slo.kind == SloKind::THROUGHPUT ? slo.min_rate.value
                     : slo.kind == SloKind::SLOWDOWN ? slo.max_slowdown
                                                     : slo.threshold.value;
       std::vector<size_t> matching;
@@ -353,9 +355,10 @@ Analysis analyse(const ScenarioSpec& spec, const RunResult& run) {
         for (const auto& win : r.windows) {
           if (!win.violated) continue;
           double s1 = std::min(win.start + W, a.duration);
-          if (!window_slo) s1 = std::isfinite(win.value) && slo.kind == SloKind::COMPLETION_TIME
-                                    ? std::min(a.duration, win.start + win.value)
-                                    : a.duration;
+          if (!window_slo)
+            s1 = std::isfinite(win.value) && slo.kind == SloKind::COMPLETION_TIME
+                     ? std::min(a.duration, win.start + win.value)
+                     : a.duration;
           for (int g : victim_gpus) spans.emplace_back(g, win.start, s1);
         }
       }
@@ -408,7 +411,8 @@ Analysis analyse(const ScenarioSpec& spec, const RunResult& run) {
         for (size_t w : matching) failed += static_cast<size_t>(a.workloads[w].replicas_failed);
         r.explanation = std::to_string(r.violated) + " of " + std::to_string(r.evaluated) +
                         (window_slo ? " windows" : " jobs") + " violated";
-        if (failed > 0) r.explanation += "; " + std::to_string(failed) + " replica(s) failed (out of memory or unplaced)";
+        if (failed > 0)
+          r.explanation += "; " + std::to_string(failed) + " replica(s) failed (out of memory or unplaced)";
         if (!who.empty()) {
           r.explanation += "; co-tenants held the shared GPUs during violations: " + who;
         } else if (failed == 0) {

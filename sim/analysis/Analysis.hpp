@@ -46,7 +46,7 @@ struct WorkloadResult {
 };
 
 struct ShareOfBlame {
-  std::string who;  // tenant name, or "(context switches)"
+  std::string who;   // tenant name, or "(context switches)"
   double share = 0;  // of GPU time on the victim's GPUs during the violating windows
 };
 
@@ -61,12 +61,12 @@ struct SloResult {
   std::string tenant_name;
   std::string name;
   std::string kind;
-  std::string workload;    // empty = all of the tenant's matching workloads
-  std::string objective;   // human text: "p99 latency <= 2.00 s per 60 s window"
-  std::string unit;        // of value: "s", "1/s", "x"
-  double threshold = 0;    // the bound, in `unit`
+  std::string workload;           // empty = all of the tenant's matching workloads
+  std::string objective;          // human text: "p99 latency <= 2.00 s per 60 s window"
+  std::string unit;               // of value: "s", "1/s", "x"
+  double threshold = 0;           // the bound, in `unit`
   bool higher_is_better = false;  // true for throughput floors
-  size_t evaluated = 0;    // windows with traffic, or jobs
+  size_t evaluated = 0;           // windows with traffic, or jobs
   size_t violated = 0;
   double violation_minutes = 0;  // violated windows x window length (window SLOs)
   double compliance = 1;         // 1 - violated / evaluated
@@ -81,11 +81,11 @@ struct SloResult {
 
 struct GpuResult {
   GpuLayout layout;
-  double utilisation = 0;  // busy share of [0, duration]
+  double utilisation = 0;              // busy share of [0, duration]
   std::vector<double> busy_by_tenant;  // seconds in [0, duration], indexed by tenant
   size_t context_switches = 0;
   double switch_seconds = 0;
-  std::vector<int> tenants;  // placed tenants (sorted, unique)
+  std::vector<int> tenants;             // placed tenants (sorted, unique)
   std::vector<double> busy_per_window;  // utilisation per spec.slaWindow
 };
 

@@ -1,9 +1,10 @@
 // gputwin: the command-line front end. Thin: every subcommand wires the libraries together and maps
 // outcomes to the exit codes of the contract (0 ok, 1 expectation failed, 2 invalid input, 3 internal).
-#include <CLI/CLI.hpp>
-#include <simgrid/s4u/Engine.hpp>
-#include <simgrid/version.h>
 #include <unistd.h>
+#include <CLI/CLI.hpp>
+#include <simgrid/s4u/Engine.hpp>  // before simgrid/version.h, which needs its macros
+
+#include <simgrid/version.h>
 
 #include <chrono>
 #include <cstdio>
@@ -90,10 +91,14 @@ int cmd_run(const std::string& file, std::string out_dir, std::optional<uint64_t
     std::stringstream ss(formats);
     std::string f;
     while (std::getline(ss, f, ',')) {
-      if (f == "json") want_json = true;
-      else if (f == "md") want_md = true;
-      else if (f == "h5") want_h5 = true;
-      else if (f == "all") want_json = want_md = want_h5 = true;
+      if (f == "json")
+        want_json = true;
+      else if (f == "md")
+        want_md = true;
+      else if (f == "h5")
+        want_h5 = true;
+      else if (f == "all")
+        want_json = want_md = want_h5 = true;
       else {
         std::cerr << "gputwin: error: --format: unknown format '" << f << "'" << suggest(f, {"json", "md", "h5", "all"})
                   << "\n";
@@ -139,7 +144,8 @@ int cmd_run(const std::string& file, std::string out_dir, std::optional<uint64_t
       case ProgressMode::AUTO: {
         const int width = 30;
         const int filled = percent * width / 100;
-        std::fprintf(stderr, "\r[%s%s] %3d%%  sim %.1f s  %llu events", std::string(static_cast<size_t>(filled), '#').c_str(),
+        std::fprintf(stderr, "\r[%s%s] %3d%%  sim %.1f s  %llu events",
+                     std::string(static_cast<size_t>(filled), '#').c_str(),
                      std::string(static_cast<size_t>(width - filled), '.').c_str(), percent, p.sim_time,
                      static_cast<unsigned long long>(p.events));
         if (percent >= 100) std::fprintf(stderr, "\n");
@@ -165,7 +171,8 @@ int cmd_run(const std::string& file, std::string out_dir, std::optional<uint64_t
 
   if (want_h5) write_results_h5((fs::path(out_dir) / "results.h5").string(), spec, run, analysis, prov);
   if (want_md) write_file_atomic((fs::path(out_dir) / "report.md").string(), report_markdown(spec, run, analysis));
-  if (want_json) write_file_atomic((fs::path(out_dir) / "report.json").string(), report_json(spec, run, analysis, prov));
+  if (want_json)
+    write_file_atomic((fs::path(out_dir) / "report.json").string(), report_json(spec, run, analysis, prov));
 
   std::cout << "gputwin: " << spec.name << ": " << analysis.slos.size() - analysis.slos_missed << "/"
             << analysis.slos.size() << " SLOs met";
@@ -257,7 +264,8 @@ int main(int argc, char** argv) {
   validate->add_option("scenario", file, "Scenario YAML file")->required();
   validate->add_option("--set", sets, "Override a field: path=value (repeatable)");
 
-  auto* explain_cmd = app.add_subcommand("explain", "Document a scenario field (e.g. spec.workloads.arrival) or 'policies'");
+  auto* explain_cmd =
+      app.add_subcommand("explain", "Document a scenario field (e.g. spec.workloads.arrival) or 'policies'");
   explain_cmd->add_option("field", field, "Field path, or 'policies'")->required();
 
   auto* profiles = app.add_subcommand("profiles", "List the hardware profiles");
@@ -271,7 +279,7 @@ int main(int argc, char** argv) {
 
   try {
     if (*run) {
-      ProgressMode mode = progress == "plain" ? ProgressMode::PLAIN
+      ProgressMode mode = progress == "plain"  ? ProgressMode::PLAIN
                           : progress == "json" ? ProgressMode::JSON
                           : progress == "none" ? ProgressMode::NONE
                                                : ProgressMode::AUTO;

@@ -6,10 +6,10 @@
 namespace gtw {
 
 enum ExitCode : int {
-  EXIT_OK = 0,              // success and every expectation met
-  EXIT_EXPECTATION = 1,     // an expectation or a regression failed
-  EXIT_INVALID_INPUT = 2,   // usage, schema or semantic error in the input
-  EXIT_INTERNAL = 3,        // internal, runtime or I/O error
+  EXIT_OK = 0,             // success and every expectation met
+  EXIT_EXPECTATION = 1,    // an expectation or a regression failed
+  EXIT_INVALID_INPUT = 2,  // usage, schema or semantic error in the input
+  EXIT_INTERNAL = 3,       // internal, runtime or I/O error
 };
 
 /// Invalid input (exit 2); the message is already formatted for the user.

@@ -4,23 +4,40 @@ namespace gtw {
 
 const char* event_type_name(EventType t) {
   switch (t) {
-    case EventType::RUN_START: return "run_start";
-    case EventType::PLACED: return "placed";
-    case EventType::PLACEMENT_FAILED: return "placement_failed";
-    case EventType::OUT_OF_MEMORY: return "out_of_memory";
-    case EventType::REQUEST_ARRIVAL: return "request_arrival";
-    case EventType::REQUEST_DONE: return "request_done";
-    case EventType::REQUEST_DROPPED: return "request_dropped";
-    case EventType::BATCH_START: return "batch_start";
-    case EventType::BATCH_DONE: return "batch_done";
-    case EventType::GPU_BUSY: return "gpu_busy";
-    case EventType::CONTEXT_SWITCH: return "context_switch";
-    case EventType::JOB_SUBMIT: return "job_submit";
-    case EventType::JOB_START: return "job_start";
-    case EventType::STEP_DONE: return "step_done";
-    case EventType::JOB_DONE: return "job_done";
-    case EventType::WORKLOAD_FAILED: return "workload_failed";
-    case EventType::RUN_END: return "run_end";
+    case EventType::RUN_START:
+      return "run_start";
+    case EventType::PLACED:
+      return "placed";
+    case EventType::PLACEMENT_FAILED:
+      return "placement_failed";
+    case EventType::OUT_OF_MEMORY:
+      return "out_of_memory";
+    case EventType::REQUEST_ARRIVAL:
+      return "request_arrival";
+    case EventType::REQUEST_DONE:
+      return "request_done";
+    case EventType::REQUEST_DROPPED:
+      return "request_dropped";
+    case EventType::BATCH_START:
+      return "batch_start";
+    case EventType::BATCH_DONE:
+      return "batch_done";
+    case EventType::GPU_BUSY:
+      return "gpu_busy";
+    case EventType::CONTEXT_SWITCH:
+      return "context_switch";
+    case EventType::JOB_SUBMIT:
+      return "job_submit";
+    case EventType::JOB_START:
+      return "job_start";
+    case EventType::STEP_DONE:
+      return "step_done";
+    case EventType::JOB_DONE:
+      return "job_done";
+    case EventType::WORKLOAD_FAILED:
+      return "workload_failed";
+    case EventType::RUN_END:
+      return "run_end";
   }
   return "unknown";
 }

@@ -9,22 +9,22 @@
 namespace gtw {
 
 enum class EventType : uint8_t {
-  RUN_START = 0,          // value = duration of the run
-  PLACED,                 // a workload replica was placed on a GPU; value = memory reserved (bytes)
-  PLACEMENT_FAILED,       // no GPU could take the replica; value = memory asked (bytes)
-  OUT_OF_MEMORY,          // allocation failed on a GPU without memory isolation; value = bytes asked
-  REQUEST_ARRIVAL,        // replica = replica chosen; value = queue length after arrival
-  REQUEST_DONE,           // value = latency (s), aux = queueing delay (s)
-  REQUEST_DROPPED,        // queue overflow or workload failed; value = time in system (s)
-  BATCH_START,            // value = batch size
-  BATCH_DONE,             // value = batch service time (s)
-  GPU_BUSY,               // an interval during which a tenant had work running on a GPU; aux = start time
-  CONTEXT_SWITCH,         // time-slice switch on a GPU; tenant = incoming context; value = switch cost (s)
-  JOB_SUBMIT,             // training/batch job submitted
+  RUN_START = 0,     // value = duration of the run
+  PLACED,            // a workload replica was placed on a GPU; value = memory reserved (bytes)
+  PLACEMENT_FAILED,  // no GPU could take the replica; value = memory asked (bytes)
+  OUT_OF_MEMORY,     // allocation failed on a GPU without memory isolation; value = bytes asked
+  REQUEST_ARRIVAL,   // replica = replica chosen; value = queue length after arrival
+  REQUEST_DONE,      // value = latency (s), aux = queueing delay (s)
+  REQUEST_DROPPED,   // queue overflow or workload failed; value = time in system (s)
+  BATCH_START,       // value = batch size
+  BATCH_DONE,        // value = batch service time (s)
+  GPU_BUSY,          // an interval during which a tenant had work running on a GPU; aux = start time
+  CONTEXT_SWITCH,    // time-slice switch on a GPU; tenant = incoming context; value = switch cost (s)
+  JOB_SUBMIT,        // training/batch job submitted
   JOB_START,
-  STEP_DONE,              // value = step time (s)
-  JOB_DONE,               // value = completion time (s), aux = ideal time alone (s)
-  WORKLOAD_FAILED,        // aux = reason code (FailureReason)
+  STEP_DONE,        // value = step time (s)
+  JOB_DONE,         // value = completion time (s), aux = ideal time alone (s)
+  WORKLOAD_FAILED,  // aux = reason code (FailureReason)
   RUN_END,
 };
 

@@ -20,8 +20,12 @@ Params with_defaults(const PluginInfo& info, const Params& given) {
   return out;
 }
 
-double param_number(const Params& p, const std::string& name) { return std::get<double>(p.at(name)); }
-bool param_bool(const Params& p, const std::string& name) { return std::get<bool>(p.at(name)); }
+double param_number(const Params& p, const std::string& name) {
+  return std::get<double>(p.at(name));
+}
+bool param_bool(const Params& p, const std::string& name) {
+  return std::get<bool>(p.at(name));
+}
 const std::string& param_string(const Params& p, const std::string& name) {
   return std::get<std::string>(p.at(name));
 }

@@ -12,9 +12,13 @@ uint64_t RngStream::next_u64() {
   return z ^ (z >> 31);
 }
 
-double RngStream::uniform() { return static_cast<double>(next_u64() >> 11) * 0x1.0p-53; }
+double RngStream::uniform() {
+  return static_cast<double>(next_u64() >> 11) * 0x1.0p-53;
+}
 
-double RngStream::exponential(double rate) { return -std::log1p(-uniform()) / rate; }
+double RngStream::exponential(double rate) {
+  return -std::log1p(-uniform()) / rate;
+}
 
 double RngStream::normal(double mean, double stddev) {
   // Box-Muller; one draw per call keeps the stream position simple to reason about.
@@ -24,7 +28,9 @@ double RngStream::normal(double mean, double stddev) {
   return mean + stddev * std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
 }
 
-double RngStream::lognormal(double median, double sigma) { return median * std::exp(normal(0.0, sigma)); }
+double RngStream::lognormal(double median, double sigma) {
+  return median * std::exp(normal(0.0, sigma));
+}
 
 RngStream make_stream(uint64_t seed, std::string_view name) {
   uint64_t h = 0xCBF29CE484222325ULL;

@@ -17,11 +17,11 @@ struct GpuLayout {
   std::string node_name;  // pool-name-N
   std::string pool;
   std::string product;
-  std::string sharing;    // exclusive | timeSlicing | mps | mig
+  std::string sharing;      // exclusive | timeSlicing | mps | mig
   std::string mig_profile;  // MIG instance: its profile; the device is one instance of GPU `local`
   int mig_start = -1;       // MIG instance: first memory slice
   int slots = 1;
-  double memory = 0;      // bytes
+  double memory = 0;  // bytes
 };
 
 struct RunCounters {
@@ -35,9 +35,9 @@ struct RunResult {
   std::vector<GpuLayout> gpus;
   RunCounters counters;
   uint64_t seed = 0;
-  double arrivals_end = 0;  // spec.duration
-  double end_time = 0;      // simulated time when the run stopped
-  double wall_seconds = 0;  // engine wall time (provenance only)
+  double arrivals_end = 0;                  // spec.duration
+  double end_time = 0;                      // simulated time when the run stopped
+  double wall_seconds = 0;                  // engine wall time (provenance only)
   std::vector<std::string> profile_sha256;  // per profile used, "name:sha"
 };
 

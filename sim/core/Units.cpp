@@ -68,8 +68,8 @@ ParseResult<Q> parse_with(std::string_view text, const std::array<UnitFactor, N>
       return result;
     }
   }
-  result.error = "unknown unit \"" + std::string(unit) + "\" for " + std::string(what) + "; valid units: " +
-                 join_suffixes(table.data(), N);
+  result.error = "unknown unit \"" + std::string(unit) + "\" for " + std::string(what) +
+                 "; valid units: " + join_suffixes(table.data(), N);
   return result;
 }
 

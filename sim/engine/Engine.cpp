@@ -1,7 +1,7 @@
 #include "sim/engine/Engine.hpp"
 
-#include <simgrid/s4u.hpp>
 #include <xbt/log.h>
+#include <simgrid/s4u.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -121,8 +121,9 @@ class Simulation {
               instance.fp32 = profile.fp32 * sm_share;
               instance.mig.reset();
               instance_profiles_.push_back(std::move(instance));
-              parts.push_back({&instance_profiles_.back(), gname + "-mig" + std::to_string(placement.start) + "-" + mp.name,
-                               mp.name, placement.start});
+              parts.push_back({&instance_profiles_.back(),
+                               gname + "-mig" + std::to_string(placement.start) + "-" + mp.name, mp.name,
+                               placement.start});
             }
           } else {
             parts.push_back({&profile, gname, "", -1});
@@ -130,8 +131,8 @@ class Simulation {
           for (const auto& part : parts) {
             const HardwareProfile& dp = *part.profile;
             // Cores are SMs; the host's total speed is the achievable FP16 tensor rate.
-            auto* sms = zone->create_host(part.name, dp.achievable_rate(DType::FP16).value / dp.sms)
-                            ->set_core_count(dp.sms);
+            auto* sms =
+                zone->create_host(part.name, dp.achievable_rate(DType::FP16).value / dp.sms)->set_core_count(dp.sms);
             // HBM: a host whose speed is the achievable bandwidth; a kernel's bytes are work on it.
             auto* hbm = zone->create_host(part.name + "-hbm", dp.hbm_achievable.value);
             zone->add_route(cpu->get_netpoint(), sms->get_netpoint(), nullptr, nullptr,
@@ -150,9 +151,8 @@ class Simulation {
             layout.pool = pool.name;
             layout.product = pool.gpu_product;
             layout.sharing = sharing_mode_name(sharing.mode);
-            layout.slots = (sharing.mode == SharingMode::TIME_SLICING || sharing.mode == SharingMode::MPS)
-                               ? sharing.replicas
-                               : 1;
+            layout.slots =
+                (sharing.mode == SharingMode::TIME_SLICING || sharing.mode == SharingMode::MPS) ? sharing.replicas : 1;
             layout.memory = dp.memory.value;
             layout.mig_profile = part.mig_profile;
             layout.mig_start = part.mig_start;

@@ -9,8 +9,7 @@
 
 namespace gtw {
 
-PreparedScenario prepare_scenario(const std::string& path, const std::vector<Override>& overrides,
-                                  Diagnostics& diags) {
+PreparedScenario prepare_scenario(const std::string& path, const std::vector<Override>& overrides, Diagnostics& diags) {
   PreparedScenario out;
   out.spec = load_scenario(path, overrides, diags);
   auto& spec = out.spec;
@@ -104,8 +103,10 @@ PreparedScenario prepare_scenario(const std::string& path, const std::vector<Ove
     if (c->unknown_profile || c->memory <= 0) continue;
     if (need > c->memory) {
       diags.error(w.loc, "spec.workloads[" + std::to_string(i) + "]",
-                  "needs " + format_bytes(Bytes(need)) + " per GPU, but no allowed node pool has GPUs that large "
-                  "(largest: " + format_bytes(Bytes(c->memory)) + ")");
+                  "needs " + format_bytes(Bytes(need)) +
+                      " per GPU, but no allowed node pool has GPUs that large "
+                      "(largest: " +
+                      format_bytes(Bytes(c->memory)) + ")");
     } else if (w.gpus > c->gpus_per_node) {
       diags.error(w.loc, "spec.workloads[" + std::to_string(i) + "].gpus",
                   std::to_string(w.gpus) + " GPUs on one node, but the allowed node pools have at most " +

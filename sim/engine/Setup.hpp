@@ -15,7 +15,6 @@ struct PreparedScenario {
   ProfileSet profiles;
 };
 
-PreparedScenario prepare_scenario(const std::string& path, const std::vector<Override>& overrides,
-                                  Diagnostics& diags);
+PreparedScenario prepare_scenario(const std::string& path, const std::vector<Override>& overrides, Diagnostics& diags);
 
 }  // namespace gtw

@@ -12,9 +12,8 @@ namespace gtw {
 
 void write_file_atomic(const std::string& path, const std::string& content) {
   const std::filesystem::path target(path);
-  const std::string tmp = (target.parent_path() / ("." + target.filename().string() + ".tmp." +
-                                                    std::to_string(::getpid())))
-                              .string();
+  const std::string tmp =
+      (target.parent_path() / ("." + target.filename().string() + ".tmp." + std::to_string(::getpid()))).string();
   std::FILE* f = std::fopen(tmp.c_str(), "wb");
   if (!f) throw RuntimeError("cannot write " + tmp + ": " + std::strerror(errno));
   const bool ok = std::fwrite(content.data(), 1, content.size(), f) == content.size() && std::fflush(f) == 0 &&

@@ -10,10 +10,12 @@ namespace {
 using json = nlohmann::ordered_json;
 
 // JSON has no infinity: unbounded values (a dropped request's latency) are written as null.
-json num(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+json num(double v) {
+  return std::isfinite(v) ? json(v) : json(nullptr);
+}
 
 json latency_json(const LatencyStats& s) {
-  return json{{"count", s.count}, {"mean_s", num(s.mean)}, {"p50_s", num(s.p50)},
+  return json{{"count", s.count},    {"mean_s", num(s.mean)}, {"p50_s", num(s.p50)},
               {"p95_s", num(s.p95)}, {"p99_s", num(s.p99)},   {"max_s", num(s.max)}};
 }
 
@@ -29,14 +31,10 @@ std::string report_json(const ScenarioSpec& spec, const RunResult& run, const An
                       {"duration_s", spec.duration.value},
                       {"sla_window_s", spec.sla_window.value},
                       {"placement_policy", spec.placement.name}};
-  json summary = {{"tenants", a.tenants.size()},
-                  {"workloads", a.workloads.size()},
-                  {"gpus", a.gpus.size()},
-                  {"slos", a.slos.size()},
-                  {"slos_missed", a.slos_missed},
-                  {"events", run.log.size()},
-                  {"kernels", run.counters.kernels},
-                  {"context_switches", run.counters.context_switches},
+  json summary = {{"tenants", a.tenants.size()},     {"workloads", a.workloads.size()},
+                  {"gpus", a.gpus.size()},           {"slos", a.slos.size()},
+                  {"slos_missed", a.slos_missed},    {"events", run.log.size()},
+                  {"kernels", run.counters.kernels}, {"context_switches", run.counters.context_switches},
                   {"simulated_end_s", run.end_time}};
   root["summary"] = summary;
 
@@ -53,7 +51,8 @@ std::string report_json(const ScenarioSpec& spec, const RunResult& run, const An
     for (const auto& s : a.slos) {
       if (s.tenant != static_cast<int>(t)) continue;
       json windows = json::array();
-      for (const auto& w : s.windows) windows.push_back({{"start_s", w.start}, {"value", num(w.value)}, {"violated", w.violated}});
+      for (const auto& w : s.windows)
+        windows.push_back({{"start_s", w.start}, {"value", num(w.value)}, {"violated", w.violated}});
       json blame = json::array();
       for (const auto& b : s.attribution) blame.push_back({{"who", b.who}, {"share", b.share}});
       slos.push_back({{"name", s.name},
@@ -86,9 +85,8 @@ std::string report_json(const ScenarioSpec& spec, const RunResult& run, const An
                  {"replicas_failed", w.replicas_failed},
                  {"gpus", w.gpus}};
       if (w.kind == "inference") {
-        wj["requests"] = {{"arrived", w.requests_arrived},
-                          {"completed", w.requests_completed},
-                          {"dropped", w.requests_dropped}};
+        wj["requests"] = {
+            {"arrived", w.requests_arrived}, {"completed", w.requests_completed}, {"dropped", w.requests_dropped}};
         wj["latency"] = latency_json(w.latency);
         wj["queueing"] = latency_json(w.queueing);
         wj["mean_batch"] = w.mean_batch;
@@ -133,12 +131,9 @@ std::string report_json(const ScenarioSpec& spec, const RunResult& run, const An
   json profiles = json::array();
   for (const auto& s : run.profile_sha256) profiles.push_back(s);
   root["hardware_profiles"] = profiles;
-  root["provenance"] = {{"gputwin_version", p.gputwin_version},
-                        {"simgrid_version", p.simgrid_version},
-                        {"command_line", p.command_line},
-                        {"host", p.host},
-                        {"started_utc", p.started_utc},
-                        {"wall_seconds", p.wall_seconds}};
+  root["provenance"] = {{"gputwin_version", p.gputwin_version}, {"simgrid_version", p.simgrid_version},
+                        {"command_line", p.command_line},       {"host", p.host},
+                        {"started_utc", p.started_utc},         {"wall_seconds", p.wall_seconds}};
   return root.dump(2) + "\n";
 }
 

@@ -13,7 +13,9 @@ std::string pct(double v) {
   return buf;
 }
 
-std::string secs(double v) { return std::isfinite(v) ? format_duration(Seconds(v)) : "unbounded"; }
+std::string secs(double v) {
+  return std::isfinite(v) ? format_duration(Seconds(v)) : "unbounded";
+}
 
 std::string value_text(const SloResult& s, double v) {
   if (!std::isfinite(v)) return "unbounded";
@@ -46,7 +48,8 @@ std::string report_markdown(const ScenarioSpec& spec, const RunResult& run, cons
   }
 
   md << "## SLOs\n\n";
-  md << "| tenant | SLO | objective | met | violated | compliance | target | worst | violation min | blame (GPU time on its GPUs during violations) |\n";
+  md << "| tenant | SLO | objective | met | violated | compliance | target | worst | violation min | blame (GPU time "
+        "on its GPUs during violations) |\n";
   md << "|---|---|---|---|---|---|---|---|---|---|\n";
   for (const auto& s : a.slos) {
     std::string blame;
@@ -66,7 +69,8 @@ std::string report_markdown(const ScenarioSpec& spec, const RunResult& run, cons
     md << "\n## Tenant " << tr.name << "\n\n";
     md << "Region " << (tr.region.empty() ? "-" : tr.region) << ", classification " << tr.classification << ", "
        << format_duration(Seconds(tr.gpu_seconds)) << " of GPU time.\n\n";
-    md << "| workload | kind | replicas (placed/failed) | GPUs | completed | dropped | p50 | p95 | p99 | max | mean slowdown |\n";
+    md << "| workload | kind | replicas (placed/failed) | GPUs | completed | dropped | p50 | p95 | p99 | max | mean "
+          "slowdown |\n";
     md << "|---|---|---|---|---|---|---|---|---|---|---|\n";
     for (const auto& w : a.workloads) {
       if (w.tenant != static_cast<int>(t)) continue;
@@ -98,10 +102,11 @@ std::string report_markdown(const ScenarioSpec& spec, const RunResult& run, cons
     std::string sharing = g.layout.sharing;
     if (g.layout.slots > 1) sharing += " x" + std::to_string(g.layout.slots);
     md << "| " << g.layout.index << " | " << g.layout.node_name << " | " << sharing << " | "
-       << (tenants.empty() ? "-" : tenants) << " | " << pct(g.utilisation) << " | " << (by.empty() ? "-" : by)
-       << " | " << g.context_switches << " |\n";
+       << (tenants.empty() ? "-" : tenants) << " | " << pct(g.utilisation) << " | " << (by.empty() ? "-" : by) << " | "
+       << g.context_switches << " |\n";
   }
-  md << "\n" << run.log.size() << " events, " << run.counters.kernels << " kernels, " << run.counters.context_switches
+  md << "\n"
+     << run.log.size() << " events, " << run.counters.kernels << " kernels, " << run.counters.context_switches
      << " context switches; simulation stopped at " << format_duration(Seconds(run.end_time)) << ".\n";
   return md.str();
 }

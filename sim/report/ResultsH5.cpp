@@ -235,7 +235,10 @@ H5Id write_table(hid_t loc, const char* name, const std::vector<Row>& rows, std:
   return write_table(loc, name, rows.data(), rows.size(), sizeof(Row), fields, options);
 }
 
-#define GTW_FIELD(Row, member, mem_type, file_type) Field{#member, offsetof(Row, member), mem_type, file_type}
+#define GTW_FIELD(Row, member, mem_type, file_type)     \
+  Field {                                               \
+#member, offsetof(Row, member), mem_type, file_type \
+  }
 
 // In-memory rows. Strings point into the analysis (alive for the whole write).
 struct TenantRow {
@@ -342,17 +345,17 @@ void write_events(hid_t root, const RunResult& run) {
   const H5Id mem_enum = event_type_enum(H5T_NATIVE_UINT8);
   const H5Id file_enum = event_type_enum(H5T_STD_U8LE);
   // Written straight from the log's storage: no copy of what may be millions of events.
-  const H5Id dset = write_table(root, "events", run.log.events(),
-                                {GTW_FIELD(Event, time, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE),
-                                 GTW_FIELD(Event, seq, H5T_NATIVE_UINT64, H5T_STD_U64LE),
-                                 GTW_FIELD(Event, type, mem_enum.get(), file_enum.get()),
-                                 GTW_FIELD(Event, tenant, H5T_NATIVE_INT32, H5T_STD_I32LE),
-                                 GTW_FIELD(Event, workload, H5T_NATIVE_INT32, H5T_STD_I32LE),
-                                 GTW_FIELD(Event, replica, H5T_NATIVE_INT32, H5T_STD_I32LE),
-                                 GTW_FIELD(Event, gpu, H5T_NATIVE_INT32, H5T_STD_I32LE),
-                                 GTW_FIELD(Event, value, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE),
-                                 GTW_FIELD(Event, aux, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE)},
-                                TableOptions{true});
+  const H5Id dset = write_table(
+      root, "events", run.log.events(),
+      {GTW_FIELD(Event, time, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE),
+       GTW_FIELD(Event, seq, H5T_NATIVE_UINT64, H5T_STD_U64LE), GTW_FIELD(Event, type, mem_enum.get(), file_enum.get()),
+       GTW_FIELD(Event, tenant, H5T_NATIVE_INT32, H5T_STD_I32LE),
+       GTW_FIELD(Event, workload, H5T_NATIVE_INT32, H5T_STD_I32LE),
+       GTW_FIELD(Event, replica, H5T_NATIVE_INT32, H5T_STD_I32LE),
+       GTW_FIELD(Event, gpu, H5T_NATIVE_INT32, H5T_STD_I32LE),
+       GTW_FIELD(Event, value, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE),
+       GTW_FIELD(Event, aux, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE)},
+      TableOptions{true});
   attr_string(dset.get(), "units", EVENT_UNITS);
   attr_string(dset.get(), "semantics", EVENT_SEMANTICS);
 }
@@ -374,23 +377,32 @@ void write_workloads(hid_t root, const Analysis& a, hid_t str) {
   std::vector<WorkloadRow> rows;
   rows.reserve(a.workloads.size());
   for (const auto& w : a.workloads)
-    rows.push_back({w.name.c_str(), w.kind.c_str(), w.tenant, w.replicas_requested, w.replicas_placed,
-                    w.replicas_failed, w.requests_arrived, w.requests_completed, w.requests_dropped,
-                    w.latency.mean, w.latency.p50, w.latency.p95, w.latency.p99, w.latency.max, w.jobs_submitted,
-                    w.jobs_completed, w.jobs_unfinished, w.jobs_failed, w.mean_completion, w.mean_slowdown});
+    rows.push_back({w.name.c_str(),     w.kind.c_str(),    w.tenant,           w.replicas_requested,
+                    w.replicas_placed,  w.replicas_failed, w.requests_arrived, w.requests_completed,
+                    w.requests_dropped, w.latency.mean,    w.latency.p50,      w.latency.p95,
+                    w.latency.p99,      w.latency.max,     w.jobs_submitted,   w.jobs_completed,
+                    w.jobs_unfinished,  w.jobs_failed,     w.mean_completion,  w.mean_slowdown});
   const hid_t i32 = H5T_NATIVE_INT32, u64 = H5T_NATIVE_UINT64, f64 = H5T_NATIVE_DOUBLE;
   const hid_t fi32 = H5T_STD_I32LE, fu64 = H5T_STD_U64LE, ff64 = H5T_IEEE_F64LE;
   write_table(root, "workloads", rows,
-              {GTW_FIELD(WorkloadRow, name, str, str), GTW_FIELD(WorkloadRow, kind, str, str),
-               GTW_FIELD(WorkloadRow, tenant, i32, fi32), GTW_FIELD(WorkloadRow, replicas_requested, i32, fi32),
-               GTW_FIELD(WorkloadRow, replicas_placed, i32, fi32), GTW_FIELD(WorkloadRow, replicas_failed, i32, fi32),
+              {GTW_FIELD(WorkloadRow, name, str, str),
+               GTW_FIELD(WorkloadRow, kind, str, str),
+               GTW_FIELD(WorkloadRow, tenant, i32, fi32),
+               GTW_FIELD(WorkloadRow, replicas_requested, i32, fi32),
+               GTW_FIELD(WorkloadRow, replicas_placed, i32, fi32),
+               GTW_FIELD(WorkloadRow, replicas_failed, i32, fi32),
                GTW_FIELD(WorkloadRow, requests_arrived, u64, fu64),
                GTW_FIELD(WorkloadRow, requests_completed, u64, fu64),
-               GTW_FIELD(WorkloadRow, requests_dropped, u64, fu64), GTW_FIELD(WorkloadRow, latency_mean_s, f64, ff64),
-               GTW_FIELD(WorkloadRow, latency_p50_s, f64, ff64), GTW_FIELD(WorkloadRow, latency_p95_s, f64, ff64),
-               GTW_FIELD(WorkloadRow, latency_p99_s, f64, ff64), GTW_FIELD(WorkloadRow, latency_max_s, f64, ff64),
-               GTW_FIELD(WorkloadRow, jobs_submitted, u64, fu64), GTW_FIELD(WorkloadRow, jobs_completed, u64, fu64),
-               GTW_FIELD(WorkloadRow, jobs_unfinished, u64, fu64), GTW_FIELD(WorkloadRow, jobs_failed, u64, fu64),
+               GTW_FIELD(WorkloadRow, requests_dropped, u64, fu64),
+               GTW_FIELD(WorkloadRow, latency_mean_s, f64, ff64),
+               GTW_FIELD(WorkloadRow, latency_p50_s, f64, ff64),
+               GTW_FIELD(WorkloadRow, latency_p95_s, f64, ff64),
+               GTW_FIELD(WorkloadRow, latency_p99_s, f64, ff64),
+               GTW_FIELD(WorkloadRow, latency_max_s, f64, ff64),
+               GTW_FIELD(WorkloadRow, jobs_submitted, u64, fu64),
+               GTW_FIELD(WorkloadRow, jobs_completed, u64, fu64),
+               GTW_FIELD(WorkloadRow, jobs_unfinished, u64, fu64),
+               GTW_FIELD(WorkloadRow, jobs_failed, u64, fu64),
                GTW_FIELD(WorkloadRow, mean_completion_s, f64, ff64),
                GTW_FIELD(WorkloadRow, mean_slowdown, f64, ff64)});
 }
@@ -438,18 +450,18 @@ void write_sla(hid_t root, const ScenarioSpec& spec, const Analysis& a, hid_t st
   }
   const hid_t u8 = H5T_NATIVE_UINT8, u64 = H5T_NATIVE_UINT64, f64 = H5T_NATIVE_DOUBLE;
   const hid_t fu8 = H5T_STD_U8LE, fu64 = H5T_STD_U64LE, ff64 = H5T_IEEE_F64LE;
-  write_table(sla.get(), "slos", slos,
-              {GTW_FIELD(SloRow, tenant, str, str), GTW_FIELD(SloRow, name, str, str),
-               GTW_FIELD(SloRow, kind, str, str), GTW_FIELD(SloRow, met, u8, fu8),
-               GTW_FIELD(SloRow, evaluated, u64, fu64), GTW_FIELD(SloRow, violated, u64, fu64),
-               GTW_FIELD(SloRow, compliance, f64, ff64), GTW_FIELD(SloRow, target, f64, ff64),
-               GTW_FIELD(SloRow, worst, f64, ff64), GTW_FIELD(SloRow, violation_minutes, f64, ff64),
-               GTW_FIELD(SloRow, workload, str, str), GTW_FIELD(SloRow, unit, str, str),
-               GTW_FIELD(SloRow, window_s, f64, ff64), GTW_FIELD(SloRow, objective, str, str)});
-  write_table(sla.get(), "windows", windows,
-              {GTW_FIELD(WindowRow, slo_index, H5T_NATIVE_UINT32, H5T_STD_U32LE),
-               GTW_FIELD(WindowRow, start_s, f64, ff64), GTW_FIELD(WindowRow, value, f64, ff64),
-               GTW_FIELD(WindowRow, violated, u8, fu8)});
+  write_table(
+      sla.get(), "slos", slos,
+      {GTW_FIELD(SloRow, tenant, str, str), GTW_FIELD(SloRow, name, str, str), GTW_FIELD(SloRow, kind, str, str),
+       GTW_FIELD(SloRow, met, u8, fu8), GTW_FIELD(SloRow, evaluated, u64, fu64), GTW_FIELD(SloRow, violated, u64, fu64),
+       GTW_FIELD(SloRow, compliance, f64, ff64), GTW_FIELD(SloRow, target, f64, ff64),
+       GTW_FIELD(SloRow, worst, f64, ff64), GTW_FIELD(SloRow, violation_minutes, f64, ff64),
+       GTW_FIELD(SloRow, workload, str, str), GTW_FIELD(SloRow, unit, str, str), GTW_FIELD(SloRow, window_s, f64, ff64),
+       GTW_FIELD(SloRow, objective, str, str)});
+  write_table(
+      sla.get(), "windows", windows,
+      {GTW_FIELD(WindowRow, slo_index, H5T_NATIVE_UINT32, H5T_STD_U32LE), GTW_FIELD(WindowRow, start_s, f64, ff64),
+       GTW_FIELD(WindowRow, value, f64, ff64), GTW_FIELD(WindowRow, violated, u8, fu8)});
 }
 
 #undef GTW_FIELD
@@ -522,12 +534,11 @@ bool fsync_path(const std::string& p) {
 
 }  // namespace
 
-void write_results_h5(const std::string& path, const ScenarioSpec& spec, const RunResult& run,
-                      const Analysis& analysis, const Provenance& provenance) {
+void write_results_h5(const std::string& path, const ScenarioSpec& spec, const RunResult& run, const Analysis& analysis,
+                      const Provenance& provenance) {
   const std::filesystem::path target(path);
-  const std::string tmp = (target.parent_path() / ("." + target.filename().string() + ".tmp." +
-                                                    std::to_string(::getpid())))
-                              .string();
+  const std::string tmp =
+      (target.parent_path() / ("." + target.filename().string() + ".tmp." + std::to_string(::getpid()))).string();
   try {
     const QuietHdf5Errors quiet;
     write_h5(tmp, spec, run, analysis, provenance);

@@ -28,7 +28,7 @@ std::string report_json(const ScenarioSpec& spec, const RunResult& run, const An
                         const Provenance& provenance);
 std::string report_markdown(const ScenarioSpec& spec, const RunResult& run, const Analysis& analysis);
 /// results.h5: the event log, time series and tables (layout in docs/formats/results-h5.md).
-void write_results_h5(const std::string& path, const ScenarioSpec& spec, const RunResult& run,
-                      const Analysis& analysis, const Provenance& provenance);
+void write_results_h5(const std::string& path, const ScenarioSpec& spec, const RunResult& run, const Analysis& analysis,
+                      const Provenance& provenance);
 
 }  // namespace gtw

@@ -181,8 +181,8 @@ std::vector<const FieldDoc*> explain(std::string_view path) {
   std::vector<const FieldDoc*> out;
   for (const auto& d : field_docs()) {
     const std::string doc = without_brackets(d.path);
-    if (norm.empty() || doc == norm || (doc.size() > norm.size() && doc.compare(0, norm.size(), norm) == 0 &&
-                                        doc[norm.size()] == '.')) {
+    if (norm.empty() || doc == norm ||
+        (doc.size() > norm.size() && doc.compare(0, norm.size(), norm) == 0 && doc[norm.size()] == '.')) {
       out.push_back(&d);
     }
   }

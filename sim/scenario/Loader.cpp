@@ -31,11 +31,16 @@ namespace {
 
 const char* node_kind(const YAML::Node& n) {
   switch (n.Type()) {
-    case YAML::NodeType::Null: return "nothing (null)";
-    case YAML::NodeType::Scalar: return "a scalar";
-    case YAML::NodeType::Sequence: return "a list";
-    case YAML::NodeType::Map: return "a mapping";
-    case YAML::NodeType::Undefined: return "nothing";
+    case YAML::NodeType::Null:
+      return "nothing (null)";
+    case YAML::NodeType::Scalar:
+      return "a scalar";
+    case YAML::NodeType::Sequence:
+      return "a list";
+    case YAML::NodeType::Map:
+      return "a mapping";
+    case YAML::NodeType::Undefined:
+      return "nothing";
   }
   return "?";
 }
@@ -108,7 +113,9 @@ std::string unused_override_message(const std::string& opath) {
          "or does not apply to this kind)";
 }
 
-bool simulated_mode(SharingMode m) { return m != SharingMode::VGPU && m != SharingMode::CONFIDENTIAL; }
+bool simulated_mode(SharingMode m) {
+  return m != SharingMode::VGPU && m != SharingMode::CONFIDENTIAL;
+}
 
 // A YAML node with where it came from: file, YAML path (index form and name form), include chain.
 struct Ctx {
@@ -172,8 +179,7 @@ class Loader {
   void get_enum(const Ctx& parent, const std::string& key, Enum& out, const std::vector<std::string>& names,
                 bool required);
   template <class Q, class ParseFn>
-  void get_quantity(const Ctx& parent, const std::string& key, Q& out, ParseFn parse, bool required,
-                    bool positive);
+  void get_quantity(const Ctx& parent, const std::string& key, Q& out, ParseFn parse, bool required, bool positive);
   void missing(const Ctx& parent, const std::string& key);
 
   // ---- sections ----
@@ -275,17 +281,17 @@ std::optional<YAML::Node> Loader::read_yaml_file(const std::string& file, const 
     return root;
   } catch (const YAML::DeepRecursion& e) {
     // yaml-cpp's own message for this is "bad file".
-    d_.error(SourceLoc{file, e.mark.is_null() ? 0 : e.mark.line + 1, e.mark.is_null() ? 0 : e.mark.column + 1},
-             path, "YAML syntax error: lists and mappings are nested too deeply (parser depth limit " +
-                       std::to_string(e.depth()) + ")");
+    d_.error(SourceLoc{file, e.mark.is_null() ? 0 : e.mark.line + 1, e.mark.is_null() ? 0 : e.mark.column + 1}, path,
+             "YAML syntax error: lists and mappings are nested too deeply (parser depth limit " +
+                 std::to_string(e.depth()) + ")");
     return std::nullopt;
   } catch (const YAML::Exception& e) {
     std::string msg = "YAML syntax error: " + e.msg;
     if (!e.mark.is_null() && msg.find("tab") == std::string::npos && indented_with_tab(text, e.mark.line)) {
       msg += " (line " + std::to_string(e.mark.line + 1) + " is indented with a tab; YAML indents with spaces only)";
     }
-    d_.error(SourceLoc{file, e.mark.is_null() ? 0 : e.mark.line + 1, e.mark.is_null() ? 0 : e.mark.column + 1},
-             path, msg);
+    d_.error(SourceLoc{file, e.mark.is_null() ? 0 : e.mark.line + 1, e.mark.is_null() ? 0 : e.mark.column + 1}, path,
+             msg);
     return std::nullopt;
   }
 }
@@ -393,7 +399,8 @@ bool Loader::check_map(const Ctx& c) {
       continue;
     }
     if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
-      d_.error(key_ctx.loc(), c.path.empty() ? key : c.path + "." + key, "unknown key '" + key + "'" + suggest(key, keys));
+      d_.error(key_ctx.loc(), c.path.empty() ? key : c.path + "." + key,
+               "unknown key '" + key + "'" + suggest(key, keys));
     }
   }
   return true;
@@ -408,8 +415,12 @@ std::vector<Ctx> Loader::items(const Ctx& list) {
     if (++nodes_visited_ > MAX_NODES) break;
     std::string name;
     if (item.IsMap() && item["name"] && item["name"].IsScalar()) name = item["name"].Scalar();
-    Ctx c{item, list.file, list.path + "[" + std::to_string(i) + "]",
-          list.alt_path + "[" + (name.empty() ? std::to_string(i) : name) + "]", list.chain, list.loc()};
+    Ctx c{item,
+          list.file,
+          list.path + "[" + std::to_string(i) + "]",
+          list.alt_path + "[" + (name.empty() ? std::to_string(i) : name) + "]",
+          list.chain,
+          list.loc()};
     if (auto r = resolve(c)) out.push_back(*r);
     ++i;
   }
@@ -444,8 +455,7 @@ void Loader::get_string(const Ctx& parent, const std::string& key, std::string& 
   out = s;
 }
 
-void Loader::get_int(const Ctx& parent, const std::string& key, int& out, bool required, long long min,
-                     long long max) {
+void Loader::get_int(const Ctx& parent, const std::string& key, int& out, bool required, long long min, long long max) {
   auto c = child(parent, key);
   if (!c) {
     if (required) missing(parent, key);
@@ -481,8 +491,7 @@ void Loader::get_uint64(const Ctx& parent, const std::string& key, uint64_t& out
   out = v;
 }
 
-void Loader::get_number(const Ctx& parent, const std::string& key, double& out, bool required, double min,
-                        double max) {
+void Loader::get_number(const Ctx& parent, const std::string& key, double& out, bool required, double min, double max) {
   auto c = child(parent, key);
   if (!c) {
     if (required) missing(parent, key);
@@ -675,7 +684,9 @@ void Loader::read_sharing_fields(const Ctx& c, SharingSpec& sharing) {
       } else {
         const bool finite = r && std::isfinite(r.quantity->value);
         d_.error(ts->loc(), ts->path,
-                 (!r ? r.error : finite ? "must be greater than zero" : "value is too large") +
+                 (!r       ? r.error
+                  : finite ? "must be greater than zero"
+                           : "value is too large") +
                      std::string(" (or one of Short, Medium, Long)"));
       }
     }
@@ -857,8 +868,9 @@ void Loader::read_workload(const Ctx& c, WorkloadSpec& w) {
             d_.error(item.loc(), item.path, "unknown sharing mode '" + s + "'" + suggest(s, names));
           } else if (!simulated_mode(static_cast<SharingMode>(it - names.begin()))) {
             d_.error(item.loc(), item.path,
-                     "sharing mode '" + s + "' is not simulated by this version of gputwin; simulated modes: "
-                     "exclusive, timeSlicing, mps, mig");
+                     "sharing mode '" + s +
+                         "' is not simulated by this version of gputwin; simulated modes: "
+                         "exclusive, timeSlicing, mps, mig");
           } else {
             w.allowed_sharing.push_back(static_cast<SharingMode>(it - names.begin()));
           }

@@ -4,12 +4,18 @@ namespace gtw {
 
 const char* sharing_mode_name(SharingMode m) {
   switch (m) {
-    case SharingMode::EXCLUSIVE: return "exclusive";
-    case SharingMode::TIME_SLICING: return "timeSlicing";
-    case SharingMode::MPS: return "mps";
-    case SharingMode::MIG: return "mig";
-    case SharingMode::VGPU: return "vgpu";
-    case SharingMode::CONFIDENTIAL: return "confidential";
+    case SharingMode::EXCLUSIVE:
+      return "exclusive";
+    case SharingMode::TIME_SLICING:
+      return "timeSlicing";
+    case SharingMode::MPS:
+      return "mps";
+    case SharingMode::MIG:
+      return "mig";
+    case SharingMode::VGPU:
+      return "vgpu";
+    case SharingMode::CONFIDENTIAL:
+      return "confidential";
   }
   return "?";
 }
@@ -28,7 +34,9 @@ const std::vector<std::string>& slo_kind_names() {
   static const std::vector<std::string> names{"latency", "throughput", "slowdown", "completionTime"};
   return names;
 }
-const char* slo_kind_name(SloKind k) { return slo_kind_names()[static_cast<size_t>(k)].c_str(); }
+const char* slo_kind_name(SloKind k) {
+  return slo_kind_names()[static_cast<size_t>(k)].c_str();
+}
 
 const std::vector<std::string>& arrival_process_names() {
   static const std::vector<std::string> names{"poisson", "bursty", "constant"};
@@ -39,7 +47,9 @@ const std::vector<std::string>& workload_kind_names() {
   static const std::vector<std::string> names{"inference", "training", "batch"};
   return names;
 }
-const char* workload_kind_name(WorkloadKind k) { return workload_kind_names()[static_cast<size_t>(k)].c_str(); }
+const char* workload_kind_name(WorkloadKind k) {
+  return workload_kind_names()[static_cast<size_t>(k)].c_str();
+}
 
 const std::vector<std::string>& dtype_names() {
   static const std::vector<std::string> names{"fp32", "fp16", "bf16", "fp8"};
@@ -47,10 +57,14 @@ const std::vector<std::string>& dtype_names() {
 }
 double dtype_bytes(DType d) {
   switch (d) {
-    case DType::FP32: return 4;
-    case DType::FP16: return 2;
-    case DType::BF16: return 2;
-    case DType::FP8: return 1;
+    case DType::FP32:
+      return 4;
+    case DType::FP16:
+      return 2;
+    case DType::BF16:
+      return 2;
+    case DType::FP8:
+      return 1;
   }
   return 2;
 }

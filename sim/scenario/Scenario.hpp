@@ -23,9 +23,9 @@ const std::vector<std::string>& sharing_mode_names();
 
 struct SharingSpec {
   SharingMode mode = SharingMode::EXCLUSIVE;
-  int replicas = 1;               // time-slicing: how many workload replicas may share one GPU
-  Seconds time_slice{0.002};      // time-slicing quantum (nvidia-smi compute-policy SHORT = 2 ms)
-  Seconds context_switch{-1.0};   // < 0: take the hardware profile's value
+  int replicas = 1;                      // time-slicing: how many workload replicas may share one GPU
+  Seconds time_slice{0.002};             // time-slicing quantum (nvidia-smi compute-policy SHORT = 2 ms)
+  Seconds context_switch{-1.0};          // < 0: take the hardware profile's value
   double active_thread_percentage = -1;  // MPS: per-client SM cap in percent; < 0: 100 / replicas
   Bytes pinned_memory_limit{-1};         // MPS: per-client device memory limit; < 0: memory / replicas
   std::vector<std::string> mig_layout;   // MIG: GPU-instance profiles, e.g. [3g.40gb, 3g.40gb]
@@ -63,13 +63,13 @@ const char* slo_kind_name(SloKind k);
 struct SloSpec {
   std::string name;
   SloKind kind = SloKind::LATENCY;
-  std::string workload;      // empty: all of the tenant's workloads of the matching kind
-  double percentile = 99;    // LATENCY
-  Seconds threshold{0};      // LATENCY, COMPLETION_TIME
-  PerSecond min_rate{0};     // THROUGHPUT: completed requests per second per window
-  double max_slowdown = 0;   // SLOWDOWN: completion time / time alone
-  Seconds window{60};        // evaluation window (LATENCY, THROUGHPUT)
-  double target = 1.0;       // share of windows that must meet the objective (error budget = 1 - target)
+  std::string workload;     // empty: all of the tenant's workloads of the matching kind
+  double percentile = 99;   // LATENCY
+  Seconds threshold{0};     // LATENCY, COMPLETION_TIME
+  PerSecond min_rate{0};    // THROUGHPUT: completed requests per second per window
+  double max_slowdown = 0;  // SLOWDOWN: completion time / time alone
+  Seconds window{60};       // evaluation window (LATENCY, THROUGHPUT)
+  double target = 1.0;      // share of windows that must meet the objective (error budget = 1 - target)
   SourceLoc loc;
   SourceLoc workload_loc;
 };
@@ -117,10 +117,10 @@ struct WorkloadSpec {
   std::string name;
   WorkloadKind kind = WorkloadKind::INFERENCE;
   std::string tenant;
-  int tenant_index = -1;  // resolved by validation
-  int replicas = 1;       // inference: serving replicas; training: 1 job; batch: worker slots
-  int gpus = 1;           // GPUs per replica (training: data-parallel width)
-  Bytes memory{0};        // device memory per GPU; 0 = derived from the model / job
+  int tenant_index = -1;                     // resolved by validation
+  int replicas = 1;                          // inference: serving replicas; training: 1 job; batch: worker slots
+  int gpus = 1;                              // GPUs per replica (training: data-parallel width)
+  Bytes memory{0};                           // device memory per GPU; 0 = derived from the model / job
   std::vector<SharingMode> allowed_sharing;  // placement constraint; empty = any
   std::string node_pool;                     // placement constraint; empty = any
   std::string mig_profile;                   // placement constraint: a MIG instance of this profile
@@ -137,9 +137,9 @@ struct WorkloadSpec {
   int max_queue = 10000;
   // TRAINING
   int iterations = 0;
-  KernelSpec step;            // per GPU per step
-  Bytes data_per_step{0};     // input batch read from host memory over PCIe, per GPU
-  Bytes gradient_bytes{0};    // all-reduced over NVLink each step when gpus > 1
+  KernelSpec step;          // per GPU per step
+  Bytes data_per_step{0};   // input batch read from host memory over PCIe, per GPU
+  Bytes gradient_bytes{0};  // all-reduced over NVLink each step when gpus > 1
   // BATCH (jobs arrive by `arrival`, each runs `kernels` kernels of `kernel` cost)
   int kernels_per_job = 1;
   KernelSpec kernel;

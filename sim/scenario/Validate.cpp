@@ -15,9 +15,9 @@ void check_unique(const std::vector<T>& items, const std::string& list_path, Dia
     if (name.empty()) continue;
     auto [it, inserted] = seen.emplace(name, i);
     if (!inserted) {
-      diags.error(items[i].loc, list_path + "[" + std::to_string(i) + "].name",
-                  "duplicate name '" + name + "' (first used by " + list_path + "[" + std::to_string(it->second) +
-                      "])");
+      diags.error(
+          items[i].loc, list_path + "[" + std::to_string(i) + "].name",
+          "duplicate name '" + name + "' (first used by " + list_path + "[" + std::to_string(it->second) + "])");
     }
   }
 }
@@ -29,7 +29,9 @@ std::string suggest_if_collecting(const std::string& name, const std::vector<std
   return diags.error_count() < Diagnostics::MAX_ERRORS ? suggest(name, valid) : std::string();
 }
 
-bool simulated(SharingMode m) { return m != SharingMode::VGPU && m != SharingMode::CONFIDENTIAL; }
+bool simulated(SharingMode m) {
+  return m != SharingMode::VGPU && m != SharingMode::CONFIDENTIAL;
+}
 
 void check_sharing(const SharingSpec& s, const std::string& path, Diagnostics& diags) {
   if (!simulated(s.mode)) {

@@ -2,8 +2,8 @@
 // (validation-targets.md section 4): roofline, decoupled contention, time-slicing.
 // Each test case runs in its own process (gtest_discover_tests), as SimGrid allows one engine.
 #include <gtest/gtest.h>
-#include <simgrid/s4u.hpp>
 #include <xbt/log.h>
+#include <simgrid/s4u.hpp>
 
 #include <memory>
 

@@ -61,7 +61,8 @@ TEST(Run, TrainingJobAloneTakesItsAnalyticTime) {
   ASSERT_EQ(w.jobs_completed, 1u);
   EXPECT_EQ(w.steps_completed, 50u);
   EXPECT_NEAR(w.mean_slowdown, 1.0, 1e-9);
-  // Per step: 1 us PCIe latency + 512 MiB / 35 GB/s + max(300e12 / (989.4e12 x 0.7), 100e9 / 2.57e12) + 1.5 x 14e9 / 380e9.
+  // Per step: 1 us PCIe latency + 512 MiB / 35 GB/s + max(300e12 / (989.4e12 x 0.7), 100e9 / 2.57e12) + 1.5 x 14e9 /
+  // 380e9.
   const double step = 1e-6 + 512.0 * 1048576 / 35e9 + 300e12 / (989.4e12 * 0.7) + 1.5 * 14e9 / 380e9;
   EXPECT_NEAR(w.mean_completion, 50 * step, 1e-6);
   EXPECT_TRUE(slo(o.analysis, "research", "slowdown").met);
@@ -94,12 +95,12 @@ TEST(Run, DefaultScenarioTellsWhoMissedWhatAndWhy) {
 TEST(Run, TimeSlicedMemoryOvercommitFailsTheLateComer) {
   // Two replicas of a 70B fp16 model (182 GB with KV headroom) cannot both fit; on a time-sliced
   // GPU nothing stops the placement, and the second allocation fails at start.
-  auto o = run_file("tests/fixtures/scenarios/two-tenants.yaml",
-                    {{"spec.cluster.nodePools[0].sharing.mode", "timeSlicing"},
-                     {"spec.cluster.nodePools[0].sharing.replicas", "2"},
-                     {"spec.policies.placement.name", "first-fit"},
-                     {"spec.workloads[0].memory", "50GiB"},
-                     {"spec.workloads[1].memory", "40GiB"}});
+  auto o =
+      run_file("tests/fixtures/scenarios/two-tenants.yaml", {{"spec.cluster.nodePools[0].sharing.mode", "timeSlicing"},
+                                                             {"spec.cluster.nodePools[0].sharing.replicas", "2"},
+                                                             {"spec.policies.placement.name", "first-fit"},
+                                                             {"spec.workloads[0].memory", "50GiB"},
+                                                             {"spec.workloads[1].memory", "40GiB"}});
   check_invariants(o);
   size_t oom = 0;
   for (const auto& e : o.run.log.events()) oom += e.type == EventType::OUT_OF_MEMORY;

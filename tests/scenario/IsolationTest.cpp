@@ -15,10 +15,10 @@ using json = nlohmann::json;
 
 json run(const TempDir& dir, const std::string& mode, const std::string& burst_rate) {
   const std::string out = dir.file(mode + "-" + burst_rate);
-  const auto r = run_process({GTW_BINARY, "run", std::string(GTW_SOURCE_DIR) + "/scenarios/examples/isolation/" + mode +
-                                                     ".yaml",
-                              "-o", out, "--progress", "none", "--format", "json", "--set", "spec.duration=4m", "--set",
-                              "spec.workloads[etl-jobs].arrival.burstRate=" + burst_rate});
+  const auto r =
+      run_process({GTW_BINARY, "run", std::string(GTW_SOURCE_DIR) + "/scenarios/examples/isolation/" + mode + ".yaml",
+                   "-o", out, "--progress", "none", "--format", "json", "--set", "spec.duration=4m", "--set",
+                   "spec.workloads[etl-jobs].arrival.burstRate=" + burst_rate});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   return json::parse(read_text(out + "/report.json"));
 }

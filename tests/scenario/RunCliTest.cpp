@@ -29,9 +29,9 @@ double p99_of(const json& report, const std::string& tenant) {
   throw std::runtime_error("no tenant " + tenant);
 }
 
-const std::vector<std::string> SHARED = {"--set", "spec.cluster.nodePools[0].sharing.mode=timeSlicing", "--set",
-                                         "spec.cluster.nodePools[0].sharing.replicas=2", "--set",
-                                         "spec.policies.placement.name=first-fit"};
+const std::vector<std::string> SHARED = {"--set", "spec.cluster.nodePools[0].sharing.mode=timeSlicing",
+                                         "--set", "spec.cluster.nodePools[0].sharing.replicas=2",
+                                         "--set", "spec.policies.placement.name=first-fit"};
 
 TEST(RunCli, SameSeedGivesIdenticalReportOutsideProvenance) {
   TempDir dir;
@@ -77,8 +77,8 @@ TEST(RunCli, DoublingOneTenantsRateRaisesTheOthersP99) {
 
 TEST(RunCli, DefaultScenarioRunsAndPrintsWhereTheReportIs) {
   TempDir dir;
-  const auto r = run_process({GTW_BINARY, "run", SRC + "/scenarios/examples/default.yaml", "-o", dir.file("out"),
-                              "--progress", "plain"});
+  const auto r = run_process(
+      {GTW_BINARY, "run", SRC + "/scenarios/examples/default.yaml", "-o", dir.file("out"), "--progress", "plain"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("report: " + dir.file("out") + "/report.md"), std::string::npos) << r.out;
   for (const char* f : {"report.json", "report.md", "results.h5"})
@@ -93,8 +93,8 @@ TEST(RunCli, DefaultScenarioRunsAndPrintsWhereTheReportIs) {
 
 TEST(RunCli, ProgressJsonIsOneObjectPerLine) {
   TempDir dir;
-  const auto r = run_process({GTW_BINARY, "run", TWO_TENANTS, "-o", dir.file("o"), "--progress", "json", "--format",
-                              "json"});
+  const auto r =
+      run_process({GTW_BINARY, "run", TWO_TENANTS, "-o", dir.file("o"), "--progress", "json", "--format", "json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   size_t lines = 0;
   std::istringstream in(r.err);

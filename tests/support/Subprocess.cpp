@@ -41,7 +41,8 @@ ProcessResult run_process(const std::vector<std::string>& argv, double timeout_s
   int open_fds = 2;
   char buf[65536];
   while (open_fds > 0) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
       kill(pid, SIGKILL);
       result.timed_out = true;

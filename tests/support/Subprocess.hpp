@@ -6,8 +6,8 @@
 namespace gtw::test {
 
 struct ProcessResult {
-  int exit_code = -1;   // valid when exited normally
-  int signal = 0;       // non-zero when killed by a signal
+  int exit_code = -1;  // valid when exited normally
+  int signal = 0;      // non-zero when killed by a signal
   bool timed_out = false;
   std::string out;
   std::string err;

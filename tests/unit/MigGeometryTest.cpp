@@ -14,7 +14,9 @@ HardwareProfile profile(const std::string& name) {
   return p;
 }
 
-std::vector<std::string> repeat(const std::string& name, int n) { return std::vector<std::string>(static_cast<size_t>(n), name); }
+std::vector<std::string> repeat(const std::string& name, int n) {
+  return std::vector<std::string>(static_cast<size_t>(n), name);
+}
 
 std::vector<std::string> concat(std::initializer_list<std::vector<std::string>> parts) {
   std::vector<std::string> out;

@@ -99,11 +99,11 @@ TEST(InferenceCost, PrefillAndDecodeFollowTheParameterCount) {
   w.output_tokens = 128;
   const auto c = inference_batch_cost(w, p, 16);
   EXPECT_DOUBLE_EQ(c.prefill_flops, 2 * 8e9 * 16 * 512);
-  EXPECT_DOUBLE_EQ(c.prefill_bytes, 16e9);           // one read of the fp16 weights
+  EXPECT_DOUBLE_EQ(c.prefill_bytes, 16e9);  // one read of the fp16 weights
   EXPECT_DOUBLE_EQ(c.decode_flops, 2 * 8e9 * 16 * 128);
-  EXPECT_DOUBLE_EQ(c.decode_bytes, 16e9 * 128);      // weights read once per generated token
+  EXPECT_DOUBLE_EQ(c.decode_bytes, 16e9 * 128);  // weights read once per generated token
   EXPECT_DOUBLE_EQ(workload_memory(w), 16e9 * 1.3);
-  w.model.dtype = DType::FP8;                        // twice the tensor rate: half the FP16-equivalent work
+  w.model.dtype = DType::FP8;  // twice the tensor rate: half the FP16-equivalent work
   EXPECT_NEAR(inference_batch_cost(w, p, 16).prefill_flops, 2 * 8e9 * 16 * 512 * 989.4 / 1978.9, 1e3);
 }
 

@@ -269,9 +269,9 @@ TEST_F(ResultsH5Test, EventsRoundTrip) {
   Id d{H5Dopen2(file.id, "/events", H5P_DEFAULT), H5Dclose};
   ASSERT_GE(d.id, 0);
   ASSERT_EQ(dims_of(d.id), std::vector<hsize_t>{5});
-  EXPECT_EQ(read_string_attr(file.id, "/events", "semantics").find("request_done: value = latency (s)") !=
-                std::string::npos,
-            true);
+  EXPECT_EQ(
+      read_string_attr(file.id, "/events", "semantics").find("request_done: value = latency (s)") != std::string::npos,
+      true);
 
   // The type member is an enum named after event_type_name().
   Id ftype{H5Dget_type(d.id), H5Tclose};
@@ -393,8 +393,7 @@ TEST_F(ResultsH5Test, FailedRenameRemovesTemporary) {
 TEST_F(ResultsH5Test, ClosesEveryHandle) {
   const Inputs in = make_inputs();
   write(in, "warm.h5");  // the library initialises lazily; count after that
-  const H5I_type_t kinds[] = {H5I_FILE, H5I_GROUP, H5I_DATATYPE, H5I_DATASPACE, H5I_DATASET, H5I_ATTR,
-                              H5I_GENPROP_LST};
+  const H5I_type_t kinds[] = {H5I_FILE, H5I_GROUP, H5I_DATATYPE, H5I_DATASPACE, H5I_DATASET, H5I_ATTR, H5I_GENPROP_LST};
   auto counts = [&] {
     std::vector<hsize_t> n;
     for (H5I_type_t k : kinds) {
