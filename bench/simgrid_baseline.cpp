@@ -1,0 +1,166 @@
+// gputwin-simgrid-baseline: plain SimGrid (no gputwin code) doing the kind of work gputwin asks of it,
+// so gputwin's kernels/s can be set against SimGrid's own activities/s on the same machine.
+//
+//   gputwin-simgrid-baseline seq     [EXECS=1000000]            1 actor, sequential execs on one host
+//   gputwin-simgrid-baseline actors  [ACTORS=1000] [EXECS=100] [HOSTS=100]
+//                                                                ACTORS actors round-robin on HOSTS hosts
+//   gputwin-simgrid-baseline kernels [GPUS=128] [KERNELS=1000]  one actor per GPU; a kernel is gputwin's
+//                                                                decoupled roofline: a 132-thread exec on
+//                                                                the SM host and an exec on the HBM host,
+//                                                                started together, both waited for
+//   gputwin-simgrid-baseline sleeps  [ACTORS=64] [SLEEPS=100000] actors sleeping 2 ms in a loop
+//   gputwin-simgrid-baseline cvwaits [ACTORS=64] [WAITS=100000]  actors holding a mutex and waiting on a
+//                                                                condition variable with a 2 ms deadline
+//                                                                that always expires: the time-slice
+//                                                                arbiter's quantum timer, as gputwin does it
+//
+// One mode per process: SimGrid allows one engine per process. Prints one line of key=value pairs:
+// mode, activities, wall_s and cpu_s (of Engine::run), act_per_s (per wall second), act_per_cpu_s,
+// sim_s, peak_rss_mb. On a shared machine act_per_cpu_s is the steadier figure.
+#include <sys/resource.h>
+#include <xbt/log.h>
+#include <simgrid/s4u.hpp>
+
+#include <simgrid/s4u/ConditionVariable.hpp>
+#include <simgrid/s4u/Mutex.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace sg4 = simgrid::s4u;
+
+namespace {
+
+long arg(int argc, char** argv, int i, long fallback) {
+  return argc > i ? std::atol(argv[i]) : fallback;
+}
+
+// prefix + number, appended rather than `"h" + std::to_string(i)`, which trips GCC 12's false -Wrestrict
+// at -O3 (GCC PR 105651).
+std::string numbered(const char* prefix, long i) {
+  std::string s = prefix;
+  s += std::to_string(i);
+  return s;
+}
+
+double peak_rss_mb() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
+}
+
+double cpu_seconds() {  // user + system of this process
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  auto s = [](const timeval& t) { return static_cast<double>(t.tv_sec) + 1e-6 * static_cast<double>(t.tv_usec); };
+  return s(u.ru_utime) + s(u.ru_stime);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string mode = argc > 1 ? argv[1] : "seq";
+  int sg_argc = 1;
+  char arg0[] = "gputwin-simgrid-baseline";
+  char* sg_argv[] = {arg0, nullptr};
+  sg4::Engine engine(&sg_argc, sg_argv);
+  xbt_log_control_set("root.thresh:critical");
+
+  auto* zone = sg4::create_full_zone("bench");
+  long activities = 0;
+
+  if (mode == "seq") {
+    const long execs = arg(argc, argv, 2, 1000000);
+    auto* host = zone->create_host("h0", 1e9);
+    zone->seal();
+    activities = execs;
+    sg4::Actor::create("seq", host, [execs] {
+      for (long i = 0; i < execs; ++i) sg4::this_actor::execute(1e6);
+    });
+  } else if (mode == "actors") {
+    const long actors = arg(argc, argv, 2, 1000);
+    const long execs = arg(argc, argv, 3, 100);
+    const long n_hosts = arg(argc, argv, 4, 100);
+    std::vector<sg4::Host*> hosts;
+    for (long h = 0; h < n_hosts; ++h) hosts.push_back(zone->create_host(numbered("h", h), 1e9));
+    zone->seal();
+    activities = actors * execs;
+    for (long a = 0; a < actors; ++a) {
+      sg4::Actor::create(numbered("a", a), hosts[static_cast<size_t>(a % n_hosts)], [execs] {
+        for (long i = 0; i < execs; ++i) sg4::this_actor::execute(1e6);
+      });
+    }
+  } else if (mode == "kernels") {
+    const long gpus = arg(argc, argv, 2, 128);
+    const long kernels = arg(argc, argv, 3, 1000);
+    constexpr int SMS = 132;
+    struct Gpu {
+      sg4::Host* sms;
+      sg4::Host* hbm;
+    };
+    std::vector<Gpu> devices;
+    for (long g = 0; g < gpus; ++g) {
+      const std::string name = numbered("gpu", g);
+      // H100 numbers as in the engine: 692.6 TFLOP/s over 132 SM cores, 2.57 TB/s HBM.
+      auto* sms = zone->create_host(name, 692.6e12 / SMS)->set_core_count(SMS);
+      devices.push_back({sms, zone->create_host(name + "-hbm", 2.57e12)});
+    }
+    zone->seal();
+    activities = gpus * kernels * 2;  // two execs per kernel
+    for (const auto& d : devices) {
+      sg4::Actor::create("k", d.sms, [d, kernels] {
+        for (long k = 0; k < kernels; ++k) {
+          auto exec = sg4::Exec::init()->set_host(d.sms)->set_thread_count(SMS)->set_flops_amount(100e12 / SMS);
+          exec->start();
+          auto memory = sg4::Exec::init()->set_host(d.hbm)->set_flops_amount(50e9);
+          memory->start();
+          exec->wait();
+          memory->wait();
+        }
+      });
+    }
+  } else if (mode == "sleeps") {
+    const long actors = arg(argc, argv, 2, 64);
+    const long sleeps = arg(argc, argv, 3, 100000);
+    auto* host = zone->create_host("h0", 1e9);
+    zone->seal();
+    activities = actors * sleeps;
+    for (long a = 0; a < actors; ++a) {
+      sg4::Actor::create(numbered("s", a), host, [sleeps] {
+        for (long i = 0; i < sleeps; ++i) sg4::this_actor::sleep_for(0.002);
+      });
+    }
+  } else if (mode == "cvwaits") {
+    const long actors = arg(argc, argv, 2, 64);
+    const long waits = arg(argc, argv, 3, 100000);
+    auto* host = zone->create_host("h0", 1e9);
+    zone->seal();
+    activities = actors * waits;
+    for (long a = 0; a < actors; ++a) {
+      sg4::Actor::create(numbered("c", a), host, [waits] {
+        auto mutex = sg4::Mutex::create();
+        auto cv = sg4::ConditionVariable::create();
+        std::unique_lock lock(*mutex);
+        for (long i = 0; i < waits; ++i) cv->wait_until(lock, sg4::Engine::get_clock() + 0.002);
+      });
+    }
+  } else {
+    std::fprintf(stderr, "usage: gputwin-simgrid-baseline seq|actors|kernels|sleeps|cvwaits [counts...]\n");
+    return 2;
+  }
+
+  const double cpu0 = cpu_seconds();
+  const auto t0 = std::chrono::steady_clock::now();
+  engine.run();
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double cpu = cpu_seconds() - cpu0;
+  const auto n = static_cast<double>(activities);
+  std::printf(
+      "mode=%s activities=%ld wall_s=%.3f cpu_s=%.3f act_per_s=%.0f act_per_cpu_s=%.0f sim_s=%.3f "
+      "peak_rss_mb=%.1f\n",
+      mode.c_str(), activities, wall, cpu, n / wall, n / cpu, sg4::Engine::get_clock(), peak_rss_mb());
+  return 0;
+}
