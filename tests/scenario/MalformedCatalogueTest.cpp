@@ -34,7 +34,13 @@ namespace fs = std::filesystem;
 namespace {
 
 const fs::path FIXTURE_DIR = fs::path(GTW_SOURCE_DIR) / "tests" / "fixtures" / "malformed";
-constexpr int TIMEOUT_SECONDS = 20;
+// A hang guard, not a speed assertion: sanitizer builds are ~10x slower, so scripts/test.sh sets
+// GTW_TEST_TIMEOUT_SCALE for them.
+const int TIMEOUT_SECONDS = [] {
+  const char* scale = std::getenv("GTW_TEST_TIMEOUT_SCALE");
+  const int factor = scale ? std::max(1, std::atoi(scale)) : 1;
+  return 20 * factor;
+}();
 constexpr size_t MAX_CAPTURE = 4u << 20;   // keep at most this much of each stream
 constexpr size_t MAX_STDERR = 256u << 10;  // a malformed file must not print pages of errors
 
