@@ -82,6 +82,7 @@ void GpuDevice::release(double bytes) {
 }
 
 KernelPtr GpuDevice::launch(int context_id, double flops, double bytes) {
+  if (!context(context_id).alive) throw KernelAborted{context_id};
   auto kernel = std::make_shared<KernelActivities>();
   kernel->context = context_id;
   if (flops > 0) {
@@ -102,11 +103,32 @@ KernelPtr GpuDevice::launch(int context_id, double flops, double bytes) {
 }
 
 void GpuDevice::wait(const KernelPtr& kernel) {
-  if (kernel->exec) kernel->exec->wait();
-  if (kernel->memory) kernel->memory->wait();
+  try {
+    if (kernel->exec) kernel->exec->wait();
+    if (kernel->memory) kernel->memory->wait();
+  } catch (const simgrid::CancelException&) {
+    kernel->finished = true;  // fail_context already took it off the active list
+    throw KernelAborted{kernel->context};
+  }
   kernel->finished = true;
   ++ctx_.counters.kernels;
   scheduler_->on_finish(context(kernel->context), kernel);  // removes it from the active list
+}
+
+void GpuDevice::fail_context(int context_id) {
+  auto& c = context(context_id);
+  if (!c.alive) return;
+  c.alive = false;
+  const auto kernels = c.active;  // on_finish edits the list
+  for (const auto& k : kernels) {
+    if (in_flight(k->exec)) k->exec->cancel();
+    if (in_flight(k->memory)) k->memory->cancel();
+    scheduler_->on_finish(c, k);
+  }
+}
+
+void GpuDevice::restart_context(int context_id) {
+  context(context_id).alive = true;
 }
 
 void GpuDevice::start() {

@@ -32,6 +32,11 @@ using KernelPtr = std::shared_ptr<KernelActivities>;
 
 class PartitionScheduler;
 
+/// Thrown to the actor waiting on a kernel whose client a fault has ended.
+struct KernelAborted {
+  int context = -1;
+};
+
 /// One process (CUDA context) on a GPU: a workload replica or a job's rank.
 struct GpuContext {
   int id = -1;
@@ -39,6 +44,7 @@ struct GpuContext {
   int workload = -1;
   int replica = -1;
   double active_thread_percentage = -1;  // MPS: this client's cap (< 0: the GPU's default)
+  bool alive = true;                     // false once a fault ended the client
   std::vector<KernelPtr> active;         // launched, not finished
 };
 
@@ -73,6 +79,11 @@ class GpuDevice {
   void wait(const KernelPtr& kernel);
   /// launch + wait.
   void run(int context, double flops, double bytes) { wait(launch(context, flops, bytes)); }
+
+  /// A fatal error ends the client: its kernels are cancelled (their waiters get KernelAborted) and
+  /// later launches are refused. Restarting makes a fresh context alive again.
+  void fail_context(int context);
+  void restart_context(int context);
 
   /// Starts the scheduler's actors (after the platform is sealed).
   void start();

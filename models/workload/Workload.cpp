@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <mutex>
+#include <optional>
 
 #include "models/workload/Arrivals.hpp"
 
@@ -63,6 +64,14 @@ bool allocate_replica(SimContext& ctx, const WorkloadSpec& spec, int workload, i
   return true;
 }
 
+// Fails every context of a replica and releases its memory (after a fault).
+void fail_replica_contexts(const WorkloadSpec& spec, const ReplicaPlacement& place) {
+  for (size_t i = 0; i < place.gpus.size(); ++i) {
+    place.gpus[i]->fail_context(place.contexts[i]);
+    place.gpus[i]->release(workload_memory(spec));
+  }
+}
+
 // ---------------------------------------------------------------- inference
 
 class InferenceService final : public Workload {
@@ -78,13 +87,47 @@ class InferenceService final : public Workload {
     }
   }
 
+  const ReplicaPlacement* placement(int replica) const override {
+    return replica >= 0 && replica < static_cast<int>(replicas_.size())
+               ? &replicas_[static_cast<size_t>(replica)]->place
+               : nullptr;
+  }
+
+  void kill_replica(int replica) override {
+    auto& r = *replicas_.at(static_cast<size_t>(replica));
+    if (!r.alive) return;
+    const double now = sg4::Engine::get_clock();
+    r.alive = false;
+    ++r.generation;
+    ctx_.emit(now, EventType::WORKLOAD_FAILED, spec_.tenant_index, index_, replica, gpu_of(r), 0,
+              static_cast<double>(FailureReason::FAULT));
+    for (const auto* list : {&r.in_service})
+      for (const auto& req : *list)
+        ctx_.emit(now, EventType::REQUEST_DROPPED, spec_.tenant_index, index_, replica, gpu_of(r), now - req.arrival,
+                  req.arrival);
+    for (const auto& req : r.queue)
+      ctx_.emit(now, EventType::REQUEST_DROPPED, spec_.tenant_index, index_, replica, gpu_of(r), now - req.arrival,
+                req.arrival);
+    r.in_service.clear();
+    r.queue.clear();
+    fail_replica_contexts(spec_, r.place);
+    r.cv->notify_all();  // an idle server wakes up and ends
+  }
+
+  void restart_replica(int replica) override {
+    auto& r = *replicas_.at(static_cast<size_t>(replica));
+    if (r.alive || r.place.gpus.empty()) return;
+    for (size_t i = 0; i < r.place.gpus.size(); ++i) r.place.gpus[i]->restart_context(r.place.contexts[i]);
+    if (!allocate_replica(ctx_, spec_, index_, replica, r.place)) return;
+    r.alive = true;
+    launch_server(static_cast<size_t>(replica));
+  }
+
   void start() override {
     for (size_t i = 0; i < replicas_.size(); ++i) {
       auto& r = *replicas_[i];
       r.alive = allocate_replica(ctx_, spec_, index_, static_cast<int>(i), r.place);
-      if (!r.alive) continue;
-      sg4::Actor::create(spec_.name + "-r" + std::to_string(i), r.place.gpus[0]->host(),
-                         [this, i] { serve(static_cast<int>(i)); });
+      if (r.alive) launch_server(i);
     }
     sg4::Actor::create(spec_.name + "-arrivals",
                        replicas_.empty() ? sg4::Host::current() : replicas_[0]->place.gpus[0]->host(),
@@ -112,6 +155,7 @@ class InferenceService final : public Workload {
   struct Replica {
     ReplicaPlacement place;
     bool alive = false;
+    int generation = 0;  // bumped by each kill, so a server of a previous life ends
     std::deque<Request> queue;
     std::vector<Request> in_service;
     sg4::MutexPtr mutex;
@@ -119,6 +163,12 @@ class InferenceService final : public Workload {
   };
 
   static int gpu_of(const Replica& r) { return r.place.gpus.empty() ? -1 : r.place.gpus[0]->index(); }
+
+  void launch_server(size_t i) {
+    const int generation = replicas_[i]->generation;
+    sg4::Actor::create(spec_.name + "-r" + std::to_string(i), replicas_[i]->place.gpus[0]->host(),
+                       [this, i, generation] { serve(static_cast<int>(i), generation); });
+  }
 
   void arrivals() {
     ArrivalGenerator gen(spec_.arrival, make_stream(ctx_.spec.seed, "arrivals/" + spec_.name),
@@ -156,19 +206,23 @@ class InferenceService final : public Workload {
     }
   }
 
-  void serve(int replica_index) {
+  void serve(int replica_index, int generation) {
     auto& r = *replicas_[static_cast<size_t>(replica_index)];
     GpuDevice& gpu = *r.place.gpus[0];
     const int context = r.place.contexts[0];
     const int max_batch = spec_.max_batch;
     std::unique_lock lock(*r.mutex);
     for (;;) {
-      while (r.queue.empty()) r.cv->wait(lock);
+      const auto live = [&] { return r.alive && r.generation == generation; };
+      while (r.queue.empty() && live()) r.cv->wait(lock);
+      if (!live()) return;  // a fault ended this replica
       // Dynamic batching: wait for a full batch, at most `timeout` after the oldest request arrived.
       const double deadline = r.queue.front().arrival + spec_.batch_timeout.value;
-      while (static_cast<int>(r.queue.size()) < max_batch && sg4::Engine::get_clock() < deadline) {
+      while (static_cast<int>(r.queue.size()) < max_batch && sg4::Engine::get_clock() < deadline && live()) {
         r.cv->wait_until(lock, deadline);
       }
+      if (!live()) return;
+      if (r.queue.empty()) continue;
       const int batch = std::min<int>(max_batch, static_cast<int>(r.queue.size()));
       r.in_service.assign(r.queue.begin(), r.queue.begin() + batch);
       r.queue.erase(r.queue.begin(), r.queue.begin() + batch);
@@ -177,8 +231,12 @@ class InferenceService final : public Workload {
       const double started = sg4::Engine::get_clock();
       ctx_.emit(started, EventType::BATCH_START, spec_.tenant_index, index_, replica_index, gpu.index(), batch);
       const auto cost = inference_batch_cost(spec_, gpu.profile(), batch);
-      gpu.run(context, cost.prefill_flops, cost.prefill_bytes);
-      gpu.run(context, cost.decode_flops, cost.decode_bytes);
+      try {
+        gpu.run(context, cost.prefill_flops, cost.prefill_bytes);
+        gpu.run(context, cost.decode_flops, cost.decode_bytes);
+      } catch (const KernelAborted&) {
+        return;  // kill_replica already recorded the batch as dropped
+      }
       const double done = sg4::Engine::get_clock();
       for (const auto& req : r.in_service) {
         ctx_.emit(done, EventType::REQUEST_DONE, spec_.tenant_index, index_, replica_index, gpu.index(),
@@ -203,6 +261,19 @@ class TrainingJob final : public Workload {
   TrainingJob(SimContext& ctx, int index, ReplicaPlacement place)
       : ctx_(ctx), index_(index), spec_(ctx.spec.workloads[static_cast<size_t>(index)]), place_(std::move(place)) {}
 
+  const ReplicaPlacement* placement(int replica) const override { return replica == 0 ? &place_ : nullptr; }
+
+  void kill_replica(int) override {
+    if (!running_) return;
+    running_ = false;
+    killed_ = true;
+    ctx_.emit(sg4::Engine::get_clock(), EventType::WORKLOAD_FAILED, spec_.tenant_index, index_, 0,
+              place_.gpus[0]->index(), static_cast<double>(steps_done_), static_cast<double>(FailureReason::FAULT));
+    fail_replica_contexts(spec_, place_);
+  }
+
+  void restart_replica(int) override {}  // a failed job is resubmitted by its owner, not modelled here
+
   void start() override {
     submitted_ = sg4::Engine::get_clock();
     ctx_.emit(submitted_, EventType::JOB_SUBMIT, spec_.tenant_index, index_, 0, place_.gpus[0]->index());
@@ -222,6 +293,14 @@ class TrainingJob final : public Workload {
 
  private:
   void run() {
+    try {
+      run_steps();
+    } catch (const KernelAborted&) {
+      // kill_replica recorded the failure
+    }
+  }
+
+  void run_steps() {
     const auto& profile = place_.gpus[0]->profile();
     const double ideal = spec_.iterations * training_step_ideal(spec_, profile);
     const size_t n = place_.gpus.size();
@@ -244,6 +323,7 @@ class TrainingJob final : public Workload {
       for (size_t g = 0; g < n; ++g)
         kernels.push_back(place_.gpus[g]->launch(place_.contexts[g], spec_.step.flops.value, spec_.step.bytes.value));
       for (size_t g = 0; g < n; ++g) place_.gpus[g]->wait(kernels[g]);
+      if (killed_) return;
       // 3. Ring all-reduce of the gradients over NVLink: each GPU sends 2(n-1)/n of them to its
       //    ring successor (bandwidth term; per-hop latency is negligible at these sizes).
       if (ring_bytes > 0) {
@@ -271,6 +351,7 @@ class TrainingJob final : public Workload {
   ReplicaPlacement place_;
   double submitted_ = 0;
   bool running_ = false;
+  bool killed_ = false;
   int steps_done_ = 0;
 };
 
@@ -283,15 +364,15 @@ class BatchWorkload final : public Workload {
         index_(index),
         spec_(ctx.spec.workloads[static_cast<size_t>(index)]),
         places_(std::move(places)),
+        workers_(places_.size()),
         mutex_(sg4::Mutex::create()),
         cv_(sg4::ConditionVariable::create()) {}
 
   void start() override {
     for (size_t i = 0; i < places_.size(); ++i) {
       if (!allocate_replica(ctx_, spec_, index_, static_cast<int>(i), places_[i])) continue;
-      ++live_workers_;
-      sg4::Actor::create(spec_.name + "-w" + std::to_string(i), places_[i].gpus[0]->host(),
-                         [this, i] { work(static_cast<int>(i)); });
+      workers_[i].alive = true;
+      launch_worker(i);
     }
     sg4::Actor::create(spec_.name + "-arrivals", places_.empty() ? sg4::Host::current() : places_[0].gpus[0]->host(),
                        [this] { arrivals(); });
@@ -301,11 +382,47 @@ class BatchWorkload final : public Workload {
     for (const auto& job : queue_)
       ctx_.emit(now, EventType::WORKLOAD_FAILED, spec_.tenant_index, index_, job.id, -1, now - job.submitted,
                 static_cast<double>(FailureReason::UNFINISHED));
-    for (const auto& [id, submitted] : running_)
-      ctx_.emit(now, EventType::WORKLOAD_FAILED, spec_.tenant_index, index_, id, -1, now - submitted,
-                static_cast<double>(FailureReason::UNFINISHED));
+    for (auto& w : workers_) {
+      if (w.running)
+        ctx_.emit(now, EventType::WORKLOAD_FAILED, spec_.tenant_index, index_, w.running->id, -1,
+                  now - w.running->submitted, static_cast<double>(FailureReason::UNFINISHED));
+      w.running.reset();
+    }
     queue_.clear();
-    running_.clear();
+  }
+
+  const ReplicaPlacement* placement(int replica) const override {
+    return replica >= 0 && replica < static_cast<int>(places_.size()) ? &places_[static_cast<size_t>(replica)]
+                                                                      : nullptr;
+  }
+
+  void kill_replica(int replica) override {
+    auto& w = workers_.at(static_cast<size_t>(replica));
+    if (!w.alive) return;
+    const double now = sg4::Engine::get_clock();
+    const int gpu = places_[static_cast<size_t>(replica)].gpus[0]->index();
+    w.alive = false;
+    ++w.generation;
+    ctx_.emit(now, EventType::WORKLOAD_FAILED, spec_.tenant_index, index_, replica, gpu, 0,
+              static_cast<double>(FailureReason::FAULT));
+    if (w.running) {
+      // The job it was running is lost (gpu -1: a job, not a worker slot).
+      ctx_.emit(now, EventType::WORKLOAD_FAILED, spec_.tenant_index, index_, w.running->id, -1,
+                now - w.running->submitted, static_cast<double>(FailureReason::FAULT));
+      w.running.reset();
+    }
+    fail_replica_contexts(spec_, places_[static_cast<size_t>(replica)]);
+    cv_->notify_all();
+  }
+
+  void restart_replica(int replica) override {
+    auto& w = workers_.at(static_cast<size_t>(replica));
+    auto& place = places_[static_cast<size_t>(replica)];
+    if (w.alive || place.gpus.empty()) return;
+    for (size_t i = 0; i < place.gpus.size(); ++i) place.gpus[i]->restart_context(place.contexts[i]);
+    if (!allocate_replica(ctx_, spec_, index_, replica, place)) return;
+    w.alive = true;
+    launch_worker(static_cast<size_t>(replica));
   }
 
  private:
@@ -313,18 +430,37 @@ class BatchWorkload final : public Workload {
     int id;
     double submitted;
   };
+  struct Worker {
+    bool alive = false;
+    int generation = 0;
+    std::optional<Job> running;
+  };
+
+  bool any_worker_alive() const {
+    for (const auto& w : workers_)
+      if (w.alive) return true;
+    return false;
+  }
+
+  void launch_worker(size_t i) {
+    const int generation = workers_[i].generation;
+    sg4::Actor::create(spec_.name + "-w" + std::to_string(i), places_[i].gpus[0]->host(),
+                       [this, i, generation] { work(static_cast<int>(i), generation); });
+  }
 
   void arrivals() {
     ArrivalGenerator gen(spec_.arrival, make_stream(ctx_.spec.seed, "arrivals/" + spec_.name),
                          sg4::Engine::get_clock());
     int next_id = 0;
+    bool ever_alive = any_worker_alive();
     for (;;) {
       const double t = gen.next();
       if (!(t < ctx_.arrivals_end)) return;
       sg4::this_actor::sleep_until(t);
       const int id = next_id++;
       ctx_.emit(t, EventType::JOB_SUBMIT, spec_.tenant_index, index_, id, -1);
-      if (live_workers_ == 0) {
+      if (!ever_alive) {
+        // No worker could ever start (out of memory at placement): the job cannot run.
         ctx_.emit(t, EventType::WORKLOAD_FAILED, spec_.tenant_index, index_, id, -1, 0,
                   static_cast<double>(FailureReason::OUT_OF_MEMORY));
         continue;
@@ -335,26 +471,33 @@ class BatchWorkload final : public Workload {
     }
   }
 
-  void work(int worker) {
+  void work(int worker, int generation) {
     auto& place = places_[static_cast<size_t>(worker)];
+    auto& me = workers_[static_cast<size_t>(worker)];
     GpuDevice& gpu = *place.gpus[0];
     const double ideal =
         spec_.kernels_per_job * gpu.profile().roofline_time(spec_.kernel.flops, spec_.kernel.bytes).value;
+    const auto live = [&] { return me.alive && me.generation == generation; };
     std::unique_lock lock(*mutex_);
     for (;;) {
-      while (queue_.empty()) cv_->wait(lock);
+      while (queue_.empty() && live()) cv_->wait(lock);
+      if (!live()) return;
       const Job job = queue_.front();
       queue_.pop_front();
-      running_.emplace_back(job.id, job.submitted);
+      me.running = job;
       lock.unlock();
       ctx_.emit(sg4::Engine::get_clock(), EventType::JOB_START, spec_.tenant_index, index_, job.id, gpu.index(), 0,
                 ideal);
-      for (int k = 0; k < spec_.kernels_per_job; ++k)
-        gpu.run(place.contexts[0], spec_.kernel.flops.value, spec_.kernel.bytes.value);
+      try {
+        for (int k = 0; k < spec_.kernels_per_job; ++k)
+          gpu.run(place.contexts[0], spec_.kernel.flops.value, spec_.kernel.bytes.value);
+      } catch (const KernelAborted&) {
+        return;  // kill_replica recorded the job as failed
+      }
       const double now = sg4::Engine::get_clock();
       ctx_.emit(now, EventType::JOB_DONE, spec_.tenant_index, index_, job.id, gpu.index(), now - job.submitted, ideal);
       lock.lock();
-      running_.erase(std::find(running_.begin(), running_.end(), std::make_pair(job.id, job.submitted)));
+      me.running.reset();
     }
   }
 
@@ -362,11 +505,10 @@ class BatchWorkload final : public Workload {
   int index_;
   const WorkloadSpec& spec_;
   std::vector<ReplicaPlacement> places_;
+  std::vector<Worker> workers_;
   sg4::MutexPtr mutex_;
   sg4::ConditionVariablePtr cv_;
   std::deque<Job> queue_;
-  std::vector<std::pair<int, double>> running_;
-  int live_workers_ = 0;
 };
 
 }  // namespace

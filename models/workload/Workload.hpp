@@ -26,6 +26,13 @@ class Workload {
   virtual void start() = 0;
   /// At the hard end of the run: records requests and jobs still in flight as unfinished.
   virtual void finish(double now) = 0;
+  /// Where a replica runs (nullptr if it was never placed).
+  virtual const ReplicaPlacement* placement(int replica) const = 0;
+  /// A fault ended the replica's client: its in-flight and queued work is lost (recorded now), its
+  /// GPU contexts are failed and its memory released; the replica stays down until restarted.
+  virtual void kill_replica(int replica) = 0;
+  /// Brings a killed replica back (allocates again; may fail out of memory). Training jobs do not restart.
+  virtual void restart_replica(int replica) = 0;
 };
 
 /// Cost of one inference batch, as two kernels (prefill, then the aggregated decode).

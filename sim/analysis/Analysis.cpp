@@ -144,9 +144,30 @@ Analysis analyse(const ScenarioSpec& spec, const RunResult& run) {
         jobs[w].push_back({e.value, e.aux, e.time - e.value});
         break;
       }
+      case EventType::GPU_FAULT: {
+        FaultResult f;
+        f.time = e.time;
+        f.gpu = e.gpu;
+        f.tenant = e.tenant >= 0 ? spec.tenants[static_cast<size_t>(e.tenant)].name : "";
+        f.workload = e.workload >= 0 ? spec.workloads[w].name : "";
+        f.replica = e.replica;
+        f.clients_ended = static_cast<int>(e.value);
+        f.whole_gpu = e.aux > 0.5;
+        a.faults.push_back(f);
+        break;
+      }
       case EventType::WORKLOAD_FAILED: {
         const auto reason = static_cast<FailureReason>(static_cast<int>(e.aux));
         auto& wr = a.workloads[w];
+        if (reason == FailureReason::FAULT && e.gpu >= 0) {
+          ++wr.replicas_killed_by_faults;
+          // Clients ended by the most recent fault at this instant belong to its domain.
+          if (!a.faults.empty() && a.faults.back().time == e.time) {
+            const auto& ws = spec.workloads[w];
+            a.faults.back().victims.push_back(spec.tenants[static_cast<size_t>(ws.tenant_index)].name + "/" + ws.name +
+                                              "[" + std::to_string(e.replica) + "]");
+          }
+        }
         if (spec.workloads[w].kind == WorkloadKind::INFERENCE) {
           failed_replicas[w].insert(e.replica);
         } else if (reason == FailureReason::UNFINISHED) {
@@ -411,8 +432,25 @@ Analysis analyse(const ScenarioSpec& spec, const RunResult& run) {
         for (size_t w : matching) failed += static_cast<size_t>(a.workloads[w].replicas_failed);
         r.explanation = std::to_string(r.violated) + " of " + std::to_string(r.evaluated) +
                         (window_slo ? " windows" : " jobs") + " violated";
-        if (failed > 0)
-          r.explanation += "; " + std::to_string(failed) + " replica(s) failed (out of memory or unplaced)";
+        size_t killed = 0;
+        for (size_t w : matching) killed += static_cast<size_t>(a.workloads[w].replicas_killed_by_faults);
+        if (killed > 0) {
+          std::string by;
+          for (const auto& f : a.faults) {
+            for (size_t w : matching) {
+              const std::string mine = tenant.name + "/" + spec.workloads[w].name + "[";
+              bool hit = false;
+              for (const auto& v : f.victims) hit = hit || v.rfind(mine, 0) == 0;
+              if (hit && by.find(f.tenant + "/" + f.workload) == std::string::npos)
+                by += (by.empty() ? "" : ", ") + f.tenant + "/" + f.workload + " on GPU " + std::to_string(f.gpu) +
+                      (f.whole_gpu ? " (one fault domain for the whole GPU)" : "");
+            }
+          }
+          r.explanation += "; " + std::to_string(killed) + " replica(s) ended by a GPU fault of " + by;
+        }
+        if (failed > killed) {
+          r.explanation += "; " + std::to_string(failed - killed) + " replica(s) failed (out of memory or unplaced)";
+        }
         if (!who.empty()) {
           r.explanation += "; co-tenants held the shared GPUs during violations: " + who;
         } else if (failed == 0) {

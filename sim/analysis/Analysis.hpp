@@ -43,6 +43,7 @@ struct WorkloadResult {
   double mean_slowdown = 0;
   double max_slowdown = 0;
   size_t steps_completed = 0;
+  int replicas_killed_by_faults = 0;
 };
 
 struct ShareOfBlame {
@@ -89,6 +90,17 @@ struct GpuResult {
   std::vector<double> busy_per_window;  // utilisation per spec.slaWindow
 };
 
+struct FaultResult {
+  double time = 0;
+  int gpu = -1;
+  std::string tenant;  // whose client faulted
+  std::string workload;
+  int replica = 0;
+  int clients_ended = 0;  // the fault domain
+  bool whole_gpu = false;
+  std::vector<std::string> victims;  // "tenant/workload[replica]" of every client ended, in context order
+};
+
 struct TenantResult {
   std::string name;
   std::string region;
@@ -105,6 +117,7 @@ struct Analysis {
   std::vector<WorkloadResult> workloads;
   std::vector<SloResult> slos;
   std::vector<GpuResult> gpus;
+  std::vector<FaultResult> faults;
   size_t slos_missed = 0;
 };
 

@@ -36,6 +36,8 @@ const char* event_type_name(EventType t) {
       return "job_done";
     case EventType::WORKLOAD_FAILED:
       return "workload_failed";
+    case EventType::GPU_FAULT:
+      return "gpu_fault";
     case EventType::RUN_END:
       return "run_end";
   }

@@ -25,10 +25,12 @@ enum class EventType : uint8_t {
   STEP_DONE,        // value = step time (s)
   JOB_DONE,         // value = completion time (s), aux = ideal time alone (s)
   WORKLOAD_FAILED,  // aux = reason code (FailureReason)
+  GPU_FAULT,        // a fatal error in a client; tenant/workload/replica = the faulting client, value = clients
+                    // ended by it (the fault domain), aux = 1 when the domain is the whole GPU (MPS, time-slicing)
   RUN_END,
 };
 
-enum class FailureReason : uint8_t { NONE = 0, OUT_OF_MEMORY = 1, NOT_PLACED = 2, UNFINISHED = 3 };
+enum class FailureReason : uint8_t { NONE = 0, OUT_OF_MEMORY = 1, NOT_PLACED = 2, UNFINISHED = 3, FAULT = 4 };
 
 const char* event_type_name(EventType t);
 inline constexpr int EVENT_TYPE_COUNT = static_cast<int>(EventType::RUN_END) + 1;

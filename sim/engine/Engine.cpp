@@ -46,6 +46,7 @@ class Simulation {
     for (auto& gpu : gpus_) gpu->start();
     sg4::Actor::create("controller", controller_host_, [this] { controller(); });
     sg4::Actor::create("end", controller_host_, [this] { end_of_run(); });
+    if (!spec_.faults.empty()) sg4::Actor::create("faults", controller_host_, [this] { inject_faults(); });
     if (options_.on_progress) sg4::Actor::create("progress", controller_host_, [this] { progress(); })->daemonize();
 
     const auto wall_start = std::chrono::steady_clock::now();
@@ -256,8 +257,55 @@ class Simulation {
       }
       if (placements.empty() && ws.kind == WorkloadKind::TRAINING) continue;
       workloads_.push_back(make_workload(ctx_, static_cast<int>(w), std::move(placements)));
+      by_index_[w] = workloads_.back().get();
       workloads_.back()->start();
     }
+  }
+
+  // Injected fatal errors. The fault domain is the whole GPU under MPS (one server for all
+  // clients) and time-slicing (no fault isolation between replicas), the instance under MIG, the
+  // client alone on an exclusive GPU.
+  void inject_faults() {
+    std::vector<size_t> order(spec_.faults.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [this](size_t a, size_t b) { return spec_.faults[a].at.value < spec_.faults[b].at.value; });
+    for (size_t i : order) {
+      const auto& f = spec_.faults[i];
+      sg4::this_actor::sleep_until(f.at.value);
+      const int w = workload_index(f.workload);
+      Workload* target = w >= 0 ? by_index_[static_cast<size_t>(w)] : nullptr;
+      const ReplicaPlacement* place = target ? target->placement(f.replica) : nullptr;
+      const double now = sg4::Engine::get_clock();
+      if (!place || place->gpus.empty()) {
+        ctx_.emit(now, EventType::GPU_FAULT, spec_.workloads[static_cast<size_t>(w)].tenant_index, w, f.replica, -1, 0);
+        continue;
+      }
+      GpuDevice& gpu = *place->gpus[0];
+      const bool whole_gpu = gpu.sharing().mode == SharingMode::MPS || gpu.sharing().mode == SharingMode::TIME_SLICING;
+      std::vector<std::pair<int, int>> ended;  // (workload, replica)
+      for (const auto& c : gpu.contexts()) {
+        if (!c.alive) continue;
+        if (!whole_gpu && c.id != place->contexts[0]) continue;
+        ended.emplace_back(c.workload, c.replica);
+      }
+      ctx_.emit(now, EventType::GPU_FAULT, spec_.workloads[static_cast<size_t>(w)].tenant_index, w, f.replica,
+                gpu.index(), static_cast<double>(ended.size()), whole_gpu ? 1.0 : 0.0);
+      for (const auto& [wi, replica] : ended) by_index_[static_cast<size_t>(wi)]->kill_replica(replica);
+      if (f.restart_after.value >= 0) {
+        const double when = now + f.restart_after.value;
+        sg4::Actor::create("restart", controller_host_, [this, when, ended] {
+          sg4::this_actor::sleep_until(when);
+          for (const auto& [wi, replica] : ended) by_index_[static_cast<size_t>(wi)]->restart_replica(replica);
+        });
+      }
+    }
+  }
+
+  int workload_index(const std::string& name) const {
+    for (size_t i = 0; i < spec_.workloads.size(); ++i)
+      if (spec_.workloads[i].name == name) return static_cast<int>(i);
+    return -1;
   }
 
   void end_of_run() {
@@ -293,6 +341,7 @@ class Simulation {
   std::deque<HardwareProfile> instance_profiles_;  // MIG instances' derived profiles (stable addresses)
   std::vector<NodeHosts> nodes_;
   std::vector<std::unique_ptr<Workload>> workloads_;
+  std::vector<Workload*> by_index_ = std::vector<Workload*>(spec_.workloads.size(), nullptr);
   std::chrono::steady_clock::time_point wall_start_;
 };
 

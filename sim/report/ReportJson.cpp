@@ -83,6 +83,7 @@ std::string report_json(const ScenarioSpec& spec, const RunResult& run, const An
                  {"replicas_requested", w.replicas_requested},
                  {"replicas_placed", w.replicas_placed},
                  {"replicas_failed", w.replicas_failed},
+                 {"replicas_killed_by_faults", w.replicas_killed_by_faults},
                  {"gpus", w.gpus}};
       if (w.kind == "inference") {
         wj["requests"] = {
@@ -128,6 +129,18 @@ std::string report_json(const ScenarioSpec& spec, const RunResult& run, const An
                     {"context_switch_seconds", g.switch_seconds}});
   }
   root["gpus"] = gpus;
+  json faults = json::array();
+  for (const auto& f : a.faults) {
+    faults.push_back({{"time_s", f.time},
+                      {"gpu", f.gpu},
+                      {"tenant", f.tenant},
+                      {"workload", f.workload},
+                      {"replica", f.replica},
+                      {"domain", f.whole_gpu ? "gpu" : "client"},
+                      {"clients_ended", f.clients_ended},
+                      {"ended", f.victims}});
+  }
+  root["faults"] = faults;
   json profiles = json::array();
   for (const auto& s : run.profile_sha256) profiles.push_back(s);
   root["hardware_profiles"] = profiles;

@@ -90,6 +90,18 @@ std::string report_markdown(const ScenarioSpec& spec, const RunResult& run, cons
     }
   }
 
+  if (!a.faults.empty()) {
+    md << "\n## Faults\n\n";
+    md << "| time | GPU | faulting client | fault domain | clients ended |\n|---|---|---|---|---|\n";
+    for (const auto& f : a.faults) {
+      std::string ended;
+      for (const auto& v : f.victims) ended += (ended.empty() ? "" : ", ") + v;
+      md << "| " << format_duration(Seconds(f.time)) << " | " << f.gpu << " | " << f.tenant << "/" << f.workload << "["
+         << f.replica << "] | " << (f.whole_gpu ? "whole GPU" : "the client") << " | " << (ended.empty() ? "-" : ended)
+         << " |\n";
+    }
+  }
+
   md << "\n## GPUs\n\n";
   md << "| GPU | node | sharing | tenants | utilisation | by tenant | context switches |\n";
   md << "|---|---|---|---|---|---|---|\n";

@@ -657,6 +657,19 @@ void Loader::read_spec(const Ctx& c, ScenarioSpec& spec) {
       spec.workloads.push_back(std::move(w));
     }
   }
+  if (auto faults = child(c, "faults")) {
+    for (const auto& item : items(*faults)) {
+      FaultSpec f;
+      f.loc = item.loc();
+      if (!check_map(item)) continue;
+      get_quantity(item, "at", f.at, parse_duration, true, false);
+      get_string(item, "workload", f.workload, true);
+      if (auto w = child(item, "workload")) f.workload_loc = w->loc();
+      get_int(item, "replica", f.replica, false, 0, 100000);
+      get_quantity(item, "restartAfter", f.restart_after, parse_duration, false, false);
+      spec.faults.push_back(std::move(f));
+    }
+  }
   if (auto policies = child(c, "policies")) {
     if (check_map(*policies)) {
       if (auto placement = child(*policies, "placement")) read_policy(*placement, spec.placement);

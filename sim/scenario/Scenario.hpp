@@ -149,6 +149,18 @@ struct WorkloadSpec {
   SourceLoc node_pool_loc;
 };
 
+/// An injected fatal GPU error (e.g. an illegal memory access, Xid 13/31) in one client. Its fault
+/// domain ends with it: every client on the GPU under MPS or time-slicing, only itself on an exclusive
+/// GPU or a MIG instance.
+struct FaultSpec {
+  Seconds at{0};
+  std::string workload;
+  int replica = 0;
+  Seconds restart_after{-1};  // < 0: the ended clients stay down
+  SourceLoc loc;
+  SourceLoc workload_loc;
+};
+
 struct PolicyRef {
   std::string name;
   Params params;
@@ -167,6 +179,7 @@ struct ScenarioSpec {
   std::vector<NodePoolSpec> node_pools;
   std::vector<TenantSpec> tenants;
   std::vector<WorkloadSpec> workloads;
+  std::vector<FaultSpec> faults;
   PolicyRef placement{"first-fit", {}, {}, {}};
   std::string source_file;
   std::string source_sha256;  // of the main file's bytes, for provenance

@@ -107,6 +107,30 @@ void check_references(ScenarioSpec& spec, Diagnostics& diags) {
     }
   }
   size_t long_windows = 0;  // warnings are not capped by Diagnostics
+  for (size_t i = 0; i < spec.faults.size(); ++i) {
+    const auto& f = spec.faults[i];
+    const std::string path = "spec.faults[" + std::to_string(i) + "]";
+    const WorkloadSpec* target = nullptr;
+    std::vector<std::string> workload_names;
+    for (const auto& w : spec.workloads) {
+      if (w.name == f.workload) target = &w;
+      workload_names.push_back(w.name);
+    }
+    if (!target) {
+      if (!f.workload.empty())
+        diags.error(f.workload_loc, path + ".workload",
+                    "no workload named '" + f.workload + "'" + suggest(f.workload, workload_names));
+      continue;
+    }
+    const int replicas = target->kind == WorkloadKind::TRAINING ? 1 : target->replicas;
+    if (f.replica >= replicas)
+      diags.error(f.loc, path + ".replica",
+                  "workload '" + f.workload + "' has " + std::to_string(replicas) + " replica(s) (0.." +
+                      std::to_string(replicas - 1) + ")");
+    if (f.at.value >= spec.duration.value)
+      diags.error(f.loc, path + ".at", "is at or after the end of the run (" + format_duration(spec.duration) + ")");
+  }
+
   for (size_t t = 0; t < spec.tenants.size(); ++t) {
     auto& tenant = spec.tenants[t];
     check_unique(tenant.slos, "spec.tenants[" + std::to_string(t) + "].slos", diags);
