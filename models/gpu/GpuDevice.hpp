@@ -62,6 +62,10 @@ class GpuDevice {
   sg4::Host* host() const { return sms_; }
   const HardwareProfile& profile() const { return profile_; }
   const SharingSpec& sharing() const { return sharing_; }
+  /// The confidential-computing costs when this GPU runs in CC mode, else nullptr.
+  const HardwareProfile::Confidential* confidential() const {
+    return sharing_.mode == SharingMode::CONFIDENTIAL && profile_.confidential ? &*profile_.confidential : nullptr;
+  }
 
   /// Registers a process on this GPU and returns its context id.
   int add_context(int tenant, int workload, int replica);

@@ -240,6 +240,18 @@ bool load_profile_file(const std::string& file, HardwareProfile& out, Diagnostic
   read_field<double>(spec, file, "tdpWatts", number(1, 100000), out.tdp_watts, src, diags);
   read_field<Seconds>(spec, file, "contextSwitch", quantity<Seconds>(parse_duration), out.context_switch, src, diags);
   if (const YAML::Node mig = spec["mig"]) read_mig(mig, file, out, diags);
+  if (const YAML::Node cc = spec["confidentialComputing"]) {
+    HardwareProfile::Confidential c;
+    auto& s = out.sources;
+    std::map<std::string, std::string> cc_sources;
+    read_field<BytesPerSecond>(cc, file, "bounceBandwidth", quantity<BytesPerSecond>(parse_bandwidth),
+                               c.bounce_bandwidth, cc_sources, diags);
+    read_field<Seconds>(cc, file, "transferLatency", quantity<Seconds>(parse_duration), c.transfer_latency, cc_sources,
+                        diags);
+    read_field<Seconds>(cc, file, "attestation", quantity<Seconds>(parse_duration), c.attestation, cc_sources, diags);
+    for (const auto& [k, v] : cc_sources) s["confidentialComputing." + k] = v;
+    out.confidential = c;
+  }
   if (diags.error_count() == errors_before) {
     if (out.hbm_achievable > out.hbm_bandwidth)
       diags.error(SourceLoc{file, 0, 0}, "spec.hbmAchievable", "exceeds spec.hbmBandwidth");

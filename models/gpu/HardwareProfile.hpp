@@ -44,6 +44,14 @@ struct HardwareProfile {
 
   std::optional<MigGeometry> mig;  // absent on products without MIG
 
+  /// Confidential computing (Hopper SPT): host-device traffic goes through encrypted bounce buffers.
+  struct Confidential {
+    BytesPerSecond bounce_bandwidth{0};  // encrypted host-device copy bandwidth
+    Seconds transfer_latency{0};         // added to every host-device transfer (encrypt, bounce, decrypt)
+    Seconds attestation{0};              // before the first work on the GPU
+  };
+  std::optional<Confidential> confidential;  // absent on products without CC
+
   std::map<std::string, std::string> sources;  // field -> where the number comes from
 
   /// Achievable compute rate for kernels of the given precision (the roofline's flat part).

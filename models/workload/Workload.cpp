@@ -64,6 +64,27 @@ bool allocate_replica(SimContext& ctx, const WorkloadSpec& spec, int workload, i
   return true;
 }
 
+// Copies `bytes` from host memory to the replica's GPU. In confidential-computing mode the copy goes
+// through encrypted bounce buffers: CPU-side encryption at the bounce bandwidth plus a fixed cost
+// per transfer, instead of the plain PCIe link.
+void host_to_device(const ReplicaPlacement& place, size_t g, double bytes, SimContext& ctx) {
+  GpuDevice& gpu = *place.gpus[g];
+  if (const auto* cc = gpu.confidential()) {
+    sg4::this_actor::sleep_for(cc->transfer_latency.value + bytes / cc->bounce_bandwidth.value);
+  } else if (place.node_cpu && bytes > 0) {
+    sg4::Comm::sendto(place.node_cpu, gpu.host(), static_cast<uint64_t>(bytes));
+  }
+  ++ctx.counters.transfers;
+}
+
+// A replica starting on a GPU: attestation first in CC mode, then its weights are loaded.
+void bring_up(const ReplicaPlacement& place, double weight_bytes, SimContext& ctx) {
+  for (size_t g = 0; g < place.gpus.size(); ++g) {
+    if (const auto* cc = place.gpus[g]->confidential()) sg4::this_actor::sleep_for(cc->attestation.value);
+    if (weight_bytes > 0) host_to_device(place, g, weight_bytes, ctx);
+  }
+}
+
 // Fails every context of a replica and releases its memory (after a fault).
 void fail_replica_contexts(const WorkloadSpec& spec, const ReplicaPlacement& place) {
   for (size_t i = 0; i < place.gpus.size(); ++i) {
@@ -211,6 +232,12 @@ class InferenceService final : public Workload {
     GpuDevice& gpu = *r.place.gpus[0];
     const int context = r.place.contexts[0];
     const int max_batch = spec_.max_batch;
+    // The replica loads its weights before serving; requests that arrive meanwhile queue.
+    bring_up(r.place, spec_.model.weights().value, ctx_);
+    // Under CC every host-device transfer pays the bounce-buffer cost: the prompt in, then one token
+    // out per decode step (the serving loop synchronises with the host every step).
+    const auto* cc = gpu.confidential();
+    const double cc_per_batch = cc ? (1.0 + spec_.output_tokens) * cc->transfer_latency.value : 0.0;
     std::unique_lock lock(*r.mutex);
     for (;;) {
       const auto live = [&] { return r.alive && r.generation == generation; };
@@ -234,6 +261,7 @@ class InferenceService final : public Workload {
       try {
         gpu.run(context, cost.prefill_flops, cost.prefill_bytes);
         gpu.run(context, cost.decode_flops, cost.decode_bytes);
+        if (cc_per_batch > 0) sg4::this_actor::sleep_for(cc_per_batch);
       } catch (const KernelAborted&) {
         return;  // kill_replica already recorded the batch as dropped
       }
@@ -310,7 +338,9 @@ class TrainingJob final : public Workload {
     for (int step = 0; step < spec_.iterations; ++step) {
       const double step_start = sg4::Engine::get_clock();
       // 1. Input batch from host memory to every GPU, over each GPU's PCIe link.
-      if (spec_.data_per_step.value > 0 && place_.node_cpu) {
+      if (spec_.data_per_step.value > 0 && place_.gpus[0]->confidential()) {
+        for (size_t g = 0; g < n; ++g) host_to_device(place_, g, spec_.data_per_step.value, ctx_);
+      } else if (spec_.data_per_step.value > 0 && place_.node_cpu) {
         std::vector<sg4::CommPtr> loads;
         for (auto* gpu : place_.gpus)
           loads.push_back(

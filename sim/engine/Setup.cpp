@@ -32,6 +32,10 @@ PreparedScenario prepare_scenario(const std::string& path, const std::vector<Ove
     if (it == out.profiles.end()) continue;
     const std::string base = "spec.cluster.nodePools[" + std::to_string(p) + "]";
     auto check = [&](const SharingSpec& sharing, const std::string& at) {
+      if (sharing.mode == SharingMode::CONFIDENTIAL && !it->second.confidential) {
+        diags.error(sharing.loc, at + ".mode",
+                    pool.gpu_product + " does not support confidential computing (Hopper and later do)");
+      }
       if (sharing.mode != SharingMode::MIG || sharing.mig_layout.empty()) return;
       if (!it->second.mig) {
         diags.error(sharing.loc, at + ".mode", pool.gpu_product + " does not support MIG");

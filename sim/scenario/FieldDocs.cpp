@@ -35,7 +35,9 @@ const std::vector<FieldDoc>& field_docs() {
        "round-robin slices of `timeSlice`, with a context-switch cost and no memory isolation. mps: up to "
        "`replicas` clients run concurrently, each capped to `activeThreadPercentage` of the SMs and "
        "`pinnedMemoryLimit` of memory. mig: the GPU is split into the instances of `migLayout`, each an "
-       "isolated device with its own SMs, memory and bandwidth. vgpu and confidential are not simulated yet."},
+       "isolated device with its own SMs, memory and bandwidth. confidential: the whole GPU to one confidential "
+       "VM (one replica): attestation at start, host-device copies through encrypted bounce buffers. vgpu is not "
+       "simulated yet."},
       {"spec.cluster.nodePools[].sharing.replicas", "int",
        "timeSlicing / mps: replicas per GPU, as in the k8s device plugin's sharing.*.resources[].replicas (2..48)."},
       {"spec.cluster.nodePools[].sharing.timeSlice", "duration|Short|Medium|Long",

@@ -114,7 +114,7 @@ std::string unused_override_message(const std::string& opath) {
 }
 
 bool simulated_mode(SharingMode m) {
-  return m != SharingMode::VGPU && m != SharingMode::CONFIDENTIAL;
+  return m != SharingMode::VGPU;
 }
 
 // A YAML node with where it came from: file, YAML path (index form and name form), include chain.
@@ -751,6 +751,11 @@ void Loader::read_sharing_fields(const Ctx& c, SharingSpec& sharing) {
     d_.error(r->loc(), r->path, "a MIG GPU has one replica per instance; the instances come from migLayout");
   }
   if (sharing.mode == SharingMode::MPS && !child(c, "replicas")) sharing.replicas = 2;
+  if (sharing.mode == SharingMode::CONFIDENTIAL && sharing.replicas != 1) {
+    auto r = child(c, "replicas");
+    d_.error(r ? r->loc() : c.loc(), c.path + ".replicas",
+             "a confidential-computing GPU belongs to one confidential VM: exactly one replica");
+  }
   if (sharing.mode == SharingMode::EXCLUSIVE && sharing.replicas != 1) {
     auto r = child(c, "replicas");
     d_.error(r ? r->loc() : c.loc(), c.path + ".replicas",
@@ -883,7 +888,7 @@ void Loader::read_workload(const Ctx& c, WorkloadSpec& w) {
             d_.error(item.loc(), item.path,
                      "sharing mode '" + s +
                          "' is not simulated by this version of gputwin; simulated modes: "
-                         "exclusive, timeSlicing, mps, mig");
+                         "exclusive, timeSlicing, mps, mig, confidential");
           } else {
             w.allowed_sharing.push_back(static_cast<SharingMode>(it - names.begin()));
           }

@@ -30,14 +30,15 @@ std::string suggest_if_collecting(const std::string& name, const std::vector<std
 }
 
 bool simulated(SharingMode m) {
-  return m != SharingMode::VGPU && m != SharingMode::CONFIDENTIAL;
+  return m != SharingMode::VGPU;
 }
 
 void check_sharing(const SharingSpec& s, const std::string& path, Diagnostics& diags) {
   if (!simulated(s.mode)) {
     diags.error(s.loc, path + ".mode",
                 std::string("sharing mode '") + sharing_mode_name(s.mode) +
-                    "' is not simulated by this version of gputwin; simulated modes: exclusive, timeSlicing, mps, mig");
+                    "' is not simulated by this version of gputwin; simulated modes: exclusive, timeSlicing, mps, mig, "
+                    "confidential");
   }
 }
 

@@ -53,7 +53,7 @@ TEST(Isolation, TimeSlicingAndMpsLetANoisierNeighbourRaiseLatency) {
 
 TEST(Isolation, EveryExampleRunsAndReportsItsSharingMode) {
   TempDir dir;
-  for (const char* mode : {"exclusive", "time-slicing", "mps", "mig"}) {
+  for (const char* mode : {"exclusive", "time-slicing", "mps", "mig", "confidential"}) {
     const auto report = run(dir, mode, "1/s");
     std::set<std::string> sharing;
     for (const auto& g : report["gpus"]) sharing.insert(g["sharing"].get<std::string>());
