@@ -51,6 +51,9 @@ const std::vector<FieldDoc>& field_docs() {
       {"spec.cluster.nodePools[].sharing.migLayout", "list of MIG profiles, or {profile: count}",
        "mig: the GPU instances of each GPU, e.g. [3g.40gb, 2g.20gb, 1g.10gb] or a mig-parted `mig-devices` mapping "
        "{\"3g.40gb\": 2}; checked against the product's placement rules (`gputwin profiles`)."},
+      {"spec.cluster.nodePools[].devicePluginConfig", "mapping",
+       "Instead of `sharing`: the NVIDIA k8s device plugin's config file verbatim (version: v1, "
+       "sharing.timeSlicing or sharing.mps with resources [{name: nvidia.com/gpu, replicas: N}]); $ref it."},
       {"spec.cluster.nodePools[].gpuSharing", "list", "Per-GPU exceptions to `sharing`."},
       {"spec.cluster.nodePools[].gpuSharing[].gpus", "list of int", "GPU indices within each node (0-based)."},
       {"spec.cluster.nodePools[].gpuSharing[].mode", "enum", "As sharing.mode."},

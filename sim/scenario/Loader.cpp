@@ -187,6 +187,7 @@ class Loader {
   void read_spec(const Ctx& c, ScenarioSpec& spec);
   void read_node_pool(const Ctx& c, NodePoolSpec& pool);
   void read_sharing_fields(const Ctx& c, SharingSpec& sharing);
+  void read_device_plugin_config(const Ctx& c, SharingSpec& sharing);
   void read_tenant(const Ctx& c, TenantSpec& tenant);
   void read_slo(const Ctx& c, SloSpec& slo);
   void read_workload(const Ctx& c, WorkloadSpec& w);
@@ -766,6 +767,68 @@ void Loader::read_sharing_fields(const Ctx& c, SharingSpec& sharing) {
   }
 }
 
+// The NVIDIA k8s device plugin's config file, accepted verbatim (version v1):
+//   {version: v1, flags: {...}, sharing: {timeSlicing|mps: {renameByDefault, failRequestsGreaterThanOne,
+//    resources: [{name: nvidia.com/gpu, replicas: N}]}}}
+// Its schema is the device plugin's, not ours, so it is checked here rather than from FieldDocs.
+void Loader::read_device_plugin_config(const Ctx& c, SharingSpec& sharing) {
+  sharing.loc = c.loc();
+  if (!expect_map(c)) return;
+  const auto allow = [&](const Ctx& m, const std::vector<std::string>& keys) {
+    for (const auto& kv : m.node) {
+      const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "?";
+      if (std::find(keys.begin(), keys.end(), key) == keys.end())
+        d_.error(m.loc(), m.path + "." + key,
+                 "unknown key '" + key + "' in a device plugin config" + suggest(key, keys));
+    }
+  };
+  allow(c, {"version", "flags", "sharing"});
+  std::string version;
+  get_string(c, "version", version, true);
+  if (!version.empty() && version != "v1")
+    d_.error(c.loc(), c.path + ".version", "device plugin config version '" + version + "' is not supported; use v1");
+  auto shared = child(c, "sharing");
+  if (!shared) {
+    sharing.mode = SharingMode::EXCLUSIVE;  // no sharing section: one pod per GPU
+    return;
+  }
+  if (!expect_map(*shared)) return;
+  allow(*shared, {"timeSlicing", "mps"});
+  auto ts = child(*shared, "timeSlicing");
+  auto mps = child(*shared, "mps");
+  if (ts && mps) {
+    d_.error(shared->loc(), shared->path, "timeSlicing and mps are mutually exclusive in a device plugin config");
+    return;
+  }
+  auto mode = ts ? ts : mps;
+  if (!mode) return;
+  sharing.mode = ts ? SharingMode::TIME_SLICING : SharingMode::MPS;
+  if (!expect_map(*mode)) return;
+  allow(*mode, {"renameByDefault", "failRequestsGreaterThanOne", "resources"});
+  auto resources = child(*mode, "resources");
+  if (!resources) {
+    missing(*mode, "resources");
+    return;
+  }
+  const auto list = items(*resources);
+  if (list.size() != 1) {
+    d_.error(resources->loc(), resources->path,
+             "exactly one resource (nvidia.com/gpu) is simulated per pool; got " + std::to_string(list.size()));
+  }
+  for (const auto& r : list) {
+    if (!expect_map(r)) continue;
+    allow(r, {"name", "rename", "replicas", "devices"});
+    std::string name;
+    get_string(r, "name", name, true);
+    if (!name.empty() && name != "nvidia.com/gpu")
+      d_.error(r.loc(), r.path + ".name",
+               "only nvidia.com/gpu is simulated (shared MIG resources are not); got '" + name + "'");
+    get_int(r, "replicas", sharing.replicas, true, 2, 48);
+    if (child(r, "devices"))
+      d_.error(r.loc(), r.path + ".devices", "per-device selection is not simulated; use gpuSharing");
+  }
+}
+
 void Loader::read_node_pool(const Ctx& c, NodePoolSpec& pool) {
   pool.loc = c.loc();
   if (!check_map(c)) return;
@@ -777,6 +840,13 @@ void Loader::read_node_pool(const Ctx& c, NodePoolSpec& pool) {
   get_string(c, "region", pool.region, false);
   if (auto sharing = child(c, "sharing")) {
     if (check_map(*sharing)) read_sharing_fields(*sharing, pool.sharing);
+  }
+  if (auto dp = child(c, "devicePluginConfig")) {
+    if (child(c, "sharing")) {
+      d_.error(dp->loc(), dp->path, "give either sharing or devicePluginConfig, not both");
+    } else {
+      read_device_plugin_config(*dp, pool.sharing);
+    }
   }
   if (auto overrides = child(c, "gpuSharing")) {
     std::map<int, std::string> claimed;  // GPU index -> the entry that set its mode first

@@ -144,5 +144,15 @@ TEST(RunCli, SetOverridesByNameAndIndexAndRejectsUnknownPaths) {
   EXPECT_NE(r.err.find("did you mean 'duration'"), std::string::npos) << r.err;
 }
 
+TEST(RunCli, DevicePluginConfigIsAcceptedVerbatim) {
+  TempDir dir;
+  const auto report = run_report(dir, "dp", {SRC + "/tests/fixtures/scenarios/device-plugin.yaml"});
+  const auto& gpu = report["gpus"][0];
+  EXPECT_EQ(gpu["sharing"], "timeSlicing");
+  EXPECT_EQ(gpu["slots"], 4) << "replicas: 4 in the device plugin's timeSlicing resources";
+  EXPECT_EQ(gpu["tenants"].size(), 2u) << "four replicas of two tenants on one GPU";
+  EXPECT_GT(gpu["context_switches"].get<int>(), 0);
+}
+
 }  // namespace
 }  // namespace gtw::test
