@@ -72,6 +72,9 @@ int GpuDevice::add_context(int tenant, int workload, int replica) {
 bool GpuDevice::allocate(double bytes) {
   // Under MPS a client cannot pin more than its limit (CUDA_MPS_PINNED_DEVICE_MEM_LIMIT, hard on Volta+).
   if (sharing_.mode == SharingMode::MPS && bytes > sharing_.pinned_memory_limit.value) return false;
+  // A vGPU owns its framebuffer slice (memory / vGPUs per GPU) and cannot allocate beyond it.
+  if (sharing_.mode == SharingMode::VGPU && bytes > profile_.memory.value / std::max(1, sharing_.replicas))
+    return false;
   if (memory_used_ + bytes > profile_.memory.value) return false;
   memory_used_ += bytes;
   return true;

@@ -32,6 +32,8 @@ std::unique_ptr<PartitionScheduler> make_partition_scheduler(GpuDevice& gpu, Sim
       return std::make_unique<MpsScheduler>(gpu, ctx);
     case SharingMode::MIG:
       return std::make_unique<ExclusiveScheduler>(gpu, ctx);  // one instance = one device
+    case SharingMode::VGPU:
+      return std::make_unique<TimeSliceScheduler>(gpu, ctx);  // time-sliced vGPUs, policy in the scheduler
     case SharingMode::CONFIDENTIAL:
       return std::make_unique<ExclusiveScheduler>(gpu, ctx);  // the whole GPU to one confidential VM
     default:

@@ -65,7 +65,72 @@ void TimeSliceScheduler::on_finish(GpuContext& context, const KernelPtr& kernel)
 }
 
 void TimeSliceScheduler::start() {
-  sg4::Actor::create("timeslice-" + gpu_.host()->get_name(), gpu_.host(), [this] { arbiter(); })->daemonize();
+  const bool strict =
+      gpu_.sharing().mode == SharingMode::VGPU && gpu_.sharing().vgpu_scheduler != VgpuScheduler::BEST_EFFORT;
+  sg4::Actor::create("timeslice-" + gpu_.host()->get_name(), gpu_.host(), [this, strict] {
+    strict ? arbiter_strict() : arbiter();
+  })->daemonize();
+}
+
+// vGPU equal share rotates over the vGPUs that exist on the GPU, fixed share over all `replicas`
+// slots of the vGPU type; each slot lasts one quantum whether its vGPU has work or not, so a vGPU's
+// share does not depend on its neighbours' load (performance isolation at the cost of idle time).
+// A context switch is paid whenever the loaded context changes. While no vGPU has work the GPU idles
+// and the rotation resumes with the next slot.
+void TimeSliceScheduler::arbiter_strict() {
+  std::unique_lock lock(*mutex_);
+  int slot = -1;
+  while (true) {
+    while (next_with_work() < 0) {
+      close_slice(sg4::Engine::get_clock());
+      cv_->wait(lock);
+    }
+    const int contexts = static_cast<int>(gpu_.contexts().size());
+    const int slots = gpu_.sharing().vgpu_scheduler == VgpuScheduler::FIXED_SHARE
+                          ? std::max(contexts, gpu_.sharing().replicas)
+                          : contexts;
+    slot = (slot + 1) % std::max(1, slots);
+    const double slot_end = sg4::Engine::get_clock() + quantum_;
+    if (slot >= contexts || !gpu_.contexts()[static_cast<size_t>(slot)].alive) {
+      lock.unlock();
+      sg4::this_actor::sleep_until(slot_end);  // an empty or dead vGPU slot: the GPU idles
+      lock.lock();
+      continue;
+    }
+    if (slot != last_) {
+      close_slice(sg4::Engine::get_clock());
+      if (current_ >= 0) set_running(current_, false);
+      current_ = -1;
+      if (last_ >= 0 && switch_cost_ > 0) {
+        lock.unlock();
+        sg4::this_actor::sleep_for(switch_cost_);
+        lock.lock();
+      }
+      const auto& incoming = gpu_.contexts()[static_cast<size_t>(slot)];
+      ctx_.emit(sg4::Engine::get_clock(), EventType::CONTEXT_SWITCH, incoming.tenant, incoming.workload,
+                incoming.replica, gpu_.index(), last_ >= 0 ? switch_cost_ : 0.0);
+      ++ctx_.counters.context_switches;
+      last_ = slot;
+    }
+    current_ = slot;
+    set_running(current_, true);
+    if (has_work(current_) && !slice_open_) {
+      slice_open_ = true;
+      slice_start_ = sg4::Engine::get_clock();
+    }
+    // The slot lasts its quantum; work launched during it runs, the rest of an idle slot is lost.
+    while (sg4::Engine::get_clock() < slot_end) {
+      if (!has_work(current_)) close_slice(sg4::Engine::get_clock());
+      cv_->wait_until(lock, slot_end);
+      if (has_work(current_) && !slice_open_) {
+        slice_open_ = true;
+        slice_start_ = sg4::Engine::get_clock();
+      }
+    }
+    set_running(current_, false);
+    close_slice(sg4::Engine::get_clock());
+    current_ = -1;
+  }
 }
 
 void TimeSliceScheduler::arbiter() {

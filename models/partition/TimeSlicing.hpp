@@ -20,8 +20,9 @@ class TimeSliceScheduler final : public PartitionScheduler {
 
  private:
   void arbiter();
+  void arbiter_strict();  // vGPU equal / fixed share: every slot gets its quantum, used or not
   bool has_work(int context) const;
-  bool other_waits() const;  // a context other than the current one has kernels pending
+  bool other_waits() const;    // a context other than the current one has kernels pending
   int next_with_work() const;  // round-robin after current_, current_ last; -1 if none
   void set_running(int context, bool running);
   void close_slice(double now);

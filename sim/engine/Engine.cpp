@@ -152,8 +152,9 @@ class Simulation {
             layout.pool = pool.name;
             layout.product = pool.gpu_product;
             layout.sharing = sharing_mode_name(sharing.mode);
-            layout.slots =
-                (sharing.mode == SharingMode::TIME_SLICING || sharing.mode == SharingMode::MPS) ? sharing.replicas : 1;
+            const bool shared = sharing.mode == SharingMode::TIME_SLICING || sharing.mode == SharingMode::MPS ||
+                                sharing.mode == SharingMode::VGPU;
+            layout.slots = shared ? sharing.replicas : 1;
             layout.memory = dp.memory.value;
             layout.mig_profile = part.mig_profile;
             layout.mig_start = part.mig_start;
@@ -282,6 +283,7 @@ class Simulation {
         continue;
       }
       GpuDevice& gpu = *place->gpus[0];
+      // vGPUs are separate VMs with their own contexts: a fatal error stays in its VM.
       const bool whole_gpu = gpu.sharing().mode == SharingMode::MPS || gpu.sharing().mode == SharingMode::TIME_SLICING;
       std::vector<std::pair<int, int>> ended;  // (workload, replica)
       for (const auto& c : gpu.contexts()) {

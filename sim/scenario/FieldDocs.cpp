@@ -36,10 +36,12 @@ const std::vector<FieldDoc>& field_docs() {
        "`replicas` clients run concurrently, each capped to `activeThreadPercentage` of the SMs and "
        "`pinnedMemoryLimit` of memory. mig: the GPU is split into the instances of `migLayout`, each an "
        "isolated device with its own SMs, memory and bandwidth. confidential: the whole GPU to one confidential "
-       "VM (one replica): attestation at start, host-device copies through encrypted bounce buffers. vgpu is not "
-       "simulated yet."},
+       "VM (one replica): attestation at start, host-device copies through encrypted bounce buffers. vgpu: "
+       "`replicas` virtual GPUs per GPU (time-sliced vGPU types: 1, 2, 4, 5, 8, 10, 16 or 20), each with "
+       "1/replicas of the framebuffer, taking turns under `vgpuScheduler`."},
       {"spec.cluster.nodePools[].sharing.replicas", "int",
-       "timeSlicing / mps: replicas per GPU, as in the k8s device plugin's sharing.*.resources[].replicas (2..48)."},
+       "timeSlicing / mps: replicas per GPU, as in the k8s device plugin's sharing.*.resources[].replicas (2..48); "
+       "vgpu: vGPUs per GPU."},
       {"spec.cluster.nodePools[].sharing.timeSlice", "duration|Short|Medium|Long",
        "timeSlicing: quantum; Short = 2ms, Medium = 10ms, Long = 30ms (nvidia-smi compute-policy). Default 2ms."},
       {"spec.cluster.nodePools[].sharing.contextSwitch", "duration",
@@ -54,6 +56,9 @@ const std::vector<FieldDoc>& field_docs() {
       {"spec.cluster.nodePools[].devicePluginConfig", "mapping",
        "Instead of `sharing`: the NVIDIA k8s device plugin's config file verbatim (version: v1, "
        "sharing.timeSlicing or sharing.mps with resources [{name: nvidia.com/gpu, replicas: N}]); $ref it."},
+      {"spec.cluster.nodePools[].sharing.vgpuScheduler", "enum: bestEffort|equalShare|fixedShare",
+       "vgpu: bestEffort gives idle vGPUs' time to busy ones; equalShare gives every vGPU of the GPU its slice "
+       "whether it has work or not; fixedShare does so for all `replicas` slots, occupied or not. Default bestEffort."},
       {"spec.cluster.nodePools[].gpuSharing", "list", "Per-GPU exceptions to `sharing`."},
       {"spec.cluster.nodePools[].gpuSharing[].gpus", "list of int", "GPU indices within each node (0-based)."},
       {"spec.cluster.nodePools[].gpuSharing[].mode", "enum", "As sharing.mode."},
@@ -63,6 +68,7 @@ const std::vector<FieldDoc>& field_docs() {
       {"spec.cluster.nodePools[].gpuSharing[].activeThreadPercentage", "number", "As sharing.activeThreadPercentage."},
       {"spec.cluster.nodePools[].gpuSharing[].pinnedMemoryLimit", "size", "As sharing.pinnedMemoryLimit."},
       {"spec.cluster.nodePools[].gpuSharing[].migLayout", "list", "As sharing.migLayout."},
+      {"spec.cluster.nodePools[].gpuSharing[].vgpuScheduler", "enum", "As sharing.vgpuScheduler."},
       {"spec.tenants", "list", "Tenants: teams or customers who share the cluster."},
       {"spec.tenants[].name", "string", "Tenant name, unique."},
       {"spec.tenants[].region", "string", "Home region of the tenant's data."},

@@ -114,7 +114,8 @@ std::string unused_override_message(const std::string& opath) {
 }
 
 bool simulated_mode(SharingMode m) {
-  return m != SharingMode::VGPU;
+  (void)m;
+  return true;
 }
 
 // A YAML node with where it came from: file, YAML path (index form and name form), include chain.
@@ -741,6 +742,8 @@ void Loader::read_sharing_fields(const Ctx& c, SharingSpec& sharing) {
                    sharing_mode_name(sharing.mode));
     }
   };
+  get_enum(c, "vgpuScheduler", sharing.vgpu_scheduler, vgpu_scheduler_names(), false);
+  only_for_mode("vgpuScheduler", SharingMode::VGPU);
   only_for_mode("migLayout", SharingMode::MIG);
   only_for_mode("activeThreadPercentage", SharingMode::MPS);
   only_for_mode("pinnedMemoryLimit", SharingMode::MPS);
@@ -752,6 +755,19 @@ void Loader::read_sharing_fields(const Ctx& c, SharingSpec& sharing) {
     d_.error(r->loc(), r->path, "a MIG GPU has one replica per instance; the instances come from migLayout");
   }
   if (sharing.mode == SharingMode::MPS && !child(c, "replicas")) sharing.replicas = 2;
+  if (sharing.mode == SharingMode::VGPU) {
+    // Time-sliced vGPU types split the framebuffer evenly: an 80 GB part has 80C, 40C, 20C, 16C, 10C,
+    // 8C, 5C and 4C types, i.e. 1, 2, 4, 5, 8, 10, 16 or 20 vGPUs per GPU.
+    static const std::vector<int> counts{1, 2, 4, 5, 8, 10, 16, 20};
+    if (!child(c, "replicas")) {
+      sharing.replicas = 2;
+    } else if (std::find(counts.begin(), counts.end(), sharing.replicas) == counts.end()) {
+      auto r = child(c, "replicas");
+      d_.error(r->loc(), r->path,
+               "vGPUs per GPU must be one of 1, 2, 4, 5, 8, 10, 16, 20 (the time-sliced vGPU types), got " +
+                   std::to_string(sharing.replicas));
+    }
+  }
   if (sharing.mode == SharingMode::CONFIDENTIAL && sharing.replicas != 1) {
     auto r = child(c, "replicas");
     d_.error(r ? r->loc() : c.loc(), c.path + ".replicas",

@@ -25,6 +25,11 @@ const std::vector<std::string>& sharing_mode_names() {
   return names;
 }
 
+const std::vector<std::string>& vgpu_scheduler_names() {
+  static const std::vector<std::string> names{"bestEffort", "equalShare", "fixedShare"};
+  return names;
+}
+
 const std::vector<std::string>& classification_names() {
   static const std::vector<std::string> names{"public", "internal", "confidential", "restricted"};
   return names;

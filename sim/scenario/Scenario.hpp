@@ -15,6 +15,10 @@ namespace gtw {
 
 inline constexpr const char* SCENARIO_API_VERSION = "gputwin.dev/v1alpha1";
 
+/// vGPU time-slice scheduler policies (NVIDIA vGPU: best effort, equal share, fixed share).
+enum class VgpuScheduler { BEST_EFFORT, EQUAL_SHARE, FIXED_SHARE };
+const std::vector<std::string>& vgpu_scheduler_names();
+
 /// How one GPU is shared. EXCLUSIVE, TIME_SLICING, MPS and MIG are simulated; VGPU and CONFIDENTIAL
 /// are reserved names that validation refuses with a clear message until their models land.
 enum class SharingMode { EXCLUSIVE, TIME_SLICING, MPS, MIG, VGPU, CONFIDENTIAL };
@@ -29,6 +33,7 @@ struct SharingSpec {
   double active_thread_percentage = -1;  // MPS: per-client SM cap in percent; < 0: 100 / replicas
   Bytes pinned_memory_limit{-1};         // MPS: per-client device memory limit; < 0: memory / replicas
   std::vector<std::string> mig_layout;   // MIG: GPU-instance profiles, e.g. [3g.40gb, 3g.40gb]
+  VgpuScheduler vgpu_scheduler = VgpuScheduler::BEST_EFFORT;  // VGPU
   SourceLoc loc;
   SourceLoc mig_loc;
 };

@@ -30,7 +30,8 @@ std::string suggest_if_collecting(const std::string& name, const std::vector<std
 }
 
 bool simulated(SharingMode m) {
-  return m != SharingMode::VGPU;
+  (void)m;
+  return true;
 }
 
 void check_sharing(const SharingSpec& s, const std::string& path, Diagnostics& diags) {

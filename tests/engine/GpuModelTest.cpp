@@ -34,7 +34,8 @@ HardwareProfile reference_profile(double context_switch) {
 
 class GpuBench {
  public:
-  explicit GpuBench(SharingMode mode, double context_switch = 0, double quantum = 0.002)
+  explicit GpuBench(SharingMode mode, double context_switch = 0, double quantum = 0.002,
+                    VgpuScheduler vgpu = VgpuScheduler::BEST_EFFORT, int replicas = 4)
       : profile_(reference_profile(context_switch)) {
     int argc = 1;
     char arg0[] = "gpu-model-test";
@@ -47,7 +48,9 @@ class GpuBench {
     zone->seal();
     SharingSpec sharing;
     sharing.mode = mode;
-    sharing.replicas = mode == SharingMode::TIME_SLICING || mode == SharingMode::MPS ? 4 : 1;
+    sharing.replicas =
+        mode == SharingMode::TIME_SLICING || mode == SharingMode::MPS || mode == SharingMode::VGPU ? replicas : 1;
+    sharing.vgpu_scheduler = vgpu;
     sharing.active_thread_percentage = mode == SharingMode::MPS ? 100.0 : -1;
     sharing.time_slice = Seconds(quantum);
     gpu_ = std::make_unique<GpuDevice>(0, 0, 0, sms, hbm, profile_, sharing, ctx_);
@@ -201,6 +204,33 @@ TEST(GpuModel, MemoryAllocationFailsBeyondCapacity) {
   EXPECT_TRUE(bench.gpu().allocate(30e9));
   EXPECT_DOUBLE_EQ(bench.gpu().memory_used(), 80e9);
   bench.run();  // lets the arbiter actor start and end (an actor never run upsets LeakSanitizer)
+}
+
+double run_one_busy_vgpu(VgpuScheduler policy, int replicas, int idle_contexts) {
+  GpuBench bench(SharingMode::VGPU, 0.0, 0.002, policy, replicas);
+  double end = -1;
+  const int busy = bench.gpu().add_context(0, 0, 0);
+  for (int i = 0; i < idle_contexts; ++i) bench.gpu().add_context(1 + i, 1 + i, 0);
+  sg4::Actor::create("busy", bench.gpu().host(), [&] {
+    bench.gpu().run(busy, 1e14, 0);  // 1 s alone
+    end = sg4::Engine::get_clock();
+  });
+  bench.run();
+  return end;
+}
+
+TEST(GpuModel, VgpuBestEffortGivesIdleTimeToTheBusyVgpu) {
+  EXPECT_NEAR(run_one_busy_vgpu(VgpuScheduler::BEST_EFFORT, 4, 1), 1.0, 1e-9);
+}
+
+TEST(GpuModel, VgpuEqualShareKeepsEachVgpusSliceWhetherUsedOrNot) {
+  // Two vGPUs exist, one idle: the busy one gets every other 2 ms slot, 2 s instead of 1 s.
+  EXPECT_NEAR(run_one_busy_vgpu(VgpuScheduler::EQUAL_SHARE, 4, 1), 2.0, 0.002 + 1e-9);
+}
+
+TEST(GpuModel, VgpuFixedShareReservesEverySlotOfTheVgpuType) {
+  // A 4-vGPU type with one vGPU present: one slot in four, 4 s instead of 1 s.
+  EXPECT_NEAR(run_one_busy_vgpu(VgpuScheduler::FIXED_SHARE, 4, 0), 4.0, 3 * 0.002 + 1e-9);
 }
 
 double run_mps(const std::vector<double>& percentages, std::vector<double>& ends) {

@@ -37,6 +37,14 @@ TEST(Isolation, MigInstancesAreUntouchedByANoisierNeighbour) {
   EXPECT_EQ(quiet.dump(), noisy.dump());
 }
 
+TEST(Isolation, VgpuEqualShareGivesTheSameSlotsWhateverTheNeighbourDoes) {
+  TempDir dir;
+  const auto quiet = chat_latency(run(dir, "vgpu", "0.5/s"));
+  const auto noisy = chat_latency(run(dir, "vgpu", "2/s"));
+  // Every vGPU keeps its slot whether it uses it or not: chat's timeline does not move.
+  EXPECT_EQ(quiet.dump(), noisy.dump());
+}
+
 TEST(Isolation, TimeSlicingAndMpsLetANoisierNeighbourRaiseLatency) {
   TempDir dir;
   // Time-slicing takes whole quanta from chat: a large effect. Under MPS the compute-bound batch
@@ -53,7 +61,7 @@ TEST(Isolation, TimeSlicingAndMpsLetANoisierNeighbourRaiseLatency) {
 
 TEST(Isolation, EveryExampleRunsAndReportsItsSharingMode) {
   TempDir dir;
-  for (const char* mode : {"exclusive", "time-slicing", "mps", "mig", "confidential"}) {
+  for (const char* mode : {"exclusive", "time-slicing", "mps", "mig", "confidential", "vgpu"}) {
     const auto report = run(dir, mode, "1/s");
     std::set<std::string> sharing;
     for (const auto& g : report["gpus"]) sharing.insert(g["sharing"].get<std::string>());
