@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <set>
 
 #include "sim/core/Sha256.hpp"
@@ -185,6 +186,77 @@ bool load_profile_file(const std::string& file, HardwareProfile& out, Diagnostic
     return false;
   }
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return load_profile_text(text, file, out, diags);
+}
+
+const std::vector<std::string>& profile_field_names() {
+  static const std::vector<std::string> names{"boostClockMHz",
+                                              "bf16Tensor",
+                                              "computeEfficiency",
+                                              "contextSwitch",
+                                              "fp16Tensor",
+                                              "fp32",
+                                              "fp8Tensor",
+                                              "hbmAchievable",
+                                              "hbmBandwidth",
+                                              "l2",
+                                              "memory",
+                                              "nvlinkAchievable",
+                                              "nvlinkPerDirection",
+                                              "pcieD2HAchievable",
+                                              "pcieH2DAchievable",
+                                              "pciePerDirection",
+                                              "sms",
+                                              "tdpWatts"};
+  return names;
+}
+
+bool apply_profile_overrides(const HardwareProfile& base, const std::map<std::string, std::string>& overrides,
+                             const std::map<std::string, SourceLoc>& locs, const std::string& path,
+                             HardwareProfile& out, Diagnostics& diags) {
+  std::ifstream in(base.file, std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception&) {
+    return false;  // the base profile loaded before: cannot happen unless the file changed meanwhile
+  }
+  bool ok = true;
+  for (const auto& [field, value] : overrides) {
+    const auto& names = profile_field_names();
+    auto loc_it = locs.find(field);
+    const SourceLoc loc = loc_it == locs.end() ? SourceLoc{} : loc_it->second;
+    if (std::find(names.begin(), names.end(), field) == names.end()) {
+      diags.error(loc, path + "." + field, "no hardware profile field '" + field + "'" + suggest(field, names));
+      ok = false;
+      continue;
+    }
+    YAML::Node entry;
+    entry["value"] = value;
+    entry["source"] = "scenario override at " + loc.file + ":" + std::to_string(loc.line);
+    root["spec"][field] = entry;
+  }
+  if (!ok) return false;
+  YAML::Emitter emitter;
+  emitter << root;
+  // Errors in an overridden value are reported against the scenario path.
+  Diagnostics inner;
+  if (!load_profile_text(emitter.c_str(), base.file, out, inner)) {
+    for (const auto& d : inner.all()) {
+      const std::string field = d.path.rfind("spec.", 0) == 0 ? d.path.substr(5, d.path.find('.', 5) - 5) : "";
+      auto loc_it = locs.find(field);
+      diags.error(loc_it == locs.end() ? SourceLoc{} : loc_it->second, path + (field.empty() ? "" : "." + field),
+                  d.message);
+    }
+    return false;
+  }
+  out.name = base.name;
+  out.file = base.file;
+  return true;
+}
+
+bool load_profile_text(const std::string& text, const std::string& file, HardwareProfile& out, Diagnostics& diags) {
   YAML::Node root;
   try {
     root = YAML::Load(text);
@@ -239,7 +311,8 @@ bool load_profile_file(const std::string& file, HardwareProfile& out, Diagnostic
                              out.pcie_d2h_achievable, src, diags);
   read_field<double>(spec, file, "tdpWatts", number(1, 100000), out.tdp_watts, src, diags);
   read_field<Seconds>(spec, file, "contextSwitch", quantity<Seconds>(parse_duration), out.context_switch, src, diags);
-  if (const YAML::Node mig = spec["mig"]) read_mig(mig, file, out, diags);
+  // The MIG table is checked against the SM count: skip it when that is already wrong.
+  if (const YAML::Node mig = spec["mig"]; mig && out.sms > 0) read_mig(mig, file, out, diags);
   if (const YAML::Node cc = spec["confidentialComputing"]) {
     HardwareProfile::Confidential c;
     auto& s = out.sources;

@@ -68,7 +68,15 @@ std::vector<std::string> available_profiles();
 /// Loads a profile by name; on failure records diagnostics located at `where` and returns false.
 bool load_profile(const std::string& name, const SourceLoc& where, const std::string& path, HardwareProfile& out,
                   Diagnostics& diags);
-/// Loads a profile from an explicit file.
+/// Loads a profile from an explicit file, or from its text (`file` names it in diagnostics).
 bool load_profile_file(const std::string& file, HardwareProfile& out, Diagnostics& diags);
+bool load_profile_text(const std::string& text, const std::string& file, HardwareProfile& out, Diagnostics& diags);
+/// The scalar fields a scenario may override.
+const std::vector<std::string>& profile_field_names();
+/// A copy of `base` with some fields replaced by scenario values (`field -> "value with unit"`), each
+/// recorded with the scenario location as its source; errors are located in the scenario.
+bool apply_profile_overrides(const HardwareProfile& base, const std::map<std::string, std::string>& overrides,
+                             const std::map<std::string, SourceLoc>& locs, const std::string& path,
+                             HardwareProfile& out, Diagnostics& diags);
 
 }  // namespace gtw

@@ -69,7 +69,7 @@ class Simulation {
     int global_node = 0;
     for (size_t p = 0; p < spec_.node_pools.size(); ++p) {
       const auto& pool = spec_.node_pools[p];
-      const HardwareProfile& profile = profiles_.at(pool.gpu_product);
+      const HardwareProfile& profile = profiles_.at(pool.profile_key.empty() ? pool.gpu_product : pool.profile_key);
       for (int n = 0; n < pool.count; ++n, ++global_node) {
         const std::string node_name = pool.name + "-" + std::to_string(n);
         auto* zone = sg4::create_full_zone(node_name);

@@ -25,6 +25,20 @@ PreparedScenario prepare_scenario(const std::string& path, const std::vector<Ove
     }
   }
 
+  // Per-pool overrides of profile fields make a pool-specific profile.
+  for (size_t p = 0; p < spec.node_pools.size(); ++p) {
+    auto& pool = spec.node_pools[p];
+    pool.profile_key = pool.gpu_product;
+    auto it = out.profiles.find(pool.gpu_product);
+    if (pool.hardware.empty() || it == out.profiles.end()) continue;
+    HardwareProfile overridden;
+    if (apply_profile_overrides(it->second, pool.hardware, pool.hardware_locs,
+                                "spec.cluster.nodePools[" + std::to_string(p) + "].hardware", overridden, diags)) {
+      pool.profile_key = pool.gpu_product + "@" + pool.name;
+      out.profiles.emplace(pool.profile_key, std::move(overridden));
+    }
+  }
+
   // MIG layouts against the product's table and placement rules, as the hardware would.
   for (size_t p = 0; p < spec.node_pools.size(); ++p) {
     const auto& pool = spec.node_pools[p];

@@ -29,6 +29,10 @@ const std::vector<FieldDoc>& field_docs() {
        "Hardware profile of the GPUs: a file calibration/profiles/<gpu>.yaml (see `gputwin profiles`)."},
       {"spec.cluster.nodePools[].gpusPerNode", "int", "GPUs per node (1..16, default 8)."},
       {"spec.cluster.nodePools[].region", "string", "Region of the pool's nodes (data residency)."},
+      {"spec.cluster.nodePools[].hardware", "mapping",
+       "Overrides of hardware profile fields for this pool, e.g. {hbmAchievable: 2.2TB/s, computeEfficiency: 0.6}; "
+       "the field names are the profile's (`gputwin profiles`), each value is recorded with this location as "
+       "its source."},
       {"spec.cluster.nodePools[].sharing", "mapping", "How each GPU of the pool is shared (default exclusive)."},
       {"spec.cluster.nodePools[].sharing.mode", "enum: exclusive|timeSlicing|mps|mig|vgpu|confidential",
        "Sharing mode. exclusive: one replica per GPU. timeSlicing: up to `replicas` replicas take turns in "

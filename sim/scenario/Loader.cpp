@@ -857,6 +857,18 @@ void Loader::read_node_pool(const Ctx& c, NodePoolSpec& pool) {
   if (auto sharing = child(c, "sharing")) {
     if (check_map(*sharing)) read_sharing_fields(*sharing, pool.sharing);
   }
+  if (auto hw = child(c, "hardware")) {
+    if (expect_map(*hw)) {
+      for (const auto& kv : hw->node) {
+        const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "";
+        const Ctx value{kv.second, hw->file, hw->path + "." + key, hw->alt_path + "." + key, hw->chain, hw->loc()};
+        std::string v;
+        if (key.empty() || !scalar(value, v, "a value with its unit")) continue;
+        pool.hardware[key] = v;
+        pool.hardware_locs[key] = value.loc();
+      }
+    }
+  }
   if (auto dp = child(c, "devicePluginConfig")) {
     if (child(c, "sharing")) {
       d_.error(dp->loc(), dp->path, "give either sharing or devicePluginConfig, not both");

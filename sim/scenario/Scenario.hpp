@@ -52,6 +52,9 @@ struct NodePoolSpec {
   std::string region;
   SharingSpec sharing;                          // default for every GPU of the pool
   std::vector<GpuSharingOverride> gpu_sharing;  // per-GPU-index exceptions
+  std::map<std::string, std::string> hardware;  // overrides of hardware profile fields
+  std::map<std::string, SourceLoc> hardware_locs;
+  std::string profile_key;  // key of the effective profile (the product, or product@pool when overridden)
   SourceLoc loc;
   SourceLoc product_loc;
   /// Sharing that applies to GPU index `gpu` of a node of this pool.

@@ -144,6 +144,22 @@ TEST(RunCli, SetOverridesByNameAndIndexAndRejectsUnknownPaths) {
   EXPECT_NE(r.err.find("did you mean 'duration'"), std::string::npos) << r.err;
 }
 
+TEST(RunCli, HardwareOverridesChangeTheModelAndAreValidated) {
+  TempDir dir;
+  const auto base = run_report(dir, "base", {TWO_TENANTS});
+  // Half the achievable HBM bandwidth: the memory-bound decode takes twice as long.
+  const auto slow =
+      run_report(dir, "slow", {TWO_TENANTS, "--set", "spec.cluster.nodePools[0].hardware={hbmAchievable: 1.285TB/s}"});
+  const auto p50 = [](const json& r) { return r["tenants"][0]["workloads"][0]["latency"]["p50_s"].get<double>(); };
+  EXPECT_GT(p50(slow), 1.6 * p50(base));
+  EXPECT_EQ(slow["hardware_profiles"].size(), 2u) << "the base profile and the pool's overridden one";
+  const auto bad = run_process({GTW_BINARY, "validate", TWO_TENANTS, "--set",
+                                "spec.cluster.nodePools[0].hardware={hbmAchievabel: 1TB/s, sms: many}"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("no hardware profile field 'hbmAchievabel'"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("did you mean 'hbmAchievable'"), std::string::npos) << bad.err;
+}
+
 TEST(RunCli, DevicePluginConfigIsAcceptedVerbatim) {
   TempDir dir;
   const auto report = run_report(dir, "dp", {SRC + "/tests/fixtures/scenarios/device-plugin.yaml"});
