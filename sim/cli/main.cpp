@@ -7,6 +7,7 @@
 #include <simgrid/version.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
@@ -217,7 +218,8 @@ int cmd_explain(const std::string& what) {
 }
 
 int cmd_profiles() {
-  std::printf("%-18s %-36s %5s %9s %11s %14s %8s\n", "NAME", "PRODUCT", "SMS", "MEMORY", "HBM", "FP16 TENSOR", "TDP");
+  std::printf("%-18s %-36s %5s %9s %11s %14s %8s  %s\n", "NAME", "PRODUCT", "SMS", "MEMORY", "HBM", "FP16 TENSOR",
+              "TDP", "MODES");
   int status = EXIT_OK;
   for (const auto& name : available_profiles()) {
     Diagnostics diags;
@@ -227,9 +229,12 @@ int cmd_profiles() {
       status = EXIT_INVALID_INPUT;
       continue;
     }
-    std::printf("%-18s %-36s %5d %9s %11s %9.1f TF/s %6.0f W\n", p.name.c_str(), p.product.c_str(), p.sms,
-                format_bytes(p.memory).c_str(), format_bandwidth(p.hbm_bandwidth).c_str(), p.fp16_tensor.value / 1e12,
-                p.tdp_watts);
+    std::string modes = "exclusive timeSlicing mps vgpu";
+    if (p.mig) modes += " mig(" + std::to_string(p.mig->profiles.size()) + " profiles)";
+    if (p.confidential) modes += " confidential";
+    std::printf("%-18s %-36s %5d %9s %11s %9.1f TF/s %6.0f W  %s\n", p.name.c_str(), p.product.c_str(), p.sms,
+                (std::to_string(static_cast<long>(std::lround(p.memory.value / 1e9))) + " GB").c_str(),
+                format_bandwidth(p.hbm_bandwidth).c_str(), p.fp16_tensor.value / 1e12, p.tdp_watts, modes.c_str());
   }
   std::printf("\nSearch path:");
   for (const auto& d : profile_search_path()) std::printf(" %s", d.c_str());
