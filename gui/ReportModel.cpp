@@ -365,7 +365,7 @@ std::optional<std::pair<double, Bound>> parse_objective_bound(const std::string&
 
 std::string format_value(double v, const std::string& unit) {
   if (std::isnan(v)) return "-";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  if (std::isinf(v)) return v > 0 ? "unbounded" : "-unbounded";  // as report.md says
   // Three significant digits, as people read them ("850 ms", "2.5 s", "53.4 s", "10 min"), without
   // falling into exponents for large numbers.
   const auto sig3 = [](double x, const char* suffix) {

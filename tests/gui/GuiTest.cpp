@@ -227,7 +227,7 @@ TEST(ReportModel, FormatsValuesForPeople) {
   EXPECT_EQ(format_value(600, "s"), "10 min");
   EXPECT_EQ(format_value(29.2, "1/s"), "29.2/s");
   EXPECT_EQ(format_value(1.0, "x"), "1.00x");
-  EXPECT_EQ(format_value(INFINITY, "s"), "inf");
+  EXPECT_EQ(format_value(INFINITY, "s"), "unbounded");
   EXPECT_EQ(format_value(NO_VALUE, "s"), "-");
 }
 
