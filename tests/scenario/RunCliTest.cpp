@@ -160,6 +160,18 @@ TEST(RunCli, HardwareOverridesChangeTheModelAndAreValidated) {
   EXPECT_NE(bad.err.find("did you mean 'hbmAchievable'"), std::string::npos) << bad.err;
 }
 
+TEST(RunCli, ScenarioReferenceMatchesTheSchema) {
+  // docs/scenario.md embeds `gputwin explain spec`; a schema change must regenerate it.
+  const auto doc = read_text(SRC + "/docs/scenario.md");
+  const auto start = doc.find("```\n", doc.find("Generated with `gputwin explain spec`"));
+  ASSERT_NE(start, std::string::npos);
+  const auto end = doc.find("```", start + 4);
+  const auto r = run_process({GTW_BINARY, "explain", "spec"});
+  ASSERT_EQ(r.exit_code, 0);
+  EXPECT_EQ(doc.substr(start + 4, end - start - 4), r.out)
+      << "regenerate the field list of docs/scenario.md with `gputwin explain spec`";
+}
+
 TEST(RunCli, DevicePluginConfigIsAcceptedVerbatim) {
   TempDir dir;
   const auto report = run_report(dir, "dp", {SRC + "/tests/fixtures/scenarios/device-plugin.yaml"});
