@@ -122,10 +122,9 @@ class InferenceService final : public Workload {
     ++r.generation;
     ctx_.emit(now, EventType::WORKLOAD_FAILED, spec_.tenant_index, index_, replica, gpu_of(r), 0,
               static_cast<double>(FailureReason::FAULT));
-    for (const auto* list : {&r.in_service})
-      for (const auto& req : *list)
-        ctx_.emit(now, EventType::REQUEST_DROPPED, spec_.tenant_index, index_, replica, gpu_of(r), now - req.arrival,
-                  req.arrival);
+    for (const auto& req : r.in_service)
+      ctx_.emit(now, EventType::REQUEST_DROPPED, spec_.tenant_index, index_, replica, gpu_of(r), now - req.arrival,
+                req.arrival);
     for (const auto& req : r.queue)
       ctx_.emit(now, EventType::REQUEST_DROPPED, spec_.tenant_index, index_, replica, gpu_of(r), now - req.arrival,
                 req.arrival);

@@ -1,8 +1,17 @@
 #include "policies/api/CheckParams.hpp"
 
 #include <algorithm>
+#include <sstream>
 
 namespace gtw::policy {
+
+namespace {
+std::string format_number(double v) {
+  std::ostringstream out;
+  out << v;
+  return out.str();
+}
+}  // namespace
 
 void check_policy_ref(const PolicyRef& ref, const std::string& path, const std::string& family,
                       const std::vector<PluginInfo>& available, Diagnostics& diags) {
@@ -33,7 +42,11 @@ void check_policy_ref(const PolicyRef& ref, const std::string& path, const std::
                          (spec->type == ParamType::BOOL && std::holds_alternative<bool>(value)) ||
                          (spec->type == ParamType::STRING && std::holds_alternative<std::string>(value));
     if (!type_ok) {
-      diags.error(loc, path + ".params." + key, std::string("expected a ") + param_type_name(spec->type));
+      const std::string given = std::holds_alternative<double>(value) ? format_number(std::get<double>(value))
+                                : std::holds_alternative<bool>(value) ? (std::get<bool>(value) ? "true" : "false")
+                                                                      : "'" + std::get<std::string>(value) + "'";
+      diags.error(loc, path + ".params." + key,
+                  std::string("expected a ") + param_type_name(spec->type) + ", got " + given);
       continue;
     }
     if (spec->type == ParamType::STRING && !spec->choices.empty()) {

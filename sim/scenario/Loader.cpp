@@ -113,11 +113,6 @@ std::string unused_override_message(const std::string& opath) {
          "or does not apply to this kind)";
 }
 
-bool simulated_mode(SharingMode m) {
-  (void)m;
-  return true;
-}
-
 // A YAML node with where it came from: file, YAML path (index form and name form), include chain.
 struct Ctx {
   YAML::Node node;
@@ -681,7 +676,7 @@ void Loader::read_spec(const Ctx& c, ScenarioSpec& spec) {
 
 void Loader::read_sharing_fields(const Ctx& c, SharingSpec& sharing) {
   sharing.loc = c.loc();
-  // check_references reports an unsimulated mode at sharing.loc: point it at the mode itself.
+  // Later checks of the mode (MIG layout, CC support) report at sharing.loc: point it at the mode.
   if (auto m = child(c, "mode")) sharing.loc = m->loc();
   get_enum(c, "mode", sharing.mode, sharing_mode_names(), true);
   get_int(c, "replicas", sharing.replicas, false, 1, 48);
@@ -982,11 +977,6 @@ void Loader::read_workload(const Ctx& c, WorkloadSpec& w) {
           auto it = std::find(names.begin(), names.end(), s);
           if (it == names.end()) {
             d_.error(item.loc(), item.path, "unknown sharing mode '" + s + "'" + suggest(s, names));
-          } else if (!simulated_mode(static_cast<SharingMode>(it - names.begin()))) {
-            d_.error(item.loc(), item.path,
-                     "sharing mode '" + s +
-                         "' is not simulated by this version of gputwin; simulated modes: "
-                         "exclusive, timeSlicing, mps, mig, confidential");
           } else {
             w.allowed_sharing.push_back(static_cast<SharingMode>(it - names.begin()));
           }

@@ -29,20 +29,6 @@ std::string suggest_if_collecting(const std::string& name, const std::vector<std
   return diags.error_count() < Diagnostics::MAX_ERRORS ? suggest(name, valid) : std::string();
 }
 
-bool simulated(SharingMode m) {
-  (void)m;
-  return true;
-}
-
-void check_sharing(const SharingSpec& s, const std::string& path, Diagnostics& diags) {
-  if (!simulated(s.mode)) {
-    diags.error(s.loc, path + ".mode",
-                std::string("sharing mode '") + sharing_mode_name(s.mode) +
-                    "' is not simulated by this version of gputwin; simulated modes: exclusive, timeSlicing, mps, mig, "
-                    "confidential");
-  }
-}
-
 }  // namespace
 
 void check_references(ScenarioSpec& spec, Diagnostics& diags) {
@@ -65,10 +51,8 @@ void check_references(ScenarioSpec& spec, Diagnostics& diags) {
   for (size_t p = 0; p < spec.node_pools.size(); ++p) {
     const auto& pool = spec.node_pools[p];
     const std::string path = "spec.cluster.nodePools[" + std::to_string(p) + "]";
-    check_sharing(pool.sharing, path + ".sharing", diags);
     // GPUs listed twice are reported by the loader, at the index.
     for (size_t o = 0; o < pool.gpu_sharing.size(); ++o) {
-      check_sharing(pool.gpu_sharing[o].sharing, path + ".gpuSharing[" + std::to_string(o) + "]", diags);
     }
   }
 
@@ -85,7 +69,7 @@ void check_references(ScenarioSpec& spec, Diagnostics& diags) {
       diags.error(w.node_pool_loc, path + ".placement.nodePool",
                   "no node pool named '" + w.node_pool + "'" + suggest_if_collecting(w.node_pool, pool_names, diags));
     }
-    // Unsimulated modes in placement.sharing and a start after the end are reported by the loader,
+    // Unknown modes in placement.sharing and a start after the end are reported by the loader,
     // which has their locations.
     if (w.kind == WorkloadKind::BATCH && w.gpus != 1) {
       diags.error(w.loc, path + ".gpus", "batch jobs run on one GPU each; use replicas for more workers");

@@ -93,7 +93,7 @@ TEST(Run, DefaultScenarioTellsWhoMissedWhatAndWhy) {
 }
 
 TEST(Run, TimeSlicedMemoryOvercommitFailsTheLateComer) {
-  // Two replicas of a 70B fp16 model (182 GB with KV headroom) cannot both fit; on a time-sliced
+  // Two replicas asking 50 GiB and 40 GiB cannot both fit in 80 GB; on a time-sliced
   // GPU nothing stops the placement, and the second allocation fails at start.
   auto o =
       run_file("tests/fixtures/scenarios/two-tenants.yaml", {{"spec.cluster.nodePools[0].sharing.mode", "timeSlicing"},
