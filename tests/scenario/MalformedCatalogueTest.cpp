@@ -29,6 +29,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/Subprocess.hpp"
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -71,82 +73,28 @@ std::string describe(const Outcome& o) {
 }
 
 // Runs GTW_BINARY with `args` in directory `cwd`, capturing stdout and stderr; kills it after
-// TIMEOUT_SECONDS.
+// TIMEOUT_SECONDS (tests/support/Subprocess does the work).
 Outcome run_gputwin(const std::vector<std::string>& args, const fs::path& cwd) {
+  std::vector<std::string> argv{GTW_BINARY};
+  argv.insert(argv.end(), args.begin(), args.end());
+  gtw::test::ProcessOptions options;
+  options.timeout_seconds = TIMEOUT_SECONDS;
+  options.cwd = cwd.string();
+  options.max_capture = MAX_CAPTURE;
+  options.env = {{"CI", "1"}};  // no progress bar
   Outcome o;
-  int out_pipe[2], err_pipe[2];
-  if (pipe(out_pipe) != 0 || pipe(err_pipe) != 0) {
-    ADD_FAILURE() << "pipe: " << strerror(errno);
-    return o;
-  }
-  std::vector<std::string> argv_s{GTW_BINARY};
-  argv_s.insert(argv_s.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& a : argv_s) argv.push_back(a.data());
-  argv.push_back(nullptr);
-
-  const auto start = std::chrono::steady_clock::now();
-  const pid_t pid = fork();
-  if (pid < 0) {
-    ADD_FAILURE() << "fork: " << strerror(errno);
-    return o;
-  }
-  if (pid == 0) {
-    if (chdir(cwd.c_str()) != 0) _exit(126);
-    dup2(out_pipe[1], STDOUT_FILENO);
-    dup2(err_pipe[1], STDERR_FILENO);
-    close(out_pipe[0]);
-    close(out_pipe[1]);
-    close(err_pipe[0]);
-    close(err_pipe[1]);
-    setenv("CI", "1", 1);  // no progress bar
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
-  close(out_pipe[1]);
-  close(err_pipe[1]);
-
-  pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
-  std::string* sinks[2] = {&o.out, &o.err};
-  size_t totals[2] = {0, 0};
-  int open_fds = 2;
-  const auto deadline = start + std::chrono::seconds(TIMEOUT_SECONDS);
-  char buf[65536];
-  while (open_fds > 0) {
-    const auto left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
-      o.timed_out = true;
-      kill(pid, SIGKILL);
-      break;
-    }
-    const int r = poll(fds, 2, static_cast<int>(left.count()));
-    if (r < 0 && errno == EINTR) continue;
-    if (r < 0) break;
-    for (int i = 0; i < 2; ++i) {
-      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      const ssize_t n = read(fds[i].fd, buf, sizeof buf);
-      if (n <= 0) {
-        close(fds[i].fd);
-        fds[i].fd = -1;
-        --open_fds;
-        continue;
-      }
-      totals[i] += static_cast<size_t>(n);
-      if (sinks[i]->size() < MAX_CAPTURE) sinks[i]->append(buf, static_cast<size_t>(n));
-    }
-  }
-  for (auto& f : fds)
-    if (f.fd >= 0) close(f.fd);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  o.err_bytes = totals[1];
-  if (WIFEXITED(status)) {
-    o.exited = true;
-    o.code = WEXITSTATUS(status);
-  } else if (WIFSIGNALED(status)) {
-    o.signal = WTERMSIG(status);
+  try {
+    const auto r = gtw::test::run_process(argv, options);
+    o.timed_out = r.timed_out;
+    o.exited = r.exited;
+    o.code = r.exit_code;
+    o.signal = r.signal;
+    o.out = r.out;
+    o.err = r.err;
+    o.err_bytes = r.err_bytes;
+    o.seconds = r.seconds;
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << e.what();
   }
   return o;
 }

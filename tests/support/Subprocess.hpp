@@ -1,19 +1,36 @@
 #pragma once
 // Runs a command as a child process with a timeout and captures its output (tests only).
+#include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gtw::test {
 
 struct ProcessResult {
-  int exit_code = -1;  // valid when exited normally
-  int signal = 0;      // non-zero when killed by a signal
+  int exit_code = -1;   // valid when exited normally
+  bool exited = false;  // a normal exit, not a signal
+  int signal = 0;       // non-zero when killed by a signal
   bool timed_out = false;
   std::string out;
   std::string err;
+  size_t err_bytes = 0;  // stderr size before truncation to max_capture
+  double seconds = 0;
 };
 
-ProcessResult run_process(const std::vector<std::string>& argv, double timeout_seconds = 120);
+struct ProcessOptions {
+  double timeout_seconds = 120;                          // a hang guard: the child is killed after it
+  std::string cwd;                                       // working directory of the child (empty: inherited)
+  size_t max_capture = SIZE_MAX;                         // keep at most this much of each stream
+  std::vector<std::pair<std::string, std::string>> env;  // set in the child
+};
+
+ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& options);
+inline ProcessResult run_process(const std::vector<std::string>& argv, double timeout_seconds = 120) {
+  ProcessOptions options;
+  options.timeout_seconds = timeout_seconds;
+  return run_process(argv, options);
+}
 
 /// A fresh empty directory under the system temp dir, removed by the destructor.
 class TempDir {
