@@ -130,6 +130,19 @@ void GpuDevice::fail_context(int context_id) {
   }
 }
 
+bool GpuDevice::fault_domain_is_whole_gpu() const {
+  return sharing_.mode == SharingMode::MPS || sharing_.mode == SharingMode::TIME_SLICING;
+}
+
+std::vector<int> GpuDevice::fault_domain(int context_id) const {
+  std::vector<int> out;
+  for (const auto& c : contexts_) {
+    if (!c.alive) continue;
+    if (c.id == context_id || fault_domain_is_whole_gpu()) out.push_back(c.id);
+  }
+  return out;
+}
+
 void GpuDevice::restart_context(int context_id) {
   context(context_id).alive = true;
 }

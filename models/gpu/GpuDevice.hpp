@@ -87,6 +87,12 @@ class GpuDevice {
   /// A fatal error ends the client: its kernels are cancelled (their waiters get KernelAborted) and
   /// later launches are refused. Restarting makes a fresh context alive again.
   void fail_context(int context);
+  /// Whether a fatal error in one client ends every client of the GPU: yes under MPS (one server)
+  /// and time-slicing (no fault isolation between replicas); no for exclusive GPUs, MIG instances
+  /// (separate devices), vGPUs and CC GPUs (separate VMs).
+  bool fault_domain_is_whole_gpu() const;
+  /// The live contexts a fatal error in `context` ends, in context order.
+  std::vector<int> fault_domain(int context) const;
   void restart_context(int context);
 
   /// Starts the scheduler's actors (after the platform is sealed).

@@ -283,12 +283,10 @@ class Simulation {
         continue;
       }
       GpuDevice& gpu = *place->gpus[0];
-      // vGPUs are separate VMs with their own contexts: a fatal error stays in its VM.
-      const bool whole_gpu = gpu.sharing().mode == SharingMode::MPS || gpu.sharing().mode == SharingMode::TIME_SLICING;
+      const bool whole_gpu = gpu.fault_domain_is_whole_gpu();
       std::vector<std::pair<int, int>> ended;  // (workload, replica)
-      for (const auto& c : gpu.contexts()) {
-        if (!c.alive) continue;
-        if (!whole_gpu && c.id != place->contexts[0]) continue;
+      for (int id : gpu.fault_domain(place->contexts[0])) {
+        const auto& c = gpu.contexts()[static_cast<size_t>(id)];
         ended.emplace_back(c.workload, c.replica);
       }
       ctx_.emit(now, EventType::GPU_FAULT, spec_.workloads[static_cast<size_t>(w)].tenant_index, w, f.replica,
