@@ -1,6 +1,7 @@
 #include "models/gpu/GpuDevice.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "models/partition/PartitionScheduler.hpp"
 
@@ -35,6 +36,15 @@ void KernelActivities::suspend() {
 void KernelActivities::resume() {
   if (in_flight(exec)) resume_activity(exec);
   if (in_flight(memory)) resume_activity(memory);
+}
+
+std::vector<double> hbm_pstate_speeds(const HardwareProfile& profile) {
+  std::vector<double> speeds{profile.hbm_achievable.value};
+  if (profile.l2_contention <= 0) return speeds;
+  for (int level = 1; level <= L2_PRESSURE_LEVELS; ++level)
+    speeds.push_back(profile.hbm_achievable.value /
+                     (1.0 + profile.l2_contention * static_cast<double>(level) / L2_PRESSURE_LEVELS));
+  return speeds;
 }
 
 GpuDevice::GpuDevice(int index, int node, int local_index, sg4::Host* sms, sg4::Host* hbm,
@@ -100,8 +110,14 @@ KernelPtr GpuDevice::launch(int context_id, double flops, double bytes) {
   if (bytes > 0) {
     kernel->memory = sg4::Exec::init()->set_host(hbm_)->set_flops_amount(bytes);
     kernel->memory->start();
+    // Memory intensity: the share of its time alone (on its SMs, at full bandwidth) the kernel spends
+    // bound by HBM bandwidth; 1 for a memory-bound kernel.
+    const double memory_time = bytes / hbm_->get_pstate_speed(0);
+    const double compute_time = kernel->exec ? flops / (sms_->get_speed() * kernel->exec->get_thread_count()) : 0;
+    kernel->memory_intensity = memory_time / std::max(memory_time, compute_time);
   }
   scheduler_->on_launch(context(context_id), kernel);  // registers it in the context's active list
+  update_l2_pressure();
   return kernel;
 }
 
@@ -116,6 +132,31 @@ void GpuDevice::wait(const KernelPtr& kernel) {
   kernel->finished = true;
   ++ctx_.counters.kernels;
   scheduler_->on_finish(context(kernel->context), kernel);  // removes it from the active list
+  update_l2_pressure();
+}
+
+// Clients that run at the same time share the L2: each evicts the others' lines, so all of them
+// fetch more from HBM. Modelled as a lower effective HBM bandwidth for everyone while it lasts:
+// bandwidth / (1 + l2_contention x pressure), where pressure sums the memory intensity of every
+// running client except the most intense one (a client alone, or next to compute-bound clients,
+// keeps its bandwidth). Only MPS runs clients at once; time-slicing, vGPU and exclusive GPUs run one
+// context at a time and MIG instances have their own L2 slices.
+void GpuDevice::update_l2_pressure() {
+  if (profile_.l2_contention <= 0 || sharing_.mode != SharingMode::MPS) return;
+  double total = 0, most = 0;
+  for (const auto& c : contexts_) {
+    double intensity = 0;
+    for (const auto& k : c.active)
+      if (k->memory && k->memory->get_state() == sg4::Activity::State::STARTED)
+        intensity = std::max(intensity, k->memory_intensity);
+    total += intensity;
+    most = std::max(most, intensity);
+  }
+  const double pressure = std::clamp(total - most, 0.0, 1.0);
+  if (pressure == l2_pressure_) return;
+  l2_pressure_ = pressure;
+  const auto level = static_cast<unsigned long>(std::lround(pressure * L2_PRESSURE_LEVELS));
+  if (level < hbm_->get_pstate_count()) hbm_->set_pstate(level);
 }
 
 void GpuDevice::fail_context(int context_id) {
@@ -128,6 +169,7 @@ void GpuDevice::fail_context(int context_id) {
     if (in_flight(k->memory)) k->memory->cancel();
     scheduler_->on_finish(c, k);
   }
+  update_l2_pressure();
 }
 
 bool GpuDevice::fault_domain_is_whole_gpu() const {

@@ -24,6 +24,7 @@ struct KernelActivities {
   sg4::ExecPtr exec;    // null when the kernel has no FLOPs
   sg4::ExecPtr memory;  // null when the kernel moves no bytes
   int context = -1;
+  double memory_intensity = 0;  // share of its time alone the kernel is bound by HBM bandwidth, in [0, 1]
   bool finished = false;
   void suspend();
   void resume();
@@ -31,6 +32,13 @@ struct KernelActivities {
 using KernelPtr = std::shared_ptr<KernelActivities>;
 
 class PartitionScheduler;
+
+/// Levels of shared-L2 pressure the HBM host can express: pressure p runs the host at the speed of
+/// pstate round(p x L2_PRESSURE_LEVELS).
+inline constexpr int L2_PRESSURE_LEVELS = 100;
+/// The HBM host's speed per pstate: achievable bandwidth / (1 + l2_contention x level / levels); one
+/// pstate when the profile has no L2 interference.
+std::vector<double> hbm_pstate_speeds(const HardwareProfile& profile);
 
 /// Thrown to the actor waiting on a kernel whose client a fault has ended.
 struct KernelAborted {
@@ -98,7 +106,13 @@ class GpuDevice {
   /// Starts the scheduler's actors (after the platform is sealed).
   void start();
 
+  /// Current shared-L2 pressure in [0, 1] (0 unless clients run at once).
+  double l2_pressure() const { return l2_pressure_; }
+
  private:
+  /// Recomputes the L2 pressure from the running kernels and sets the HBM host's speed accordingly.
+  void update_l2_pressure();
+
   int index_;
   int node_;
   int local_index_;
@@ -109,6 +123,7 @@ class GpuDevice {
   SimContext& ctx_;
   std::vector<GpuContext> contexts_;
   double memory_used_ = 0;
+  double l2_pressure_ = 0;
   std::unique_ptr<PartitionScheduler> scheduler_;
 };
 

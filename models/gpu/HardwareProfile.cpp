@@ -190,23 +190,15 @@ bool load_profile_file(const std::string& file, HardwareProfile& out, Diagnostic
 }
 
 const std::vector<std::string>& profile_field_names() {
-  static const std::vector<std::string> names{"boostClockMHz",
-                                              "bf16Tensor",
-                                              "computeEfficiency",
-                                              "contextSwitch",
-                                              "fp16Tensor",
-                                              "fp32",
-                                              "fp8Tensor",
-                                              "hbmAchievable",
-                                              "hbmBandwidth",
-                                              "l2",
-                                              "memory",
-                                              "nvlinkAchievable",
-                                              "nvlinkPerDirection",
-                                              "pcieD2HAchievable",
-                                              "pcieH2DAchievable",
-                                              "pciePerDirection",
-                                              "sms",
+  static const std::vector<std::string> names{"boostClockMHz",     "bf16Tensor",
+                                              "computeEfficiency", "contextSwitch",
+                                              "fp16Tensor",        "fp32",
+                                              "fp8Tensor",         "hbmAchievable",
+                                              "hbmBandwidth",      "l2",
+                                              "l2Contention",      "memory",
+                                              "nvlinkAchievable",  "nvlinkPerDirection",
+                                              "pcieD2HAchievable", "pcieH2DAchievable",
+                                              "pciePerDirection",  "sms",
                                               "tdpWatts"};
   return names;
 }
@@ -311,6 +303,7 @@ bool load_profile_text(const std::string& text, const std::string& file, Hardwar
                              out.pcie_d2h_achievable, src, diags);
   read_field<double>(spec, file, "tdpWatts", number(1, 100000), out.tdp_watts, src, diags);
   read_field<Seconds>(spec, file, "contextSwitch", quantity<Seconds>(parse_duration), out.context_switch, src, diags);
+  read_field<double>(spec, file, "l2Contention", number(0, 10), out.l2_contention, src, diags);
   // The MIG table is checked against the SM count: skip it when that is already wrong.
   if (const YAML::Node mig = spec["mig"]; mig && out.sms > 0) read_mig(mig, file, out, diags);
   if (const YAML::Node cc = spec["confidentialComputing"]) {

@@ -41,6 +41,10 @@ struct HardwareProfile {
   BytesPerSecond pcie_d2h_achievable{0};
   double tdp_watts = 0;
   Seconds context_switch{0};  // time-slice context switch (save + restore)
+  // Shared-L2 interference between clients running at once (MPS): the HBM bandwidth seen by all of
+  // them is divided by (1 + l2_contention x pressure), pressure in [0, 1] being the memory intensity
+  // of every running client but the most intense one (docs/models/partitions.md, "Interference").
+  double l2_contention = 0;
 
   std::optional<MigGeometry> mig;  // absent on products without MIG
 

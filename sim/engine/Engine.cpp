@@ -135,7 +135,8 @@ class Simulation {
             auto* sms =
                 zone->create_host(part.name, dp.achievable_rate(DType::FP16).value / dp.sms)->set_core_count(dp.sms);
             // HBM: a host whose speed is the achievable bandwidth; a kernel's bytes are work on it.
-            auto* hbm = zone->create_host(part.name + "-hbm", dp.hbm_achievable.value);
+            // Its pstates are the bandwidths left under shared-L2 pressure (GpuDevice::update_l2_pressure).
+            auto* hbm = zone->create_host(part.name + "-hbm", hbm_pstate_speeds(dp));
             zone->add_route(cpu->get_netpoint(), sms->get_netpoint(), nullptr, nullptr,
                             {sg4::LinkInRoute(pcie, sg4::LinkInRoute::Direction::UP)}, false);
             zone->add_route(sms->get_netpoint(), cpu->get_netpoint(), nullptr, nullptr,

@@ -19,8 +19,9 @@ namespace sg4 = simgrid::s4u;
 // KC = 1e14 flop + 0.5e12 B (compute-bound, 1 s alone); KM = 1e13 flop + 2e12 B (memory-bound, 1 s).
 constexpr double KC_F = 1e14, KC_B = 0.5e12, KM_F = 1e13, KM_B = 2e12;
 
-HardwareProfile reference_profile(double context_switch) {
+HardwareProfile reference_profile(double context_switch, double l2_contention = 0) {
   HardwareProfile p;
+  p.l2_contention = l2_contention;
   p.name = "reference";
   p.sms = 100;
   p.fp16_tensor = p.bf16_tensor = p.fp32 = FlopsPerSecond(100e12);
@@ -35,8 +36,8 @@ HardwareProfile reference_profile(double context_switch) {
 class GpuBench {
  public:
   explicit GpuBench(SharingMode mode, double context_switch = 0, double quantum = 0.002,
-                    VgpuScheduler vgpu = VgpuScheduler::BEST_EFFORT, int replicas = 4)
-      : profile_(reference_profile(context_switch)) {
+                    VgpuScheduler vgpu = VgpuScheduler::BEST_EFFORT, int replicas = 4, double l2_contention = 0)
+      : profile_(reference_profile(context_switch, l2_contention)) {
     int argc = 1;
     char arg0[] = "gpu-model-test";
     char* argv[] = {arg0, nullptr};
@@ -44,7 +45,7 @@ class GpuBench {
     xbt_log_control_set("root.thresh:critical");
     auto* zone = sg4::create_full_zone("z");
     auto* sms = zone->create_host("gpu", profile_.fp16_tensor.value / profile_.sms)->set_core_count(profile_.sms);
-    auto* hbm = zone->create_host("gpu-hbm", profile_.hbm_achievable.value);
+    auto* hbm = zone->create_host("gpu-hbm", hbm_pstate_speeds(profile_));
     zone->seal();
     SharingSpec sharing;
     sharing.mode = mode;
@@ -281,6 +282,60 @@ TEST(GpuModel, MpsHasNoContextSwitchesAndSharesMemoryBandwidth) {
   EXPECT_NEAR(kc_end, 1.1, 1e-9);
   EXPECT_NEAR(km_end, 1.25, 1e-9);
   EXPECT_EQ(bench.count(EventType::CONTEXT_SWITCH), 0u);
+}
+
+// Shared-L2 interference (docs/models/partitions.md, "Interference"): with l2_contention g, clients
+// running at once see the HBM bandwidth divided by 1 + g x pressure.
+struct CoRun {
+  double a_end = -1, b_end = -1;
+  std::vector<double> pressures;
+};
+CoRun co_run(SharingMode mode, double l2_contention, double a_flops, double a_bytes, double b_flops, double b_bytes) {
+  GpuBench bench(mode, 0.0, 0.002, VgpuScheduler::BEST_EFFORT, 2, l2_contention);
+  CoRun r;
+  const int a = bench.gpu().add_context(0, 0, 0);
+  const int b = bench.gpu().add_context(1, 1, 0);
+  sg4::Actor::create("a", bench.gpu().host(), [&] {
+    bench.gpu().run(a, a_flops, a_bytes);
+    r.a_end = sg4::Engine::get_clock();
+  });
+  sg4::Actor::create("b", bench.gpu().host(), [&] {
+    auto k = bench.gpu().launch(b, b_flops, b_bytes);
+    r.pressures.push_back(bench.gpu().l2_pressure());
+    bench.gpu().wait(k);
+    r.b_end = sg4::Engine::get_clock();
+  });
+  bench.run();
+  return r;
+}
+
+TEST(GpuModel, MpsMemoryBoundClientsThrashTheSharedL2) {
+  // Two memory-bound clients: pressure 1, bandwidth 2 TB/s / 1.5 shared by two: 2e12 B each in 3.0 s
+  // (2.0 s without interference).
+  const CoRun r = co_run(SharingMode::MPS, 0.5, KM_F, KM_B, KM_F, KM_B);
+  ASSERT_EQ(r.pressures.size(), 1u);
+  EXPECT_DOUBLE_EQ(r.pressures[0], 1.0);
+  EXPECT_NEAR(r.a_end, 3.0, 1e-6);
+  EXPECT_NEAR(r.b_end, 3.0, 1e-6);
+}
+
+TEST(GpuModel, MpsComputeBoundNeighbourAddsLittleL2Pressure) {
+  // KC's memory intensity is 0.25 (0.25 s of bytes in 1 s alone), KM's is 1: pressure 0.25, bandwidth
+  // 2e12 / 1.125. KC's bytes finish at 0.5625 s (half of it each); KM then has the reduced bandwidth
+  // alone until KC completes at 1.1 s and the pressure drops: 1.5e12 - 0.5375 x 1.7778e12 = 0.5444e12 B
+  // left at 2 TB/s -> 1.372222 s (1.25 s without interference).
+  const CoRun r = co_run(SharingMode::MPS, 0.5, KC_F, KC_B, KM_F, KM_B);
+  ASSERT_EQ(r.pressures.size(), 1u);
+  EXPECT_NEAR(r.pressures[0], 0.25, 1e-12);
+  EXPECT_NEAR(r.a_end, 1.1, 1e-6);
+  EXPECT_NEAR(r.b_end, 1.1 + (1.5e12 - 0.5375 * 2e12 / 1.125) / 2e12, 1e-6);
+}
+
+TEST(GpuModel, OnlyClientsRunningAtOnceInterfereInL2) {
+  // Time-slicing runs one context at a time: no L2 pressure, 2.0 s for the two memory-bound kernels.
+  const CoRun r = co_run(SharingMode::TIME_SLICING, 0.5, KM_F, KM_B, KM_F, KM_B);
+  EXPECT_DOUBLE_EQ(r.pressures.at(0), 0.0);
+  EXPECT_NEAR(std::max(r.a_end, r.b_end), 2.0, 1e-3);
 }
 
 }  // namespace
