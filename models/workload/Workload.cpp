@@ -1,5 +1,7 @@
 #include "models/workload/Workload.hpp"
 
+#include "models/workload/Runtime.hpp"
+
 #include <algorithm>
 #include <limits>
 #include <mutex>
@@ -64,24 +66,35 @@ bool allocate_replica(SimContext& ctx, const WorkloadSpec& spec, int workload, i
   return true;
 }
 
+// The runtime a replica runs in, resolved on its (first) GPU.
+const RuntimeModel& replica_runtime(const WorkloadSpec& spec, const ReplicaPlacement& place) {
+  const SharingMode mode = place.gpus.empty() ? SharingMode::EXCLUSIVE : place.gpus[0]->sharing().mode;
+  return runtime_model(effective_runtime(spec.runtime, mode));
+}
+
 // Copies `bytes` from host memory to the replica's GPU. In confidential-computing mode the copy goes
 // through encrypted bounce buffers: CPU-side encryption at the bounce bandwidth plus a fixed cost
-// per transfer, instead of the plain PCIe link.
-void host_to_device(const ReplicaPlacement& place, size_t g, double bytes, SimContext& ctx) {
+// per transfer, instead of the plain PCIe link. The runtime adds its interposition cost per copy and
+// may reach less than the link's bandwidth (a VM's I/O path).
+void host_to_device(const WorkloadSpec& spec, const ReplicaPlacement& place, size_t g, double bytes, SimContext& ctx) {
   GpuDevice& gpu = *place.gpus[g];
+  const RuntimeModel& runtime = replica_runtime(spec, place);
+  if (runtime.transfer_overhead_s > 0) sg4::this_actor::sleep_for(runtime.transfer_overhead_s);
   if (const auto* cc = gpu.confidential()) {
     sg4::this_actor::sleep_for(cc->transfer_latency.value + bytes / cc->bounce_bandwidth.value);
   } else if (place.node_cpu && bytes > 0) {
-    sg4::Comm::sendto(place.node_cpu, gpu.host(), static_cast<uint64_t>(bytes));
+    sg4::Comm::sendto(place.node_cpu, gpu.host(), static_cast<uint64_t>(bytes / runtime.io_efficiency));
   }
   ++ctx.counters.transfers;
 }
 
-// A replica starting on a GPU: attestation first in CC mode, then its weights are loaded.
-void bring_up(const ReplicaPlacement& place, double weight_bytes, SimContext& ctx) {
+// A replica starting on a GPU: its runtime starts (container, sandbox or VM boot), then in CC mode
+// the GPU is attested, then its weights are loaded.
+void bring_up(const WorkloadSpec& spec, const ReplicaPlacement& place, double weight_bytes, SimContext& ctx) {
+  sg4::this_actor::sleep_for(replica_runtime(spec, place).startup_s);
   for (size_t g = 0; g < place.gpus.size(); ++g) {
     if (const auto* cc = place.gpus[g]->confidential()) sg4::this_actor::sleep_for(cc->attestation.value);
-    if (weight_bytes > 0) host_to_device(place, g, weight_bytes, ctx);
+    if (weight_bytes > 0) host_to_device(spec, place, g, weight_bytes, ctx);
   }
 }
 
@@ -232,7 +245,7 @@ class InferenceService final : public Workload {
     const int context = r.place.contexts[0];
     const int max_batch = spec_.max_batch;
     // The replica loads its weights before serving; requests that arrive meanwhile queue.
-    bring_up(r.place, spec_.model.weights().value, ctx_);
+    bring_up(spec_, r.place, spec_.model.weights().value, ctx_);
     // Under CC every host-device transfer pays the bounce-buffer cost: the prompt in, then one token
     // out per decode step (the serving loop synchronises with the host every step).
     const auto* cc = gpu.confidential();
@@ -329,7 +342,15 @@ class TrainingJob final : public Workload {
 
   void run_steps() {
     const auto& profile = place_.gpus[0]->profile();
-    const double ideal = spec_.iterations * training_step_ideal(spec_, profile);
+    const RuntimeModel& runtime = replica_runtime(spec_, place_);
+    sg4::this_actor::sleep_for(runtime.startup_s);
+    // Alone, in the same runtime: its start-up plus each step's input copy at the runtime's I/O cost.
+    const double data_extra = spec_.data_per_step.value > 0
+                                  ? runtime.transfer_overhead_s + spec_.data_per_step.value /
+                                                                      profile.pcie_h2d_achievable.value *
+                                                                      (1.0 / runtime.io_efficiency - 1.0)
+                                  : 0.0;
+    const double ideal = runtime.startup_s + spec_.iterations * (training_step_ideal(spec_, profile) + data_extra);
     const size_t n = place_.gpus.size();
     ctx_.emit(sg4::Engine::get_clock(), EventType::JOB_START, spec_.tenant_index, index_, 0, place_.gpus[0]->index(), 0,
               ideal);
@@ -338,12 +359,13 @@ class TrainingJob final : public Workload {
       const double step_start = sg4::Engine::get_clock();
       // 1. Input batch from host memory to every GPU, over each GPU's PCIe link.
       if (spec_.data_per_step.value > 0 && place_.gpus[0]->confidential()) {
-        for (size_t g = 0; g < n; ++g) host_to_device(place_, g, spec_.data_per_step.value, ctx_);
+        for (size_t g = 0; g < n; ++g) host_to_device(spec_, place_, g, spec_.data_per_step.value, ctx_);
       } else if (spec_.data_per_step.value > 0 && place_.node_cpu) {
+        if (runtime.transfer_overhead_s > 0) sg4::this_actor::sleep_for(runtime.transfer_overhead_s);
         std::vector<sg4::CommPtr> loads;
         for (auto* gpu : place_.gpus)
-          loads.push_back(
-              sg4::Comm::sendto_async(place_.node_cpu, gpu->host(), static_cast<uint64_t>(spec_.data_per_step.value)));
+          loads.push_back(sg4::Comm::sendto_async(
+              place_.node_cpu, gpu->host(), static_cast<uint64_t>(spec_.data_per_step.value / runtime.io_efficiency)));
         for (auto& c : loads) c->wait();
         ctx_.counters.transfers += loads.size();
       }
@@ -507,6 +529,7 @@ class BatchWorkload final : public Workload {
     const double ideal =
         spec_.kernels_per_job * gpu.profile().roofline_time(spec_.kernel.flops, spec_.kernel.bytes).value;
     const auto live = [&] { return me.alive && me.generation == generation; };
+    sg4::this_actor::sleep_for(replica_runtime(spec_, place).startup_s);  // the worker's process starts
     std::unique_lock lock(*mutex_);
     for (;;) {
       while (queue_.empty() && live()) cv_->wait(lock);

@@ -10,6 +10,7 @@
 
 #include "models/SimContext.hpp"
 #include "models/gpu/GpuDevice.hpp"
+#include "models/workload/Runtime.hpp"
 #include "models/workload/Workload.hpp"
 #include "policies/api/Placement.hpp"
 
@@ -212,6 +213,18 @@ class Simulation {
     return view;
   }
 
+  // The sharing modes a workload's replicas may be placed on: its own constraint, narrowed to the modes
+  // its runtime accepts (a VM needs a whole GPU or a vGPU, a confidential VM a GPU in CC mode).
+  static std::vector<SharingMode> runtime_sharing_modes(const WorkloadSpec& ws) {
+    if (ws.runtime == RuntimeKind::AUTO) return ws.allowed_sharing;
+    std::vector<SharingMode> out;
+    for (SharingMode mode : runtime_model(ws.runtime).gpu_modes)
+      if (ws.allowed_sharing.empty() ||
+          std::find(ws.allowed_sharing.begin(), ws.allowed_sharing.end(), mode) != ws.allowed_sharing.end())
+        out.push_back(mode);
+    return out;
+  }
+
   // Starts each workload at its start time: placement, then the workload's own actors.
   void controller() {
     auto policy = policy::builtin_placement_registry().create(spec_.placement.name, spec_.placement.params);
@@ -233,7 +246,7 @@ class Simulation {
         req.tenant = ws.tenant_index;
         req.gpus = ws.gpus;
         req.memory = workload_memory(ws);
-        req.allowed_sharing = ws.allowed_sharing;
+        req.allowed_sharing = runtime_sharing_modes(ws);
         req.node_pool = ws.node_pool;
         req.mig_profile = ws.mig_profile;
         auto chosen = policy->place(req, view);

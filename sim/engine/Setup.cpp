@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "models/workload/Runtime.hpp"
 #include "models/workload/Workload.hpp"
 #include "policies/api/CheckParams.hpp"
 #include "policies/api/Placement.hpp"
@@ -80,6 +81,42 @@ PreparedScenario prepare_scenario(const std::string& path, const std::vector<Ove
       diags.error(w.mig_profile_loc, "spec.workloads[" + std::to_string(i) + "].placement.migProfile",
                   "no GPU of the cluster has a '" + w.mig_profile + "' instance" + suggest(w.mig_profile, offered));
     }
+  }
+
+  // A workload whose runtime accepts none of the sharing modes it may be placed on, or that no pool offers.
+  for (size_t i = 0; i < spec.workloads.size(); ++i) {
+    const auto& w = spec.workloads[i];
+    if (w.runtime == RuntimeKind::AUTO) continue;
+    const std::string field = "spec.workloads[" + std::to_string(i) + "].runtime";
+    const auto& accepted = runtime_model(w.runtime).gpu_modes;
+    std::string accepted_names;
+    for (SharingMode m : accepted)
+      accepted_names += std::string(accepted_names.empty() ? "" : ", ") + sharing_mode_name(m);
+    bool constraint_overlaps = w.allowed_sharing.empty();
+    for (SharingMode m : w.allowed_sharing)
+      constraint_overlaps |= std::find(accepted.begin(), accepted.end(), m) != accepted.end();
+    if (!constraint_overlaps) {
+      diags.error(w.runtime_loc, field,
+                  std::string("runtime '") + runtime_kind_name(w.runtime) + "' runs only on GPUs shared as " +
+                      accepted_names + ", which placement.sharing excludes");
+      continue;
+    }
+    bool offered = false;
+    for (const auto& pool : spec.node_pools) {
+      if (!w.node_pool.empty() && pool.name != w.node_pool) continue;
+      auto fits = [&](const SharingSpec& sh) {
+        return std::find(accepted.begin(), accepted.end(), sh.mode) != accepted.end() &&
+               (w.allowed_sharing.empty() ||
+                std::find(w.allowed_sharing.begin(), w.allowed_sharing.end(), sh.mode) != w.allowed_sharing.end());
+      };
+      offered |= fits(pool.sharing);
+      for (const auto& o : pool.gpu_sharing) offered |= fits(o.sharing);
+    }
+    if (!offered)
+      diags.error(w.runtime_loc, field,
+                  std::string("runtime '") + runtime_kind_name(w.runtime) + "' runs only on GPUs shared as " +
+                      accepted_names + ", and no node pool" + (w.node_pool.empty() ? "" : " '" + w.node_pool + "'") +
+                      " offers one");
   }
 
   // Policies by registered name.

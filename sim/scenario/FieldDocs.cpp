@@ -104,6 +104,11 @@ const std::vector<FieldDoc>& field_docs() {
       {"spec.workloads[].memory", "size",
        "Device memory per GPU; required for training and batch; inference default: weights x 1.3 (KV cache)."},
       {"spec.workloads[].start", "duration", "When the workload starts (default 0)."},
+      {"spec.workloads[].runtime", "enum: auto|runc|gvisor|kata|vm|cvm",
+       "What the workload's processes run in: auto (default: a runc container, or a confidential VM on a GPU in "
+       "confidential-computing mode), runc, gvisor, kata, vm (GPU passthrough), cvm (confidential VM). Sets the "
+       "start-up and host-device I/O overheads, the sharing modes the replicas may be placed on, and the layers "
+       "shared with other tenants (docs/models/runtimes.md)."},
       {"spec.workloads[].placement", "mapping", "Placement constraints."},
       {"spec.workloads[].placement.sharing", "list of enum", "Sharing modes the replicas may be placed on."},
       {"spec.workloads[].placement.nodePool", "string", "Node pool the replicas must be placed in."},

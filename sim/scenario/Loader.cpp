@@ -967,6 +967,8 @@ void Loader::read_workload(const Ctx& c, WorkloadSpec& w) {
   get_int(c, "gpus", w.gpus, false, 1, 16);
   get_quantity(c, "memory", w.memory, parse_bytes, w.kind != WorkloadKind::INFERENCE, true);
   get_quantity(c, "start", w.start, parse_duration, false, false);
+  get_enum(c, "runtime", w.runtime, runtime_kind_names(), false);
+  if (auto rt = child(c, "runtime")) w.runtime_loc = rt->loc();
   if (auto placement = child(c, "placement")) {
     if (check_map(*placement)) {
       if (auto sharing = child(*placement, "sharing")) {

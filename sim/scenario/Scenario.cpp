@@ -56,6 +56,14 @@ const char* workload_kind_name(WorkloadKind k) {
   return workload_kind_names()[static_cast<size_t>(k)].c_str();
 }
 
+const std::vector<std::string>& runtime_kind_names() {
+  static const std::vector<std::string> names{"auto", "runc", "gvisor", "kata", "vm", "cvm"};
+  return names;
+}
+const char* runtime_kind_name(RuntimeKind k) {
+  return runtime_kind_names()[static_cast<size_t>(k)].c_str();
+}
+
 const std::vector<std::string>& dtype_names() {
   static const std::vector<std::string> names{"fp32", "fp16", "bf16", "fp8"};
   return names;

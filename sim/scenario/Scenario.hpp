@@ -106,6 +106,12 @@ enum class WorkloadKind { INFERENCE, TRAINING, BATCH };
 const std::vector<std::string>& workload_kind_names();
 const char* workload_kind_name(WorkloadKind k);
 
+/// The runtime a workload's processes run in (docs/models/runtimes.md). AUTO: a runc container, or
+/// the confidential VM a GPU in confidential-computing mode requires.
+enum class RuntimeKind { AUTO, RUNC, GVISOR, KATA, VM, CVM };
+const std::vector<std::string>& runtime_kind_names();
+const char* runtime_kind_name(RuntimeKind k);
+
 enum class DType { FP32, FP16, BF16, FP8 };
 const std::vector<std::string>& dtype_names();
 double dtype_bytes(DType d);
@@ -130,8 +136,10 @@ struct WorkloadSpec {
   int gpus = 1;                              // GPUs per replica (training: data-parallel width)
   Bytes memory{0};                           // device memory per GPU; 0 = derived from the model / job
   std::vector<SharingMode> allowed_sharing;  // placement constraint; empty = any
-  std::string node_pool;                     // placement constraint; empty = any
-  std::string mig_profile;                   // placement constraint: a MIG instance of this profile
+  RuntimeKind runtime = RuntimeKind::AUTO;
+  SourceLoc runtime_loc;
+  std::string node_pool;    // placement constraint; empty = any
+  std::string mig_profile;  // placement constraint: a MIG instance of this profile
   SourceLoc mig_profile_loc;
   Seconds start{0};
 

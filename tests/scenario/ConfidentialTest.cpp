@@ -77,8 +77,9 @@ TEST(Confidential, AttestationAndEncryptedWeightLoadingDelayTheFirstRequests) {
                                    "spec.duration=20s"};
   ASSERT_EQ(run_process(argv).exit_code, 0);
   const auto report = json::parse(read_text(dir.file("x") + "/report.json"));
-  // 2 s attestation + 16 GB through 4 GB/s bounce buffers = 6 s before the first batch.
-  EXPECT_GT(report["tenants"][0]["workloads"][0]["latency"]["max_s"].get<double>(), 6.0);
+  // 5 s confidential-VM boot + 2 s attestation + 16 GB through 4 GB/s bounce buffers = 11 s before the first
+  // batch: a request that arrived at once waits that long.
+  EXPECT_GT(report["tenants"][0]["workloads"][0]["latency"]["max_s"].get<double>(), 11.0);
 }
 
 }  // namespace
