@@ -141,6 +141,19 @@ void read_mig(const YAML::Node& mig, const std::string& file, HardwareProfile& o
   }
   MigGeometry g;
   g.source = mig["source"].Scalar();
+  // Re-partitioning time: {value, source}, like the scalar fields.
+  const YAML::Node rc = mig["reconfiguration"];
+  const auto rc_value = rc && rc.IsMap() && rc["value"] && rc["value"].IsScalar() ? parse_duration(rc["value"].Scalar())
+                                                                                  : ParseResult<Seconds>{};
+  if (!rc || !rc.IsMap() || !rc["source"] || !rc["source"].IsScalar() || rc["source"].Scalar().empty() || !rc_value ||
+      rc_value.quantity->value < 0) {
+    diags.error(mark_loc(file, rc ? rc : mig), "spec.mig.reconfiguration",
+                "expected {value: <duration>, source: \"...\"} (the time to re-partition one drained GPU)");
+  } else {
+    g.reconfiguration_s = rc_value.quantity->value;
+    g.reconfiguration_source = rc["source"].Scalar();
+    out.sources["mig.reconfiguration"] = g.reconfiguration_source;
+  }
   size_t i = 0;
   for (const auto& p : mig["profiles"]) {
     const std::string path = "spec.mig.profiles[" + std::to_string(i++) + "]";

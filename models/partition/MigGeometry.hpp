@@ -27,6 +27,8 @@ struct MigGeometry {
   int memory_slices = 8;
   std::vector<MigProfile> profiles;
   std::string source;
+  double reconfiguration_s = 0;  // destroy and create the instances of one GPU (drained), in seconds
+  std::string reconfiguration_source;
 
   const MigProfile* find(const std::string& name) const;
   std::vector<std::string> names() const;

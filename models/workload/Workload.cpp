@@ -127,14 +127,15 @@ class InferenceService final : public Workload {
                : nullptr;
   }
 
-  void kill_replica(int replica) override {
+  void kill_replica(int replica, FailureReason reason) override {
     auto& r = *replicas_.at(static_cast<size_t>(replica));
     if (!r.alive) return;
     const double now = sg4::Engine::get_clock();
     r.alive = false;
+    r.draining = false;
     ++r.generation;
     ctx_.emit(now, EventType::WORKLOAD_FAILED, spec_.tenant_index, index_, replica, gpu_of(r), 0,
-              static_cast<double>(FailureReason::FAULT));
+              static_cast<double>(reason));
     for (const auto& req : r.in_service)
       ctx_.emit(now, EventType::REQUEST_DROPPED, spec_.tenant_index, index_, replica, gpu_of(r), now - req.arrival,
                 req.arrival);
@@ -154,6 +155,22 @@ class InferenceService final : public Workload {
     if (!allocate_replica(ctx_, spec_, index_, replica, r.place)) return;
     r.alive = true;
     launch_server(static_cast<size_t>(replica));
+  }
+
+  void drain_replica(int replica) override { replicas_.at(static_cast<size_t>(replica))->draining = true; }
+
+  bool replica_idle(int replica) const override {
+    const auto& r = *replicas_.at(static_cast<size_t>(replica));
+    return !r.alive || (r.queue.empty() && r.in_service.empty());
+  }
+
+  bool move_replica(int replica, ReplicaPlacement place) override {
+    auto& r = *replicas_.at(static_cast<size_t>(replica));
+    if (r.alive) return false;
+    r.place = std::move(place);
+    r.draining = false;
+    restart_replica(replica);
+    return true;
   }
 
   void start() override {
@@ -188,7 +205,8 @@ class InferenceService final : public Workload {
   struct Replica {
     ReplicaPlacement place;
     bool alive = false;
-    int generation = 0;  // bumped by each kill, so a server of a previous life ends
+    bool draining = false;  // takes no new requests (a reconfiguration is coming)
+    int generation = 0;     // bumped by each kill, so a server of a previous life ends
     std::deque<Request> queue;
     std::vector<Request> in_service;
     sg4::MutexPtr mutex;
@@ -215,7 +233,7 @@ class InferenceService final : public Workload {
       size_t best_load = std::numeric_limits<size_t>::max();
       for (size_t i = 0; i < replicas_.size(); ++i) {
         const auto& r = *replicas_[i];
-        if (!r.alive) continue;
+        if (!r.alive || r.draining) continue;
         const size_t load = r.queue.size() + r.in_service.size();
         if (load < best_load) {
           best = static_cast<int>(i);
@@ -303,16 +321,19 @@ class TrainingJob final : public Workload {
 
   const ReplicaPlacement* placement(int replica) const override { return replica == 0 ? &place_ : nullptr; }
 
-  void kill_replica(int) override {
+  void kill_replica(int, FailureReason reason) override {
     if (!running_) return;
     running_ = false;
     killed_ = true;
     ctx_.emit(sg4::Engine::get_clock(), EventType::WORKLOAD_FAILED, spec_.tenant_index, index_, 0,
-              place_.gpus[0]->index(), static_cast<double>(steps_done_), static_cast<double>(FailureReason::FAULT));
+              place_.gpus[0]->index(), static_cast<double>(steps_done_), static_cast<double>(reason));
     fail_replica_contexts(spec_, place_);
   }
 
   void restart_replica(int) override {}  // a failed job is resubmitted by its owner, not modelled here
+  void drain_replica(int) override {}    // a job's steps run to its end: a drain only waits for it
+  bool replica_idle(int) const override { return !running_; }
+  bool move_replica(int, ReplicaPlacement) override { return false; }
 
   void start() override {
     submitted_ = sg4::Engine::get_clock();
@@ -447,19 +468,20 @@ class BatchWorkload final : public Workload {
                                                                       : nullptr;
   }
 
-  void kill_replica(int replica) override {
+  void kill_replica(int replica, FailureReason reason) override {
     auto& w = workers_.at(static_cast<size_t>(replica));
     if (!w.alive) return;
     const double now = sg4::Engine::get_clock();
     const int gpu = places_[static_cast<size_t>(replica)].gpus[0]->index();
     w.alive = false;
+    w.draining = false;
     ++w.generation;
     ctx_.emit(now, EventType::WORKLOAD_FAILED, spec_.tenant_index, index_, replica, gpu, 0,
-              static_cast<double>(FailureReason::FAULT));
+              static_cast<double>(reason));
     if (w.running) {
       // The job it was running is lost (gpu -1: a job, not a worker slot).
       ctx_.emit(now, EventType::WORKLOAD_FAILED, spec_.tenant_index, index_, w.running->id, -1,
-                now - w.running->submitted, static_cast<double>(FailureReason::FAULT));
+                now - w.running->submitted, static_cast<double>(reason));
       w.running.reset();
     }
     fail_replica_contexts(spec_, places_[static_cast<size_t>(replica)]);
@@ -476,6 +498,18 @@ class BatchWorkload final : public Workload {
     launch_worker(static_cast<size_t>(replica));
   }
 
+  void drain_replica(int replica) override { workers_.at(static_cast<size_t>(replica)).draining = true; }
+
+  bool replica_idle(int replica) const override { return !workers_.at(static_cast<size_t>(replica)).running; }
+
+  bool move_replica(int replica, ReplicaPlacement place) override {
+    auto& w = workers_.at(static_cast<size_t>(replica));
+    if (w.alive) return false;
+    places_[static_cast<size_t>(replica)] = std::move(place);
+    restart_replica(replica);
+    return true;
+  }
+
  private:
   struct Job {
     int id;
@@ -483,6 +517,7 @@ class BatchWorkload final : public Workload {
   };
   struct Worker {
     bool alive = false;
+    bool draining = false;  // takes no new jobs (a reconfiguration is coming)
     int generation = 0;
     std::optional<Job> running;
   };
@@ -532,7 +567,7 @@ class BatchWorkload final : public Workload {
     sg4::this_actor::sleep_for(replica_runtime(spec_, place).startup_s);  // the worker's process starts
     std::unique_lock lock(*mutex_);
     for (;;) {
-      while (queue_.empty() && live()) cv_->wait(lock);
+      while ((queue_.empty() || me.draining) && live()) cv_->wait(lock);
       if (!live()) return;
       const Job job = queue_.front();
       queue_.pop_front();

@@ -30,9 +30,16 @@ class Workload {
   virtual const ReplicaPlacement* placement(int replica) const = 0;
   /// A fault ended the replica's client: its in-flight and queued work is lost (recorded now), its
   /// GPU contexts are failed and its memory released; the replica stays down until restarted.
-  virtual void kill_replica(int replica) = 0;
+  virtual void kill_replica(int replica, FailureReason reason = FailureReason::FAULT) = 0;
   /// Brings a killed replica back (allocates again; may fail out of memory). Training jobs do not restart.
   virtual void restart_replica(int replica) = 0;
+  /// A reconfiguration is coming: the replica takes no new work but finishes what it has.
+  virtual void drain_replica(int replica) = 0;
+  /// Whether the replica has no work in flight (or queued on it).
+  virtual bool replica_idle(int replica) const = 0;
+  /// Starts a killed replica again on a new placement (after a reconfiguration). False if the
+  /// workload cannot move (training jobs end with their GPUs).
+  virtual bool move_replica(int replica, ReplicaPlacement place) = 0;
 };
 
 /// Cost of one inference batch, as two kernels (prefill, then the aggregated decode).

@@ -24,6 +24,7 @@ struct GpuView {
                                 // on GPUs without memory isolation)
   std::vector<int> tenants;     // tenant indices of the replicas placed so far
   std::string mig_profile;      // for a MIG instance: its profile (3g.40gb); empty for a whole GPU
+  bool available = true;        // false while a MIG instance is draining, re-partitioned away, or not yet created
   int free_slots() const { return slots - used_slots; }
 };
 

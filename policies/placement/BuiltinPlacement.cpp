@@ -6,7 +6,7 @@
 namespace gtw::policy {
 
 bool eligible(const GpuView& gpu, const PlacementRequest& request) {
-  if (gpu.free_slots() <= 0) return false;
+  if (!gpu.available || gpu.free_slots() <= 0) return false;
   if (!request.node_pool.empty() && gpu.pool_name != request.node_pool) return false;
   if (!request.allowed_sharing.empty() && std::find(request.allowed_sharing.begin(), request.allowed_sharing.end(),
                                                     gpu.mode) == request.allowed_sharing.end()) {

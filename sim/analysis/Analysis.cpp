@@ -156,9 +156,34 @@ Analysis analyse(const ScenarioSpec& spec, const RunResult& run) {
         a.faults.push_back(f);
         break;
       }
+      case EventType::RECONFIGURE_START: {
+        const auto& rc = spec.reconfigurations.at(static_cast<size_t>(e.replica));
+        ReconfigurationResult r;
+        r.node_pool = rc.node_pool;
+        r.start = e.time;
+        r.gpus = static_cast<int>(e.aux);
+        r.replicas_evicted = static_cast<int>(e.value);
+        r.new_layout = rc.mig_layout;
+        a.reconfigurations.push_back(r);
+        break;
+      }
+      case EventType::RECONFIGURE_DONE: {
+        for (auto& r : a.reconfigurations)
+          if (r.start == e.aux && r.done < 0) {
+            r.done = e.time;
+            r.replicas_replaced = static_cast<int>(e.value);
+            break;
+          }
+        break;
+      }
       case EventType::WORKLOAD_FAILED: {
         const auto reason = static_cast<FailureReason>(static_cast<int>(e.aux));
         auto& wr = a.workloads[w];
+        // A serving replica or batch worker evicted by a reconfiguration is placed again: not a failure.
+        if (reason == FailureReason::RECONFIGURED && e.gpu >= 0 && spec.workloads[w].kind != WorkloadKind::TRAINING) {
+          ++wr.replicas_evicted;
+          break;
+        }
         if (reason == FailureReason::FAULT && e.gpu >= 0) {
           ++wr.replicas_killed_by_faults;
           // Clients ended by the most recent fault at this instant belong to its domain.

@@ -44,6 +44,7 @@ struct WorkloadResult {
   double max_slowdown = 0;
   size_t steps_completed = 0;
   int replicas_killed_by_faults = 0;
+  int replicas_evicted = 0;  // by MIG reconfigurations (then placed again if they fit)
 };
 
 struct ShareOfBlame {
@@ -101,6 +102,16 @@ struct FaultResult {
   std::vector<std::string> victims;  // "tenant/workload[replica]" of every client ended, in context order
 };
 
+struct ReconfigurationResult {
+  std::string node_pool;
+  double start = 0;  // the drain began
+  double done = -1;  // the new instances were up (< 0: not within the run)
+  int gpus = 0;      // physical GPUs re-partitioned
+  int replicas_evicted = 0;
+  int replicas_replaced = 0;
+  std::vector<std::string> new_layout;
+};
+
 struct TenantResult {
   std::string name;
   std::string region;
@@ -118,6 +129,7 @@ struct Analysis {
   std::vector<SloResult> slos;
   std::vector<GpuResult> gpus;
   std::vector<FaultResult> faults;
+  std::vector<ReconfigurationResult> reconfigurations;
   size_t slos_missed = 0;
 };
 

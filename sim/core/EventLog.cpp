@@ -38,6 +38,10 @@ const char* event_type_name(EventType t) {
       return "workload_failed";
     case EventType::GPU_FAULT:
       return "gpu_fault";
+    case EventType::RECONFIGURE_START:
+      return "reconfigure_start";
+    case EventType::RECONFIGURE_DONE:
+      return "reconfigure_done";
     case EventType::RUN_END:
       return "run_end";
   }

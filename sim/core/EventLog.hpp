@@ -22,15 +22,25 @@ enum class EventType : uint8_t {
   CONTEXT_SWITCH,    // time-slice switch on a GPU; tenant = incoming context; value = switch cost (s)
   JOB_SUBMIT,        // training/batch job submitted
   JOB_START,
-  STEP_DONE,        // value = step time (s)
-  JOB_DONE,         // value = completion time (s), aux = ideal time alone (s)
-  WORKLOAD_FAILED,  // aux = reason code (FailureReason)
-  GPU_FAULT,        // a fatal error in a client; tenant/workload/replica = the faulting client, value = clients
-                    // ended by it (the fault domain), aux = 1 when the domain is the whole GPU (MPS, time-slicing)
+  STEP_DONE,          // value = step time (s)
+  JOB_DONE,           // value = completion time (s), aux = ideal time alone (s)
+  WORKLOAD_FAILED,    // aux = reason code (FailureReason)
+  GPU_FAULT,          // a fatal error in a client; tenant/workload/replica = the faulting client, value = clients
+                      // ended by it (the fault domain), aux = 1 when the domain is the whole GPU (MPS, time-slicing)
+  RECONFIGURE_START,  // a MIG re-partitioning of a node pool begins (drain); value = replicas on the old instances,
+                      // aux = GPUs re-partitioned
+  RECONFIGURE_DONE,   // the new instances are up; value = evicted replicas placed again, aux = drain start time
   RUN_END,
 };
 
-enum class FailureReason : uint8_t { NONE = 0, OUT_OF_MEMORY = 1, NOT_PLACED = 2, UNFINISHED = 3, FAULT = 4 };
+enum class FailureReason : uint8_t {
+  NONE = 0,
+  OUT_OF_MEMORY = 1,
+  NOT_PLACED = 2,
+  UNFINISHED = 3,
+  FAULT = 4,
+  RECONFIGURED = 5,  // evicted by a MIG re-partitioning (work still in flight after the drain is lost)
+};
 
 const char* event_type_name(EventType t);
 inline constexpr int EVENT_TYPE_COUNT = static_cast<int>(EventType::RUN_END) + 1;

@@ -22,6 +22,11 @@ struct GpuLayout {
   int mig_start = -1;       // MIG instance: first memory slice
   int slots = 1;
   double memory = 0;  // bytes
+  // MIG reconfiguration: the instance exists from `available_from` (s) to `available_until` (s, < 0: the end of
+  // the run); an instance of a later layout that never came up has available_from < 0.
+  double available_from = 0;
+  double available_until = -1;
+  int layout_generation = 0;  // 0: the initial layout; k: the k-th reconfiguration of its pool
 };
 
 struct RunCounters {

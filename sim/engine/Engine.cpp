@@ -6,7 +6,10 @@
 #include <algorithm>
 #include <chrono>
 #include <deque>
+#include <map>
 #include <memory>
+#include <optional>
+#include <set>
 
 #include "models/SimContext.hpp"
 #include "models/gpu/GpuDevice.hpp"
@@ -18,6 +21,9 @@ namespace sg4 = simgrid::s4u;
 
 namespace gtw {
 namespace {
+
+// How often a reconfiguration checks whether the drained replicas have finished their work.
+constexpr double DRAIN_POLL_SECONDS = 0.01;
 
 struct NodeHosts {
   sg4::Host* cpu = nullptr;
@@ -45,9 +51,13 @@ class Simulation {
     ctx_.emit(0, EventType::RUN_START, -1, -1, -1, -1, spec_.duration.value);
 
     for (auto& gpu : gpus_) gpu->start();
+    policy_ = policy::builtin_placement_registry().create(spec_.placement.name, spec_.placement.params);
+    view_ = make_view();
     sg4::Actor::create("controller", controller_host_, [this] { controller(); });
     sg4::Actor::create("end", controller_host_, [this] { end_of_run(); });
     if (!spec_.faults.empty()) sg4::Actor::create("faults", controller_host_, [this] { inject_faults(); });
+    if (!spec_.reconfigurations.empty())
+      sg4::Actor::create("reconfigurations", controller_host_, [this] { reconfigure(); });
     if (options_.on_progress) sg4::Actor::create("progress", controller_host_, [this] { progress(); })->daemonize();
 
     const auto wall_start = std::chrono::steady_clock::now();
@@ -102,33 +112,43 @@ class Simulation {
             std::string name;
             std::string mig_profile;
             int mig_start;
+            int generation;  // which layout of the GPU (0: initial; k: after the k-th reconfiguration)
           };
           std::vector<Part> parts;
           if (sharing.mode == SharingMode::MIG) {
-            const auto layout = check_mig_layout(*profile.mig, sharing.mig_layout);
-            for (const auto& placement : layout.placements) {
-              const MigProfile& mp = *profile.mig->find(placement.profile);
-              HardwareProfile instance = profile;
-              instance.name = profile.name + "/" + mp.name;
-              instance.sms = mp.sms;
-              instance.memory = Bytes(mp.memory);
-              const double share = static_cast<double>(mp.memory_slices) / profile.mig->memory_slices;
-              instance.hbm_bandwidth = profile.hbm_bandwidth * share;
-              instance.hbm_achievable = profile.hbm_achievable * share;
-              // Same per-SM speed as the whole GPU: the instance's rate is its SM count's share.
-              const double sm_share = static_cast<double>(mp.sms) / profile.sms;
-              instance.fp16_tensor = profile.fp16_tensor * sm_share;
-              instance.bf16_tensor = profile.bf16_tensor * sm_share;
-              instance.fp8_tensor = profile.fp8_tensor * sm_share;
-              instance.fp32 = profile.fp32 * sm_share;
-              instance.mig.reset();
-              instance_profiles_.push_back(std::move(instance));
-              parts.push_back({&instance_profiles_.back(),
-                               gname + "-mig" + std::to_string(placement.start) + "-" + mp.name, mp.name,
-                               placement.start});
+            // The instances of every layout the GPU will have are created now (SimGrid platforms are
+            // static); the later ones stay unavailable until their reconfiguration brings them up.
+            std::vector<const std::vector<std::string>*> layouts{&sharing.mig_layout};
+            for (size_t r : reconfiguration_order())
+              if (spec_.reconfigurations[r].node_pool == pool.name)
+                layouts.push_back(&spec_.reconfigurations[r].mig_layout);
+            for (size_t gen = 0; gen < layouts.size(); ++gen) {
+              const auto layout = check_mig_layout(*profile.mig, *layouts[gen]);
+              for (const auto& placement : layout.placements) {
+                const MigProfile& mp = *profile.mig->find(placement.profile);
+                HardwareProfile instance = profile;
+                instance.name = profile.name + "/" + mp.name;
+                instance.sms = mp.sms;
+                instance.memory = Bytes(mp.memory);
+                const double share = static_cast<double>(mp.memory_slices) / profile.mig->memory_slices;
+                instance.hbm_bandwidth = profile.hbm_bandwidth * share;
+                instance.hbm_achievable = profile.hbm_achievable * share;
+                // Same per-SM speed as the whole GPU: the instance's rate is its SM count's share.
+                const double sm_share = static_cast<double>(mp.sms) / profile.sms;
+                instance.fp16_tensor = profile.fp16_tensor * sm_share;
+                instance.bf16_tensor = profile.bf16_tensor * sm_share;
+                instance.fp8_tensor = profile.fp8_tensor * sm_share;
+                instance.fp32 = profile.fp32 * sm_share;
+                instance.mig.reset();
+                instance_profiles_.push_back(std::move(instance));
+                parts.push_back({&instance_profiles_.back(),
+                                 gname + (gen ? "-r" + std::to_string(gen) : "") + "-mig" +
+                                     std::to_string(placement.start) + "-" + mp.name,
+                                 mp.name, placement.start, static_cast<int>(gen)});
+              }
             }
           } else {
-            parts.push_back({&profile, gname, "", -1});
+            parts.push_back({&profile, gname, "", -1, 0});
           }
           for (const auto& part : parts) {
             const HardwareProfile& dp = *part.profile;
@@ -160,6 +180,8 @@ class Simulation {
             layout.memory = dp.memory.value;
             layout.mig_profile = part.mig_profile;
             layout.mig_start = part.mig_start;
+            layout.layout_generation = part.generation;
+            layout.available_from = part.generation == 0 ? 0.0 : -1.0;
             result_.gpus.push_back(layout);
           }
           if (parts.size() == 1 && parts[0].mig_profile.empty()) {
@@ -208,6 +230,7 @@ class Simulation {
       g.slots = layout.slots;
       g.memory_total = layout.memory;
       g.mig_profile = layout.mig_profile;
+      g.available = layout.available_from >= 0;
       view.gpus.push_back(g);
     }
     return view;
@@ -225,10 +248,42 @@ class Simulation {
     return out;
   }
 
+  // Places one replica with the placement policy on the current view; records the outcome.
+  std::optional<ReplicaPlacement> place_replica(size_t w, int r) {
+    const auto& ws = spec_.workloads[w];
+    policy::PlacementRequest req;
+    req.workload = static_cast<int>(w);
+    req.replica = r;
+    req.tenant = ws.tenant_index;
+    req.gpus = ws.gpus;
+    req.memory = workload_memory(ws);
+    req.allowed_sharing = runtime_sharing_modes(ws);
+    req.node_pool = ws.node_pool;
+    req.mig_profile = ws.mig_profile;
+    auto chosen = policy_->place(req, view_);
+    const double now = sg4::Engine::get_clock();
+    if (!chosen || static_cast<int>(chosen->size()) != ws.gpus) {
+      ctx_.emit(now, EventType::PLACEMENT_FAILED, ws.tenant_index, static_cast<int>(w), r, -1, req.memory);
+      ctx_.emit(now, EventType::WORKLOAD_FAILED, ws.tenant_index, static_cast<int>(w), r, -1, 0,
+                static_cast<double>(FailureReason::NOT_PLACED));
+      return std::nullopt;
+    }
+    ReplicaPlacement place;
+    for (int g : *chosen) {
+      auto& gv = view_.gpus[static_cast<size_t>(g)];
+      gv.used_slots += 1;
+      gv.memory_committed += req.memory;
+      gv.tenants.push_back(ws.tenant_index);
+      place.gpus.push_back(gpus_[static_cast<size_t>(g)].get());
+      place.contexts.push_back(gpus_[static_cast<size_t>(g)]->add_context(ws.tenant_index, static_cast<int>(w), r));
+      ctx_.emit(now, EventType::PLACED, ws.tenant_index, static_cast<int>(w), r, g, req.memory);
+    }
+    place.node_cpu = nodes_[static_cast<size_t>(place.gpus[0]->node())].cpu;
+    return place;
+  }
+
   // Starts each workload at its start time: placement, then the workload's own actors.
   void controller() {
-    auto policy = policy::builtin_placement_registry().create(spec_.placement.name, spec_.placement.params);
-    auto view = make_view();
     std::vector<size_t> order(spec_.workloads.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
     std::stable_sort(order.begin(), order.end(), [this](size_t a, size_t b) {
@@ -240,40 +295,99 @@ class Simulation {
       const int n_replicas = ws.kind == WorkloadKind::TRAINING ? 1 : ws.replicas;
       std::vector<ReplicaPlacement> placements;
       for (int r = 0; r < n_replicas; ++r) {
-        policy::PlacementRequest req;
-        req.workload = static_cast<int>(w);
-        req.replica = r;
-        req.tenant = ws.tenant_index;
-        req.gpus = ws.gpus;
-        req.memory = workload_memory(ws);
-        req.allowed_sharing = runtime_sharing_modes(ws);
-        req.node_pool = ws.node_pool;
-        req.mig_profile = ws.mig_profile;
-        auto chosen = policy->place(req, view);
-        const double now = sg4::Engine::get_clock();
-        if (!chosen || static_cast<int>(chosen->size()) != ws.gpus) {
-          ctx_.emit(now, EventType::PLACEMENT_FAILED, ws.tenant_index, static_cast<int>(w), r, -1, req.memory);
-          ctx_.emit(now, EventType::WORKLOAD_FAILED, ws.tenant_index, static_cast<int>(w), r, -1, 0,
-                    static_cast<double>(FailureReason::NOT_PLACED));
-          continue;
-        }
-        ReplicaPlacement place;
-        for (int g : *chosen) {
-          auto& gv = view.gpus[static_cast<size_t>(g)];
-          gv.used_slots += 1;
-          gv.memory_committed += req.memory;
-          gv.tenants.push_back(ws.tenant_index);
-          place.gpus.push_back(gpus_[static_cast<size_t>(g)].get());
-          place.contexts.push_back(gpus_[static_cast<size_t>(g)]->add_context(ws.tenant_index, static_cast<int>(w), r));
-          ctx_.emit(now, EventType::PLACED, ws.tenant_index, static_cast<int>(w), r, g, req.memory);
-        }
-        place.node_cpu = nodes_[static_cast<size_t>(place.gpus[0]->node())].cpu;
-        placements.push_back(std::move(place));
+        if (auto place = place_replica(w, r)) placements.push_back(std::move(*place));
       }
       if (placements.empty() && ws.kind == WorkloadKind::TRAINING) continue;
       workloads_.push_back(make_workload(ctx_, static_cast<int>(w), std::move(placements)));
       by_index_[w] = workloads_.back().get();
       workloads_.back()->start();
+    }
+  }
+
+  // Reconfigurations in time order (stable for equal times).
+  std::vector<size_t> reconfiguration_order() const {
+    std::vector<size_t> order(spec_.reconfigurations.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [this](size_t a, size_t b) {
+      return spec_.reconfigurations[a].at.value < spec_.reconfigurations[b].at.value;
+    });
+    return order;
+  }
+
+  // MIG re-partitioning of a node pool: drain the old instances (no new work; in-flight work gets
+  // up to drainTimeout), evict what is left, re-partition (the profile's reconfiguration time), then
+  // bring the new instances up and place the evicted replicas again (they start afresh: runtime,
+  // weights). Training jobs on the old instances end; they are not resubmitted.
+  void reconfigure() {
+    std::map<std::string, int> generation;  // per pool: the layout now in force
+    for (size_t i : reconfiguration_order()) {
+      const auto& rc = spec_.reconfigurations[i];
+      sg4::this_actor::sleep_until(rc.at.value);
+      const int gen = ++generation[rc.node_pool];
+      const double start = sg4::Engine::get_clock();
+      std::set<int> old_devices;
+      std::vector<int> new_devices;
+      std::set<std::pair<int, int>> physical;  // (node, local GPU) re-partitioned
+      // The whole GPU's profile (instances carry no MIG table) gives the re-partitioning time.
+      const HardwareProfile* profile = nullptr;
+      for (const auto& pool : spec_.node_pools)
+        if (pool.name == rc.node_pool)
+          profile = &profiles_.at(pool.profile_key.empty() ? pool.gpu_product : pool.profile_key);
+      for (size_t d = 0; d < result_.gpus.size(); ++d) {
+        const auto& layout = result_.gpus[d];
+        if (layout.pool != rc.node_pool || layout.mig_profile.empty()) continue;
+        if (layout.layout_generation == gen) {
+          new_devices.push_back(static_cast<int>(d));
+          physical.emplace(layout.node, layout.local);
+        } else if (layout.layout_generation < gen && layout.available_from >= 0 && layout.available_until < 0) {
+          old_devices.insert(static_cast<int>(d));
+        }
+      }
+      std::vector<std::pair<size_t, int>> evicted;  // (workload, replica) on the old instances
+      for (size_t w = 0; w < by_index_.size(); ++w) {
+        if (!by_index_[w]) continue;
+        const auto& ws = spec_.workloads[w];
+        const int replicas = ws.kind == WorkloadKind::TRAINING ? 1 : ws.replicas;
+        for (int r = 0; r < replicas; ++r) {
+          const ReplicaPlacement* place = by_index_[w]->placement(r);
+          if (!place) continue;
+          for (const GpuDevice* g : place->gpus) {
+            if (old_devices.count(g->index())) {
+              evicted.emplace_back(w, r);
+              break;
+            }
+          }
+        }
+      }
+      for (int d : old_devices) view_.gpus[static_cast<size_t>(d)].available = false;
+      ctx_.emit(start, EventType::RECONFIGURE_START, -1, -1, static_cast<int>(i), -1,
+                static_cast<double>(evicted.size()), static_cast<double>(physical.size()));
+      for (const auto& [w, r] : evicted) by_index_[w]->drain_replica(r);
+      const double deadline = start + rc.drain_timeout.value;
+      const auto drained = [&] {
+        for (const auto& [w, r] : evicted)
+          if (!by_index_[w]->replica_idle(r)) return false;
+        return true;
+      };
+      // Poll: workloads do not signal idleness; 10 ms is below any batch or kernel time of interest.
+      while (!drained() && sg4::Engine::get_clock() < deadline)
+        sg4::this_actor::sleep_for(std::min(DRAIN_POLL_SECONDS, deadline - sg4::Engine::get_clock()));
+      for (const auto& [w, r] : evicted) by_index_[w]->kill_replica(r, FailureReason::RECONFIGURED);
+      const double torn_down = sg4::Engine::get_clock();
+      for (int d : old_devices) result_.gpus[static_cast<size_t>(d)].available_until = torn_down;
+      if (profile && profile->mig) sg4::this_actor::sleep_for(profile->mig->reconfiguration_s);
+      const double up = sg4::Engine::get_clock();
+      for (int d : new_devices) {
+        view_.gpus[static_cast<size_t>(d)].available = true;
+        result_.gpus[static_cast<size_t>(d)].available_from = up;
+      }
+      int replaced = 0;
+      for (const auto& [w, r] : evicted) {
+        if (spec_.workloads[w].kind == WorkloadKind::TRAINING) continue;
+        auto place = place_replica(w, r);
+        if (place && by_index_[w]->move_replica(r, std::move(*place))) ++replaced;
+      }
+      ctx_.emit(up, EventType::RECONFIGURE_DONE, -1, -1, static_cast<int>(i), -1, replaced, start);
     }
   }
 
@@ -356,6 +470,8 @@ class Simulation {
   std::vector<NodeHosts> nodes_;
   std::vector<std::unique_ptr<Workload>> workloads_;
   std::vector<Workload*> by_index_ = std::vector<Workload*>(spec_.workloads.size(), nullptr);
+  std::unique_ptr<policy::PlacementPolicy> policy_;
+  policy::ClusterView view_;  // the placement policy's view, kept up to date by placements and reconfigurations
   std::chrono::steady_clock::time_point wall_start_;
 };
 

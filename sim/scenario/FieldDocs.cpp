@@ -151,6 +151,17 @@ const std::vector<FieldDoc>& field_docs() {
       {"spec.faults[].replica", "int", "Which replica of it (default 0)."},
       {"spec.faults[].restartAfter", "duration",
        "Ended inference replicas and batch workers restart after this delay (default: they stay down)."},
+      {"spec.reconfigurations", "list",
+       "MIG re-partitionings over time. At `at`, every MIG GPU of the node pool stops taking work on its "
+       "instances, waits for the work in flight (at most drainTimeout), evicts what is left, is re-partitioned "
+       "(the profile's mig.reconfiguration time) and the evicted replicas are placed again on the new instances. "
+       "Training jobs on the old instances end (they are not restarted)."},
+      {"spec.reconfigurations[].at", "duration", "When the drain starts."},
+      {"spec.reconfigurations[].nodePool", "string", "Node pool whose MIG GPUs are re-partitioned."},
+      {"spec.reconfigurations[].migLayout", "list or mapping",
+       "The new instances of each GPU, as for sharing.migLayout; checked against the product's placement rules."},
+      {"spec.reconfigurations[].drainTimeout", "duration",
+       "Longest wait for in-flight work before the rest is evicted (default 30s)."},
       {"spec.policies", "mapping", "Policies by registered name (see `gputwin explain policies`)."},
       {"spec.policies.placement", "mapping", "The placement policy."},
       {"spec.policies.placement.name", "string", "Registered placement policy name."},

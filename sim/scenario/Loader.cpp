@@ -183,6 +183,7 @@ class Loader {
   void read_spec(const Ctx& c, ScenarioSpec& spec);
   void read_node_pool(const Ctx& c, NodePoolSpec& pool);
   void read_sharing_fields(const Ctx& c, SharingSpec& sharing);
+  void read_mig_layout(const Ctx& layout, std::vector<std::string>& out);
   void read_device_plugin_config(const Ctx& c, SharingSpec& sharing);
   void read_tenant(const Ctx& c, TenantSpec& tenant);
   void read_slo(const Ctx& c, SloSpec& slo);
@@ -667,9 +668,54 @@ void Loader::read_spec(const Ctx& c, ScenarioSpec& spec) {
       spec.faults.push_back(std::move(f));
     }
   }
+  if (auto reconfigurations = child(c, "reconfigurations")) {
+    for (const auto& item : items(*reconfigurations)) {
+      ReconfigurationSpec r;
+      r.loc = item.loc();
+      if (!check_map(item)) continue;
+      get_quantity(item, "at", r.at, parse_duration, true, false);
+      get_string(item, "nodePool", r.node_pool, true);
+      if (auto np = child(item, "nodePool")) r.node_pool_loc = np->loc();
+      if (auto layout = child(item, "migLayout")) {
+        r.mig_loc = layout->loc();
+        read_mig_layout(*layout, r.mig_layout);
+      } else {
+        missing(item, "migLayout");
+      }
+      get_quantity(item, "drainTimeout", r.drain_timeout, parse_duration, false, false);
+      spec.reconfigurations.push_back(std::move(r));
+    }
+  }
   if (auto policies = child(c, "policies")) {
     if (check_map(*policies)) {
       if (auto placement = child(*policies, "placement")) read_policy(*placement, spec.placement);
+    }
+  }
+}
+
+// A MIG layout: a list of profile names, or a mig-parted `mig-devices` mapping {profile: count}.
+void Loader::read_mig_layout(const Ctx& layout_ctx, std::vector<std::string>& out) {
+  const Ctx* layout = &layout_ctx;
+  if (layout->node.IsMap()) {
+    // A mig-parted `mig-devices` mapping: {profile: count}.
+    for (const auto& kv : layout->node) {
+      const std::string name = kv.first.IsScalar() ? kv.first.Scalar() : "";
+      int count = 0;
+      try {
+        count = kv.second.as<int>();
+      } catch (const YAML::Exception&) {
+        count = -1;
+      }
+      if (name.empty() || count < 0 || count > 8) {
+        d_.error(layout->loc(), layout->path + "." + name, "expected a MIG profile name and an instance count 0..8");
+        continue;
+      }
+      for (int k = 0; k < count; ++k) out.push_back(name);
+    }
+  } else {
+    for (const auto& item : items(*layout)) {
+      std::string s;
+      if (scalar(item, s, "a MIG profile name such as 3g.40gb")) out.push_back(s);
     }
   }
 }
@@ -706,28 +752,7 @@ void Loader::read_sharing_fields(const Ctx& c, SharingSpec& sharing) {
   get_quantity(c, "pinnedMemoryLimit", sharing.pinned_memory_limit, parse_bytes, false, true);
   if (auto layout = child(c, "migLayout")) {
     sharing.mig_loc = layout->loc();
-    if (layout->node.IsMap()) {
-      // A mig-parted `mig-devices` mapping: {profile: count}.
-      for (const auto& kv : layout->node) {
-        const std::string name = kv.first.IsScalar() ? kv.first.Scalar() : "";
-        int count = 0;
-        try {
-          count = kv.second.as<int>();
-        } catch (const YAML::Exception&) {
-          count = -1;
-        }
-        if (name.empty() || count < 0 || count > 8) {
-          d_.error(layout->loc(), layout->path + "." + name, "expected a MIG profile name and an instance count 0..8");
-          continue;
-        }
-        for (int k = 0; k < count; ++k) sharing.mig_layout.push_back(name);
-      }
-    } else {
-      for (const auto& item : items(*layout)) {
-        std::string s;
-        if (scalar(item, s, "a MIG profile name such as 3g.40gb")) sharing.mig_layout.push_back(s);
-      }
-    }
+    read_mig_layout(*layout, sharing.mig_layout);
   }
   const auto only_for_mode = [&](const char* key, SharingMode mode) {
     if (sharing.mode == mode) return;

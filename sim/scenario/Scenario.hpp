@@ -177,6 +177,19 @@ struct FaultSpec {
   SourceLoc workload_loc;
 };
 
+/// A MIG re-partitioning of every MIG GPU of a node pool: the replicas on the old instances are
+/// drained (no new work, at most `drain_timeout` for the work in flight), evicted, the GPUs are
+/// re-partitioned (the profile's MIG reconfiguration time), and the evicted replicas placed again.
+struct ReconfigurationSpec {
+  Seconds at{0};
+  std::string node_pool;
+  std::vector<std::string> mig_layout;
+  Seconds drain_timeout{30};
+  SourceLoc loc;
+  SourceLoc node_pool_loc;
+  SourceLoc mig_loc;
+};
+
 struct PolicyRef {
   std::string name;
   Params params;
@@ -196,6 +209,7 @@ struct ScenarioSpec {
   std::vector<TenantSpec> tenants;
   std::vector<WorkloadSpec> workloads;
   std::vector<FaultSpec> faults;
+  std::vector<ReconfigurationSpec> reconfigurations;
   PolicyRef placement{"first-fit", {}, {}, {}};
   std::string source_file;
   std::string source_sha256;  // of the main file's bytes, for provenance

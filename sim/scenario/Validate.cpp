@@ -117,6 +117,30 @@ void check_references(ScenarioSpec& spec, Diagnostics& diags) {
       diags.error(f.loc, path + ".at", "is at or after the end of the run (" + format_duration(spec.duration) + ")");
   }
 
+  for (size_t i = 0; i < spec.reconfigurations.size(); ++i) {
+    const auto& r = spec.reconfigurations[i];
+    const std::string path = "spec.reconfigurations[" + std::to_string(i) + "]";
+    if (r.at.value >= spec.duration.value)
+      diags.error(r.loc, path + ".at", "is at or after the end of the run (" + format_duration(spec.duration) + ")");
+    const NodePoolSpec* pool = nullptr;
+    std::vector<std::string> known_pools;
+    for (const auto& p : spec.node_pools) {
+      if (p.name == r.node_pool) pool = &p;
+      known_pools.push_back(p.name);
+    }
+    if (!pool) {
+      if (!r.node_pool.empty())
+        diags.error(r.node_pool_loc, path + ".nodePool",
+                    "no node pool named '" + r.node_pool + "'" + suggest(r.node_pool, known_pools));
+      continue;
+    }
+    bool any_mig = pool->sharing.mode == SharingMode::MIG;
+    for (const auto& o : pool->gpu_sharing) any_mig |= o.sharing.mode == SharingMode::MIG;
+    if (!any_mig)
+      diags.error(r.node_pool_loc, path + ".nodePool",
+                  "node pool '" + r.node_pool + "' has no GPU in mig mode; only MIG layouts can be reconfigured");
+  }
+
   for (size_t t = 0; t < spec.tenants.size(); ++t) {
     auto& tenant = spec.tenants[t];
     check_unique(tenant.slos, "spec.tenants[" + std::to_string(t) + "].slos", diags);
