@@ -63,6 +63,19 @@ PreparedScenario prepare_scenario(const std::string& path, const std::vector<Ove
     for (size_t o = 0; o < pool.gpu_sharing.size(); ++o)
       check(pool.gpu_sharing[o].sharing, base + ".gpuSharing[" + std::to_string(o) + "]");
   }
+  // Reconfiguration layouts, against the pool's product like the initial ones.
+  for (size_t i = 0; i < spec.reconfigurations.size(); ++i) {
+    const auto& r = spec.reconfigurations[i];
+    for (const auto& pool : spec.node_pools) {
+      if (pool.name != r.node_pool) continue;
+      auto it = out.profiles.find(pool.gpu_product);
+      if (it == out.profiles.end() || !it->second.mig || r.mig_layout.empty()) continue;
+      const auto layout = check_mig_layout(*it->second.mig, r.mig_layout);
+      if (!layout.feasible)
+        diags.error(r.mig_loc, "spec.reconfigurations[" + std::to_string(i) + "].migLayout",
+                    "layout refused: " + layout.reason);
+    }
+  }
   // A workload asking for a MIG profile that no pool offers.
   for (size_t i = 0; i < spec.workloads.size(); ++i) {
     const auto& w = spec.workloads[i];
