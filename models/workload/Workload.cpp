@@ -26,7 +26,9 @@ InferenceBatchCost inference_batch_cost(const WorkloadSpec& w, const HardwarePro
 
 double workload_memory(const WorkloadSpec& w) {
   if (w.memory.value > 0) return w.memory.value;
-  return w.model.weights().value * 1.3;
+  // Weights of every resident model plus 30% of one model's for the KV cache and activations.
+  const int resident = w.swap_models >= 2 ? w.resident_models : 1;
+  return w.model.weights().value * (resident + 0.3);
 }
 
 namespace {
@@ -201,12 +203,14 @@ class InferenceService final : public Workload {
  private:
   struct Request {
     double arrival;
+    int model = 0;  // which of the service's models (model swapping)
   };
   struct Replica {
     ReplicaPlacement place;
     bool alive = false;
-    bool draining = false;  // takes no new requests (a reconfiguration is coming)
-    int generation = 0;     // bumped by each kill, so a server of a previous life ends
+    bool draining = false;      // takes no new requests (a reconfiguration is coming)
+    int generation = 0;         // bumped by each kill, so a server of a previous life ends
+    std::vector<int> resident;  // models in memory, least recently used first (model swapping)
     std::deque<Request> queue;
     std::vector<Request> in_service;
     sg4::MutexPtr mutex;
@@ -224,10 +228,13 @@ class InferenceService final : public Workload {
   void arrivals() {
     ArrivalGenerator gen(spec_.arrival, make_stream(ctx_.spec.seed, "arrivals/" + spec_.name),
                          sg4::Engine::get_clock());
+    auto model_stream = make_stream(ctx_.spec.seed, "models/" + spec_.name);
     for (;;) {
       const double t = gen.next();
       if (!(t < ctx_.arrivals_end)) return;
       sg4::this_actor::sleep_until(t);
+      const int model =
+          spec_.swap_models >= 2 ? static_cast<int>(model_stream.uniform() * spec_.swap_models) % spec_.swap_models : 0;
       // Join-the-shortest-queue over the live replicas (ties: lowest index).
       int best = -1;
       size_t best_load = std::numeric_limits<size_t>::max();
@@ -250,7 +257,7 @@ class InferenceService final : public Workload {
         continue;
       }
       std::unique_lock lock(*r.mutex);
-      r.queue.push_back({t});
+      r.queue.push_back({t, model});
       ctx_.emit(t, EventType::REQUEST_ARRIVAL, spec_.tenant_index, index_, best, gpu_of(r),
                 static_cast<double>(r.queue.size()));
       r.cv->notify_all();
@@ -264,6 +271,7 @@ class InferenceService final : public Workload {
     const int max_batch = spec_.max_batch;
     // The replica loads its weights before serving; requests that arrive meanwhile queue.
     bring_up(spec_, r.place, spec_.model.weights().value, ctx_);
+    r.resident.assign(1, 0);  // bring-up loaded the first model
     // Under CC every host-device transfer pays the bounce-buffer cost: the prompt in, then one token
     // out per decode step (the serving loop synchronises with the host every step).
     const auto* cc = gpu.confidential();
@@ -273,17 +281,46 @@ class InferenceService final : public Workload {
       const auto live = [&] { return r.alive && r.generation == generation; };
       while (r.queue.empty() && live()) r.cv->wait(lock);
       if (!live()) return;  // a fault ended this replica
-      // Dynamic batching: wait for a full batch, at most `timeout` after the oldest request arrived.
+      // Dynamic batching: wait for a full batch, at most `timeout` after the oldest request arrived. A
+      // batch holds requests of one model: the oldest request's.
       const double deadline = r.queue.front().arrival + spec_.batch_timeout.value;
-      while (static_cast<int>(r.queue.size()) < max_batch && sg4::Engine::get_clock() < deadline && live()) {
+      const int model = r.queue.front().model;
+      const auto same_model = [&] {
+        int n = 0;
+        for (const auto& q : r.queue) n += q.model == model;
+        return n;
+      };
+      while (same_model() < max_batch && sg4::Engine::get_clock() < deadline && live()) {
         r.cv->wait_until(lock, deadline);
       }
       if (!live()) return;
       if (r.queue.empty()) continue;
-      const int batch = std::min<int>(max_batch, static_cast<int>(r.queue.size()));
-      r.in_service.assign(r.queue.begin(), r.queue.begin() + batch);
-      r.queue.erase(r.queue.begin(), r.queue.begin() + batch);
+      r.in_service.clear();
+      for (auto it = r.queue.begin(); it != r.queue.end() && static_cast<int>(r.in_service.size()) < max_batch;) {
+        if (it->model == model) {
+          r.in_service.push_back(*it);
+          it = r.queue.erase(it);
+        } else {
+          ++it;
+        }
+      }
+      const int batch = static_cast<int>(r.in_service.size());
       lock.unlock();
+      // Model swapping: load the batch's model if it is not in memory (evicting the least recently used).
+      if (spec_.swap_models >= 2) {
+        auto hit = std::find(r.resident.begin(), r.resident.end(), model);
+        if (hit != r.resident.end()) {
+          r.resident.erase(hit);
+        } else {
+          if (static_cast<int>(r.resident.size()) >= spec_.resident_models) r.resident.erase(r.resident.begin());
+          const double load_start = sg4::Engine::get_clock();
+          host_to_device(spec_, r.place, 0, spec_.model.weights().value, ctx_);
+          ctx_.emit(sg4::Engine::get_clock(), EventType::MODEL_LOAD, spec_.tenant_index, index_, replica_index,
+                    gpu.index(), spec_.model.weights().value, load_start);
+          if (!live()) return;  // killed while loading: kill_replica recorded the batch
+        }
+        r.resident.push_back(model);
+      }
 
       const double started = sg4::Engine::get_clock();
       ctx_.emit(started, EventType::BATCH_START, spec_.tenant_index, index_, replica_index, gpu.index(), batch);

@@ -156,6 +156,10 @@ Analysis analyse(const ScenarioSpec& spec, const RunResult& run) {
         a.faults.push_back(f);
         break;
       }
+      case EventType::MODEL_LOAD:
+        ++a.workloads[w].model_loads;
+        a.workloads[w].model_load_seconds += e.time - e.aux;
+        break;
       case EventType::RECONFIGURE_START: {
         const auto& rc = spec.reconfigurations.at(static_cast<size_t>(e.replica));
         ReconfigurationResult r;

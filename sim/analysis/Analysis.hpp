@@ -45,6 +45,8 @@ struct WorkloadResult {
   size_t steps_completed = 0;
   int replicas_killed_by_faults = 0;
   int replicas_evicted = 0;  // by MIG reconfigurations (then placed again if they fit)
+  size_t model_loads = 0;    // model swapping: loads after the first
+  double model_load_seconds = 0;
 };
 
 struct ShareOfBlame {

@@ -38,6 +38,8 @@ const char* event_type_name(EventType t) {
       return "workload_failed";
     case EventType::GPU_FAULT:
       return "gpu_fault";
+    case EventType::MODEL_LOAD:
+      return "model_load";
     case EventType::RECONFIGURE_START:
       return "reconfigure_start";
     case EventType::RECONFIGURE_DONE:

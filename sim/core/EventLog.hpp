@@ -27,6 +27,7 @@ enum class EventType : uint8_t {
   WORKLOAD_FAILED,    // aux = reason code (FailureReason)
   GPU_FAULT,          // a fatal error in a client; tenant/workload/replica = the faulting client, value = clients
                       // ended by it (the fault domain), aux = 1 when the domain is the whole GPU (MPS, time-slicing)
+  MODEL_LOAD,         // a replica loaded one of its service's models (model swapping); value = bytes, aux = start time
   RECONFIGURE_START,  // a MIG re-partitioning of a node pool begins (drain); value = replicas on the old instances,
                       // aux = GPUs re-partitioned
   RECONFIGURE_DONE,   // the new instances are up; value = evicted replicas placed again, aux = drain start time

@@ -133,6 +133,14 @@ const std::vector<FieldDoc>& field_docs() {
       {"spec.workloads[].request.promptTokens", "int", "Prompt (prefill) tokens per request (default 512)."},
       {"spec.workloads[].request.outputTokens", "int", "Generated (decode) tokens per request (default 128)."},
       {"spec.workloads[].maxQueue", "int", "inference: requests queued per replica before drops (default 10000)."},
+      {"spec.workloads[].swapping", "mapping",
+       "inference: several models of the model's size share the replicas (model swapping). Each request asks "
+       "for one of them uniformly; a batch holds requests of one model (the oldest request's); a model not in "
+       "memory is loaded first (host to device, through the runtime and CC paths), evicting the least "
+       "recently used."},
+      {"spec.workloads[].swapping.models", "int", "How many models the service hosts (>= 2)."},
+      {"spec.workloads[].swapping.residentModels", "int",
+       "How many fit in a replica's memory at once (default 1, < models)."},
       {"spec.workloads[].iterations", "int", "training: number of steps."},
       {"spec.workloads[].step", "mapping", "training: cost of one step on each GPU."},
       {"spec.workloads[].step.flops", "flops", "Floating-point operations per GPU per step, e.g. 400TFLOP."},

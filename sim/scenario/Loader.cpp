@@ -1028,6 +1028,7 @@ void Loader::read_workload(const Ctx& c, WorkloadSpec& w) {
   only_for("model", inference, "inference");
   only_for("batching", inference, "inference");
   only_for("request", inference, "inference");
+  only_for("swapping", inference, "inference");
   only_for("maxQueue", inference, "inference");
   only_for("arrival", inference || batch, "inference or batch");
   only_for("iterations", training, "training");
@@ -1072,6 +1073,18 @@ void Loader::read_workload(const Ctx& c, WorkloadSpec& w) {
       }
     }
     get_int(c, "maxQueue", w.max_queue, false, 1, 100'000'000);
+    if (auto swapping = child(c, "swapping")) {
+      if (check_map(*swapping)) {
+        get_int(*swapping, "models", w.swap_models, true, 2, 1000);
+        get_int(*swapping, "residentModels", w.resident_models, false, 1, 1000);
+        if (w.swap_models >= 2 && w.resident_models >= w.swap_models) {
+          auto rm = child(*swapping, "residentModels");
+          d_.error(rm ? rm->loc() : swapping->loc(), swapping->path + ".residentModels",
+                   "must be less than swapping.models (" + std::to_string(w.swap_models) +
+                       "); with every model resident there is nothing to swap");
+        }
+      }
+    }
   }
   if (inference || batch) {
     if (auto arrival = child(c, "arrival")) {

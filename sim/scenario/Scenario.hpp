@@ -151,6 +151,11 @@ struct WorkloadSpec {
   int prompt_tokens = 512;
   int output_tokens = 128;
   int max_queue = 10000;
+  // Model swapping: the service hosts `swap_models` models of the model's size (0: one model); each
+  // request asks for one of them uniformly; a replica keeps `resident_models` in memory and loads a
+  // missing one (evicting the least recently used) before a batch for it.
+  int swap_models = 0;
+  int resident_models = 1;
   // TRAINING
   int iterations = 0;
   KernelSpec step;          // per GPU per step
