@@ -240,8 +240,8 @@ Analysis analyse(const ScenarioSpec& spec, const RunResult& run) {
     }
   }
 
-  // ---- GPU utilisation over [0, duration]. Under MPS clients' busy intervals overlap: the GPU is
-  // busy during their union, while each tenant's own busy time is its intervals' sum.
+  // ---- GPU utilisation over [0, duration] (a MIG instance: over its lifetime). Under MPS clients' busy intervals
+  // overlap: the GPU is busy during their union, while each tenant's own busy time is its intervals' sum.
   const size_t n_windows = static_cast<size_t>(std::ceil(a.duration / a.window - 1e-9));
   for (size_t g = 0; g < a.gpus.size(); ++g) {
     auto& gr = a.gpus[g];
@@ -276,7 +276,12 @@ Analysis analyse(const ScenarioSpec& spec, const RunResult& run) {
       const double w0 = static_cast<double>(k) * a.window;
       gr.busy_per_window[k] /= std::min(w0 + a.window, a.duration) - w0;
     }
-    gr.utilisation = a.duration > 0 ? total / a.duration : 0;
+    // Over the device's lifetime: a MIG instance exists from its layout's start to its replacement.
+    const auto& layout = run.gpus[g];
+    const double alive_from = std::max(0.0, layout.available_from);
+    const double alive_until = layout.available_until < 0 ? a.duration : std::min(layout.available_until, a.duration);
+    const double lifetime = layout.available_from < 0 ? 0.0 : std::max(0.0, alive_until - alive_from);
+    gr.utilisation = lifetime > 0 ? total / lifetime : 0;
     gr.context_switches = switches[g].size();
     for (const auto& sw : switches[g]) gr.switch_seconds += sw.second;
     std::sort(gr.tenants.begin(), gr.tenants.end());

@@ -85,7 +85,7 @@ struct SloResult {
 
 struct GpuResult {
   GpuLayout layout;
-  double utilisation = 0;              // busy share of [0, duration]
+  double utilisation = 0;              // busy share of [0, duration], or of the device's lifetime in it
   std::vector<double> busy_by_tenant;  // seconds in [0, duration], indexed by tenant
   size_t context_switches = 0;
   double switch_seconds = 0;

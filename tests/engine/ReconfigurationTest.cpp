@@ -58,6 +58,13 @@ TEST(Reconfiguration, DrainsEvictsRepartitionsAndPlacesTheReplicasAgain) {
   }
   EXPECT_EQ(old_instances, 4);
   EXPECT_EQ(new_instances, 2);
+  // Utilisation is over each instance's lifetime (a share of the whole run would understate both
+  // generations).
+  for (size_t g = 0; g < o.analysis.gpus.size(); ++g) {
+    const auto& gr = o.analysis.gpus[g];
+    EXPECT_GE(gr.utilisation, 0.0);
+    EXPECT_LE(gr.utilisation, 1.0 + 1e-9);
+  }
   // No work ran on an instance outside its lifetime.
   for (const auto& e : o.run.log.events()) {
     if (e.type != EventType::GPU_BUSY) continue;
