@@ -86,11 +86,17 @@ class Spread final : public PlacementPolicy {
   std::optional<std::vector<int>> place(const PlacementRequest& request, const ClusterView& view) override {
     std::optional<std::vector<int>> best;
     int best_load = 0;
+    // Replicas on the MIG instances of one physical GPU still share its PCIe link and power: among
+    // equally loaded devices, prefer the physical GPU with fewer replicas.
+    std::map<std::pair<int, int>, int> physical_load;
+    for (const auto& g : view.gpus) physical_load[{g.node, g.local}] += g.used_slots;
     for (const auto& [node, gpus] : eligible_by_node(request, view)) {
       if (static_cast<int>(gpus.size()) < request.gpus) continue;
       std::vector<const GpuView*> sorted = gpus;
-      std::stable_sort(sorted.begin(), sorted.end(),
-                       [](const GpuView* a, const GpuView* b) { return a->used_slots < b->used_slots; });
+      std::stable_sort(sorted.begin(), sorted.end(), [&](const GpuView* a, const GpuView* b) {
+        if (a->used_slots != b->used_slots) return a->used_slots < b->used_slots;
+        return physical_load[{a->node, a->local}] < physical_load[{b->node, b->local}];
+      });
       int load = 0;
       std::vector<int> chosen;
       for (int i = 0; i < request.gpus; ++i) {

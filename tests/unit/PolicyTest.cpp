@@ -78,6 +78,20 @@ TEST(Placement, SpreadTakesTheEmptiestGpus) {
   EXPECT_EQ(*p->place(request(1), v), std::vector<int>{0});
 }
 
+TEST(Placement, SpreadPutsReplicasOnDifferentPhysicalGpusBeforeSharingOneThroughMig) {
+  auto p = builtin_placement_registry().create("spread", {});
+  // Two physical GPUs of one node, each split into two MIG instances (devices 0, 1 on GPU 0; 2, 3 on GPU 1).
+  auto v = cluster(1, 4, SharingMode::MIG, 1);
+  for (auto& g : v.gpus) g.local = g.index / 2;
+  take(v, {0});
+  EXPECT_EQ(*p->place(request(1), v), std::vector<int>{2}) << "GPU 1 is still empty";
+  take(v, {2});
+  EXPECT_EQ(*p->place(request(1), v), std::vector<int>{1});
+  // An unavailable device (a MIG instance being re-partitioned) is never chosen.
+  v.gpus[1].available = false;
+  EXPECT_EQ(*p->place(request(1), v), std::vector<int>{3});
+}
+
 TEST(Placement, BestFitFillsPartlyUsedGpusFirst) {
   auto p = builtin_placement_registry().create("best-fit", {});
   auto v = cluster(1, 4, SharingMode::TIME_SLICING, 4);
