@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages gputwin builds against, if any is missing.
 # Runs apt-get directly as root, through sudo otherwise. CUDA (nvcc) is optional and not installed here.
+# Open MPI is for `mpirun -n N gputwin sweep`; the build works without it (sweeps then run on one machine).
 set -euo pipefail
 
 packages=(
@@ -9,6 +10,7 @@ packages=(
   qt6-charts-dev libqt6opengl6-dev libxkbcommon-dev fonts-dejavu-core
   libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev nlohmann-json3-dev libfmt-dev
+  libopenmpi-dev openmpi-bin
 )
 
 missing=()

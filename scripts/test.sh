@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds gputwin with warnings as errors and runs the whole test suite,
-# then again under AddressSanitizer + UndefinedBehaviorSanitizer.
+# runs the policy-regression suite (scenarios/ci, JUnit XML in build-ci/junit/), then the tests again under
+# AddressSanitizer + UndefinedBehaviorSanitizer.
 #   scripts/test.sh            both passes (what CI runs)
 #   scripts/test.sh --quick    the normal pass only
 set -euo pipefail
@@ -12,6 +13,12 @@ echo "== build and test (warnings as errors)"
 cmake -S "$root" -B "$root/build-ci" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUTWIN_WERROR=ON
 cmake --build "$root/build-ci" -j "$jobs"
 (cd "$root/build-ci" && ctest --output-on-failure -j "$jobs" --timeout 600)
+
+# The policy-regression suite: every scenario in scenarios/ci with its expectations (a few seconds).
+echo "== regression suite (scenarios/ci)"
+# Paths relative to the repository root, so that GitHub annotations point at the test files.
+(cd "$root" && build-ci/sim/cli/gputwin test scenarios/ci -j "$jobs" --junit build-ci/junit/scenarios-ci.xml \
+  --output "$([ -n "${GITHUB_ACTIONS:-}" ] && echo github || echo text)")
 
 if [ "${1:-}" != "--quick" ]; then
   # The GUI is tested in the first pass; under LeakSanitizer Qt's and fontconfig's process-lifetime

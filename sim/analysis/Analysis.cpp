@@ -8,6 +8,8 @@
 #include <set>
 #include <tuple>
 
+#include "models/workload/Runtime.hpp"
+
 namespace gtw {
 
 double percentile_sorted(const std::vector<double>& sorted, double p) {
@@ -50,6 +52,58 @@ struct BusyInterval {
   double start, end;
   int tenant;
 };
+
+}  // namespace
+
+namespace {
+
+// Per pair of tenants and node where both had replicas: the host layers their runtimes share.
+std::vector<BoundaryResult> isolation_boundaries(const ScenarioSpec& spec, const RunResult& run) {
+  struct Placed {
+    int tenant;
+    int node;
+    int local;
+    RuntimeKind runtime;
+  };
+  std::vector<Placed> placed;
+  for (const auto& e : run.log.events()) {
+    if (e.type != EventType::PLACED || e.gpu < 0 || e.workload < 0) continue;
+    const auto& layout = run.gpus.at(static_cast<size_t>(e.gpu));
+    const auto& modes = sharing_mode_names();
+    const auto mode_it = std::find(modes.begin(), modes.end(), layout.sharing);
+    const auto mode =
+        mode_it == modes.end() ? SharingMode::EXCLUSIVE : static_cast<SharingMode>(mode_it - modes.begin());
+    placed.push_back({e.tenant, layout.node, layout.local,
+                      effective_runtime(spec.workloads[static_cast<size_t>(e.workload)].runtime, mode)});
+  }
+  std::map<std::tuple<int, int, int>, BoundaryResult> pairs;  // (tenant a, tenant b, node)
+  std::map<std::tuple<int, int, int>, std::set<SharedLayer>> layers;
+  for (const auto& x : placed)
+    for (const auto& y : placed) {
+      if (x.tenant >= y.tenant || x.node != y.node) continue;
+      const auto key = std::make_tuple(x.tenant, y.tenant, x.node);
+      auto& b = pairs[key];
+      b.tenant_a = spec.tenants[static_cast<size_t>(x.tenant)].name;
+      b.tenant_b = spec.tenants[static_cast<size_t>(y.tenant)].name;
+      b.same_gpu |= x.local == y.local;
+      b.runtimes_a.emplace_back(runtime_kind_name(x.runtime));
+      b.runtimes_b.emplace_back(runtime_kind_name(y.runtime));
+      for (SharedLayer l : shared_layers(x.runtime, y.runtime, true)) layers[key].insert(l);
+    }
+  std::vector<std::string> node_names(static_cast<size_t>(run.gpus.empty() ? 0 : run.gpus.back().node + 1));
+  for (const auto& g : run.gpus) node_names[static_cast<size_t>(g.node)] = g.node_name;
+  std::vector<BoundaryResult> out;
+  for (auto& [key, b] : pairs) {
+    b.node = node_names[static_cast<size_t>(std::get<2>(key))];
+    for (auto* list : {&b.runtimes_a, &b.runtimes_b}) {
+      std::sort(list->begin(), list->end());
+      list->erase(std::unique(list->begin(), list->end()), list->end());
+    }
+    for (SharedLayer l : layers[key]) b.shared_layers.emplace_back(shared_layer_name(l));
+    out.push_back(std::move(b));
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -497,6 +551,7 @@ Analysis analyse(const ScenarioSpec& spec, const RunResult& run) {
       a.slos.push_back(std::move(r));
     }
   }
+  a.boundaries = isolation_boundaries(spec, run);
   return a;
 }
 

@@ -114,6 +114,16 @@ struct ReconfigurationResult {
   std::vector<std::string> new_layout;
 };
 
+/// The host layers two tenants' processes share on one node, from their runtimes
+/// (docs/models/runtimes.md): the boundary the leakage and compliance analyses reason about.
+struct BoundaryResult {
+  std::string tenant_a, tenant_b;  // tenant_a < tenant_b by index
+  std::string node;
+  bool same_gpu = false;                            // some replicas of both on one physical GPU (any partition)
+  std::vector<std::string> runtimes_a, runtimes_b;  // effective runtimes on that node (sorted, unique)
+  std::vector<std::string> shared_layers;           // union over their replica pairs, in layer order
+};
+
 struct TenantResult {
   std::string name;
   std::string region;
@@ -132,6 +142,7 @@ struct Analysis {
   std::vector<GpuResult> gpus;
   std::vector<FaultResult> faults;
   std::vector<ReconfigurationResult> reconfigurations;
+  std::vector<BoundaryResult> boundaries;
   size_t slos_missed = 0;
 };
 

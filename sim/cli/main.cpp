@@ -17,6 +17,8 @@
 #include "models/gpu/HardwareProfile.hpp"
 #include "policies/api/Placement.hpp"
 #include "sim/analysis/Analysis.hpp"
+#include "sim/cli/Commands.hpp"
+#include "sim/cli/PackCommand.hpp"
 #include "sim/core/Errors.hpp"
 #include "sim/engine/Engine.hpp"
 #include "sim/engine/Setup.hpp"
@@ -87,7 +89,7 @@ int cmd_run(const std::string& file, std::string out_dir, std::optional<uint64_t
   std::vector<Override> overrides;
   if (!parse_overrides(sets, overrides)) return EXIT_INVALID_INPUT;
   if (seed) overrides.push_back({"spec.seed", std::to_string(*seed)});
-  bool want_json = false, want_md = false, want_h5 = false;
+  bool want_json = false, want_md = false, want_h5 = false, want_sarif = false;
   {
     std::stringstream ss(formats);
     std::string f;
@@ -98,11 +100,13 @@ int cmd_run(const std::string& file, std::string out_dir, std::optional<uint64_t
         want_md = true;
       else if (f == "h5")
         want_h5 = true;
+      else if (f == "sarif")
+        want_sarif = true;
       else if (f == "all")
-        want_json = want_md = want_h5 = true;
+        want_json = want_md = want_h5 = want_sarif = true;
       else {
-        std::cerr << "gputwin: error: --format: unknown format '" << f << "'" << suggest(f, {"json", "md", "h5", "all"})
-                  << "\n";
+        std::cerr << "gputwin: error: --format: unknown format '" << f << "'"
+                  << suggest(f, {"json", "md", "h5", "sarif", "all"}) << "\n";
         return EXIT_INVALID_INPUT;
       }
     }
@@ -111,6 +115,9 @@ int cmd_run(const std::string& file, std::string out_dir, std::optional<uint64_t
   auto prepared = prepare_scenario(file, overrides, diags);
   if (!report_diagnostics(diags)) return EXIT_INVALID_INPUT;
   const auto& spec = prepared.spec;
+  // Leakage channels: the built-in catalogue plus the profiles' calibrated `spec.channels`.
+  const auto catalogue = channel_catalogue(spec, profile_search_path(), diags);
+  if (!report_diagnostics(diags)) return EXIT_INVALID_INPUT;
   if (out_dir.empty()) out_dir = "out/" + (spec.name.empty() ? std::string("run") : spec.name);
   std::error_code ec;
   fs::create_directories(out_dir, ec);
@@ -170,10 +177,15 @@ int cmd_run(const std::string& file, std::string out_dir, std::optional<uint64_t
   prov.started_utc = started;
   prov.wall_seconds = run.wall_seconds;
 
-  if (want_h5) write_results_h5((fs::path(out_dir) / "results.h5").string(), spec, run, analysis, prov);
-  if (want_md) write_file_atomic((fs::path(out_dir) / "report.md").string(), report_markdown(spec, run, analysis));
+  const LeakageReport leakage = analyse_leakage(spec, run, catalogue);
+
+  if (want_h5) write_results_h5((fs::path(out_dir) / "results.h5").string(), spec, run, analysis, prov, &leakage);
+  if (want_md)
+    write_file_atomic((fs::path(out_dir) / "report.md").string(), report_markdown(spec, run, analysis, &leakage));
   if (want_json)
-    write_file_atomic((fs::path(out_dir) / "report.json").string(), report_json(spec, run, analysis, prov));
+    write_file_atomic((fs::path(out_dir) / "report.json").string(), report_json(spec, run, analysis, prov, &leakage));
+  if (want_sarif)
+    write_file_atomic((fs::path(out_dir) / "findings.sarif").string(), findings_sarif(spec, run, leakage, GTW_VERSION));
 
   std::cout << "gputwin: " << spec.name << ": " << analysis.slos.size() - analysis.slos_missed << "/"
             << analysis.slos.size() << " SLOs met";
@@ -200,6 +212,7 @@ int cmd_explain(const std::string& what) {
         std::cout << "): " << p.help << "\n";
       }
     }
+    if (what == "policies") cli::print_packing_policies(std::cout);
     return EXIT_OK;
   }
   auto docs = explain(what);
@@ -252,7 +265,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", GTW_VERSION);
   app.require_subcommand(1);
 
-  std::string file, out_dir, formats = "json,md,h5", progress = "auto", field;
+  std::string file, out_dir, formats = "json,md,h5,sarif", progress = "auto", field;
   std::vector<std::string> sets;
   std::optional<uint64_t> seed;
 
@@ -261,7 +274,7 @@ int main(int argc, char** argv) {
   run->add_option("-o,--output", out_dir, "Output directory (default out/<scenario name>)");
   run->add_option("--seed", seed, "Seed (overrides spec.seed)");
   run->add_option("--set", sets, "Override a field: path=value (repeatable), e.g. spec.duration=2m");
-  run->add_option("--format", formats, "Comma-separated outputs: json,md,h5 or all (default json,md,h5)");
+  run->add_option("--format", formats, "Comma-separated outputs: json,md,h5,sarif or all (default json,md,h5,sarif)");
   run->add_option("--progress", progress, "auto|plain|json|none (default auto: a bar on a terminal, plain in CI)")
       ->check(CLI::IsMember({"auto", "plain", "json", "none"}));
 
@@ -274,6 +287,10 @@ int main(int argc, char** argv) {
   explain_cmd->add_option("field", field, "Field path, or 'policies'")->required();
 
   auto* profiles = app.add_subcommand("profiles", "List the hardware profiles");
+  const auto test_cmd = cli::register_test_command(app);
+  const auto diff_cmd = cli::register_diff_command(app);
+  const auto sweep_cmd = cli::register_sweep_command(app);
+  const auto pack_cmd = cli::register_pack_command(app);
 
   try {
     app.parse(argc, argv);
@@ -293,6 +310,10 @@ int main(int argc, char** argv) {
     if (*validate) return cmd_validate(file, sets);
     if (*explain_cmd) return cmd_explain(field);
     if (*profiles) return cmd_profiles();
+    if (*test_cmd.app) return test_cmd.run();
+    if (*diff_cmd.app) return diff_cmd.run();
+    if (*sweep_cmd.app) return sweep_cmd.run();
+    if (*pack_cmd.app) return pack_cmd.run();
   } catch (const InputError& e) {
     std::cerr << "gputwin: error: " << e.what() << "\n";
     return EXIT_INVALID_INPUT;

@@ -19,9 +19,113 @@ json latency_json(const LatencyStats& s) {
               {"p95_s", num(s.p95)}, {"p99_s", num(s.p99)},   {"max_s", num(s.max)}};
 }
 
+json tenant_name(const ScenarioSpec& spec, int t) {
+  return t >= 0 && static_cast<size_t>(t) < spec.tenants.size() ? json(spec.tenants[static_cast<size_t>(t)].name)
+                                                                : json(nullptr);
+}
+
+json leakage_json(const ScenarioSpec& spec, const LeakageReport& l) {
+  using channel::State;
+  json out;
+  out["options"] = {{"scrub_on_free", l.options.scrub_on_free},
+                    {"timer_resolution_s", l.options.timer_resolution_s},
+                    {"query_rate_limit_per_s", l.options.query_rate_limit}};
+  out["totals"] = {{"bits", l.total_bits},
+                   {"bytes", l.total_bytes},
+                   {"open_channels", l.open_channels},
+                   {"unquantified_channels", l.unquantified_channels}};
+  json tenants = json::array();
+  for (const auto& t : l.tenants)
+    tenants.push_back({{"name", t.name},
+                       {"bits_as_observer", t.bits_as_observer},
+                       {"bits_as_source", t.bits_as_source},
+                       {"bytes_as_observer", t.bytes_as_observer},
+                       {"bytes_as_source", t.bytes_as_source},
+                       {"open_channels_as_source", t.open_channels_as_source}});
+  out["tenants"] = tenants;
+  json channels = json::array();
+  for (const auto& c : l.channels) {
+    const bool quantified = c.state == State::OPEN;
+    channels.push_back({{"observer", tenant_name(spec, c.observer)},
+                        {"source", tenant_name(spec, c.source)},
+                        {"resource", channel::resource_name(c.resource)},
+                        {"mode", channel::mode_name(c.mode)},
+                        {"state", channel::state_name(c.state)},
+                        {"exposure_s", c.exposure_s},
+                        {"bit_rate_bps", quantified ? json(c.bit_rate_bps) : json(nullptr)},
+                        {"error_rate", quantified ? json(c.error_rate) : json(nullptr)},
+                        {"capacity_bps", quantified ? json(c.capacity_bps) : json(nullptr)},
+                        {"bound_bits", quantified ? json(c.bound_bits) : json(nullptr)},
+                        {"capacity_source", c.capacity_source},
+                        {"gpus", c.gpus}});
+  }
+  out["channels"] = channels;
+  json closed = json::array();
+  for (const auto& c : l.closed)
+    closed.push_back({{"observer", tenant_name(spec, c.observer)},
+                      {"source", tenant_name(spec, c.source)},
+                      {"resource", channel::resource_name(c.resource)},
+                      {"mode", channel::mode_name(c.mode)},
+                      {"co_active_s", c.co_active_s},
+                      {"reason", c.reason}});
+  out["closed"] = closed;
+  json discrete = json::array();
+  for (const auto& d : l.discrete)
+    discrete.push_back(
+        {{"observer", tenant_name(spec, d.observer)},
+         {"source", tenant_name(spec, d.source)},
+         {"kind", discrete_kind_name(d.kind)},
+         {"workload", d.workload >= 0 ? json(spec.workloads[static_cast<size_t>(d.workload)].name) : json(nullptr)},
+         {"gpu", d.gpu},
+         {"bytes", d.bytes},
+         {"closed", d.closed},
+         {"closed_reason", d.closed_reason},
+         {"closed_by", d.closed_by},
+         {"basis", d.basis}});
+  out["discrete"] = discrete;
+  json models = json::array();
+  for (const auto& m : l.models) {
+    json exposures = json::array();
+    for (const auto& x : m.exposures)
+      exposures.push_back({{"part", x.part},
+                           {"channel", x.channel},
+                           {"status", x.status},
+                           {"tenants", x.tenants},
+                           {"bits", x.bits},
+                           {"bytes", x.bytes},
+                           {"closed_by", x.closed_by},
+                           {"detail", x.detail}});
+    models.push_back({{"workload", m.name},
+                      {"owner", m.owner},
+                      {"kind", m.kind},
+                      {"weight_bytes", m.weight_bytes},
+                      {"exposures", exposures}});
+  }
+  out["models"] = models;
+  json catalogue = json::array();
+  for (const auto& e : l.catalogue) {
+    const bool rated = e.state == State::OPEN && e.capacity_bps > 0;
+    catalogue.push_back({{"resource", channel::resource_name(e.resource)},
+                         {"mode", channel::mode_name(e.mode)},
+                         {"state", channel::state_name(e.state)},
+                         {"per_time_slice", e.per_time_slice},
+                         {"bit_rate_bps", rated ? json(e.bit_rate_bps) : json(nullptr)},
+                         {"error_rate", rated ? json(e.error_rate) : json(nullptr)},
+                         {"capacity_bps", rated ? json(e.capacity_bps) : json(nullptr)},
+                         {"source", e.source},
+                         {"reason", e.reason},
+                         {"closed_by", e.closed_by},
+                         {"atlas", e.atlas}});
+  }
+  out["catalogue"] = catalogue;
+  out["notes"] = l.notes;
+  return out;
+}
+
 }  // namespace
 
-std::string report_json(const ScenarioSpec& spec, const RunResult& run, const Analysis& a, const Provenance& p) {
+std::string report_json(const ScenarioSpec& spec, const RunResult& run, const Analysis& a, const Provenance& p,
+                        const LeakageReport* leakage) {
   json root;
   root["schema_version"] = REPORT_SCHEMA_VERSION;
   root["scenario"] = {{"name", spec.name},
@@ -84,6 +188,8 @@ std::string report_json(const ScenarioSpec& spec, const RunResult& run, const An
                  {"replicas_placed", w.replicas_placed},
                  {"replicas_failed", w.replicas_failed},
                  {"replicas_killed_by_faults", w.replicas_killed_by_faults},
+                 {"replicas_evicted", w.replicas_evicted},
+                 {"runtime", runtime_kind_name(spec.workloads[static_cast<size_t>(w.index)].runtime)},
                  {"gpus", w.gpus}};
       if (w.kind == "inference") {
         wj["requests"] = {
@@ -91,6 +197,8 @@ std::string report_json(const ScenarioSpec& spec, const RunResult& run, const An
         wj["latency"] = latency_json(w.latency);
         wj["queueing"] = latency_json(w.queueing);
         wj["mean_batch"] = w.mean_batch;
+        if (spec.workloads[static_cast<size_t>(w.index)].swap_models >= 2)
+          wj["model_swapping"] = {{"loads", w.model_loads}, {"load_seconds", w.model_load_seconds}};
       } else {
         wj["jobs"] = {{"submitted", w.jobs_submitted},
                       {"completed", w.jobs_completed},
@@ -127,8 +235,33 @@ std::string report_json(const ScenarioSpec& spec, const RunResult& run, const An
                     {"utilisation_by_tenant", by_tenant},
                     {"context_switches", g.context_switches},
                     {"context_switch_seconds", g.switch_seconds}});
+    if (!g.layout.mig_profile.empty()) {
+      gpus.back()["mig_profile"] = g.layout.mig_profile;
+      gpus.back()["mig_start"] = g.layout.mig_start;
+      gpus.back()["layout_generation"] = g.layout.layout_generation;
+      gpus.back()["available_from_s"] = g.layout.available_from >= 0 ? json(g.layout.available_from) : json();
+      gpus.back()["available_until_s"] = g.layout.available_until >= 0 ? json(g.layout.available_until) : json();
+    }
   }
   root["gpus"] = gpus;
+  json reconfigurations = json::array();
+  for (const auto& r : a.reconfigurations)
+    reconfigurations.push_back({{"node_pool", r.node_pool},
+                                {"start_s", r.start},
+                                {"done_s", r.done >= 0 ? json(r.done) : json()},
+                                {"gpus", r.gpus},
+                                {"mig_layout", r.new_layout},
+                                {"replicas_evicted", r.replicas_evicted},
+                                {"replicas_replaced", r.replicas_replaced}});
+  root["reconfigurations"] = reconfigurations;
+  json boundaries = json::array();
+  for (const auto& b : a.boundaries)
+    boundaries.push_back({{"tenants", {b.tenant_a, b.tenant_b}},
+                          {"node", b.node},
+                          {"same_gpu", b.same_gpu},
+                          {"runtimes", {b.runtimes_a, b.runtimes_b}},
+                          {"shared_layers", b.shared_layers}});
+  root["isolation_boundaries"] = boundaries;
   json faults = json::array();
   for (const auto& f : a.faults) {
     faults.push_back({{"time_s", f.time},
@@ -144,6 +277,7 @@ std::string report_json(const ScenarioSpec& spec, const RunResult& run, const An
   json profiles = json::array();
   for (const auto& s : run.profile_sha256) profiles.push_back(s);
   root["hardware_profiles"] = profiles;
+  if (leakage) root["leakage"] = leakage_json(spec, *leakage);
   root["provenance"] = {{"gputwin_version", p.gputwin_version}, {"simgrid_version", p.simgrid_version},
                         {"command_line", p.command_line},       {"host", p.host},
                         {"started_utc", p.started_utc},         {"wall_seconds", p.wall_seconds}};

@@ -1,5 +1,7 @@
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <sstream>
 
 #include "sim/report/Writers.hpp"
@@ -25,9 +27,112 @@ std::string value_text(const SloResult& s, double v) {
   return buf;
 }
 
+std::string bits_text(double bits) {
+  const char* units[] = {"bit", "kbit", "Mbit", "Gbit", "Tbit", "Pbit"};
+  int u = 0;
+  while (bits >= 1000 && u < 5) {
+    bits /= 1000;
+    ++u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g %s", bits, units[u]);
+  return buf;
+}
+
+std::string rate_text(double bps) {
+  return bits_text(bps) + "/s";
+}
+
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& i : items) out += (out.empty() ? "" : ", ") + i;
+  return out.empty() ? "-" : out;
+}
+
+std::string tenant_of(const ScenarioSpec& spec, int t) {
+  return t >= 0 && static_cast<size_t>(t) < spec.tenants.size() ? spec.tenants[static_cast<size_t>(t)].name : "-";
+}
+
+void leakage_markdown(std::ostringstream& md, const ScenarioSpec& spec, const LeakageReport& l) {
+  using channel::State;
+  constexpr size_t MAX_ROWS = 40;
+  md << "\n## Leakage surface\n\n";
+  md << l.open_channels << " open channel(s) between tenants (" << l.unquantified_channels
+     << " without a published capacity); bound " << bits_text(l.total_bits) << " over the run; "
+     << format_bytes(Bytes(l.total_bytes)) << " of discrete exposure (unscrubbed memory, plaintext transfers).";
+  if (l.options.scrub_on_free || l.options.timer_resolution_s > 0 || l.options.query_rate_limit > 0)
+    md << " Mitigations beyond the sharing modes: " << (l.options.scrub_on_free ? "scrub on free; " : "")
+       << (l.options.timer_resolution_s > 0
+               ? "timer resolution " + format_duration(Seconds(l.options.timer_resolution_s)) + "; "
+               : "")
+       << (l.options.query_rate_limit > 0 ? "query rate limit" : "") << ".";
+  md << " Formulas and limits: docs/models/leakage.md.\n\n";
+
+  md << "| tenant | can learn (as observer) | exposed (as source) | bytes received | bytes exposed |\n";
+  md << "|---|---|---|---|---|\n";
+  for (const auto& t : l.tenants)
+    md << "| " << t.name << " | " << bits_text(t.bits_as_observer) << " | " << bits_text(t.bits_as_source) << " | "
+       << format_bytes(Bytes(t.bytes_as_observer)) << " | " << format_bytes(Bytes(t.bytes_as_source)) << " |\n";
+
+  if (!l.channels.empty()) {
+    std::vector<const LeakageChannel*> rows;
+    for (const auto& c : l.channels) rows.push_back(&c);
+    std::stable_sort(rows.begin(), rows.end(),
+                     [](const LeakageChannel* a, const LeakageChannel* b) { return a->bound_bits > b->bound_bits; });
+    md << "\n### Open channels\n\n";
+    md << "| observer <- source | resource | relation | exposure | capacity | bound | capacity from |\n";
+    md << "|---|---|---|---|---|---|---|\n";
+    for (size_t i = 0; i < rows.size() && i < MAX_ROWS; ++i) {
+      const auto& c = *rows[i];
+      const bool q = c.state == State::OPEN;
+      md << "| " << tenant_of(spec, c.observer) << " <- " << tenant_of(spec, c.source) << " | "
+         << channel::resource_description(c.resource) << " | " << channel::mode_name(c.mode) << " | "
+         << format_duration(Seconds(c.exposure_s)) << " | " << (q ? rate_text(c.capacity_bps) : "unquantified") << " | "
+         << (q ? bits_text(c.bound_bits) : "-") << " | " << c.capacity_source << " |\n";
+    }
+    if (rows.size() > MAX_ROWS) md << "\n" << rows.size() - MAX_ROWS << " more in report.json.\n";
+  }
+
+  if (!l.closed.empty()) {
+    // Aggregated per channel: what the design closed while tenants were co-active.
+    std::map<std::pair<std::string, std::string>, std::pair<double, std::string>> agg;
+    for (const auto& c : l.closed) {
+      auto& e = agg[{channel::resource_description(c.resource), channel::mode_name(c.mode)}];
+      e.first += c.co_active_s;
+      e.second = c.reason;
+    }
+    md << "\n### Closed by the design while tenants were co-active\n\n";
+    md << "| resource | relation | pair-seconds | why closed |\n|---|---|---|---|\n";
+    for (const auto& [k, v] : agg)
+      md << "| " << k.first << " | " << k.second << " | " << format_duration(Seconds(v.first)) << " | " << v.second
+         << " |\n";
+  }
+
+  if (!l.discrete.empty()) {
+    md << "\n### Discrete exposures\n\n";
+    md << "| observer <- source | kind | data of | bytes | status |\n|---|---|---|---|---|\n";
+    for (const auto& d : l.discrete)
+      md << "| " << tenant_of(spec, d.observer) << " <- " << tenant_of(spec, d.source) << " | "
+         << discrete_kind_name(d.kind) << " | "
+         << (d.workload >= 0 ? spec.workloads[static_cast<size_t>(d.workload)].name : "-") << " | "
+         << format_bytes(Bytes(d.bytes)) << " | " << (d.closed ? "closed: " + d.closed_reason : "**open**") << " |\n";
+  }
+
+  if (!l.models.empty()) {
+    md << "\n### Model IP\n\n";
+    md << "| model | owner | part | channel | status | exposed to | closed by |\n|---|---|---|---|---|---|---|\n";
+    for (const auto& m : l.models)
+      for (const auto& x : m.exposures)
+        md << "| " << m.name << " | " << m.owner << " | " << x.part << " | " << x.channel << " | "
+           << (x.status == "open" ? "**open**" : x.status) << " | " << join(x.tenants) << " | " << join(x.closed_by)
+           << " |\n";
+  }
+}
+
 }  // namespace
 
-std::string report_markdown(const ScenarioSpec& spec, const RunResult& run, const Analysis& a) {
+std::string report_markdown(const ScenarioSpec& spec, const RunResult& run, const Analysis& a,
+                            const LeakageReport* leakage) {
   std::ostringstream md;
   md << "# gputwin report: " << spec.name << "\n\n";
   if (!spec.description.empty()) md << spec.description << "\n\n";
@@ -101,6 +206,36 @@ std::string report_markdown(const ScenarioSpec& spec, const RunResult& run, cons
          << " |\n";
     }
   }
+
+  if (!a.reconfigurations.empty()) {
+    md << "\n## MIG reconfigurations\n\n";
+    md << "| pool | drain started | instances up | GPUs | new layout | replicas evicted | placed again |\n"
+          "|---|---|---|---|---|---|---|\n";
+    for (const auto& r : a.reconfigurations) {
+      std::string layout;
+      for (const auto& p : r.new_layout) layout += (layout.empty() ? "" : ", ") + p;
+      md << "| " << r.node_pool << " | " << format_duration(Seconds(r.start)) << " | "
+         << (r.done >= 0 ? format_duration(Seconds(r.done)) : std::string("not within the run")) << " | " << r.gpus
+         << " | " << layout << " | " << r.replicas_evicted << " | " << r.replicas_replaced << " |\n";
+    }
+  }
+
+  if (!a.boundaries.empty()) {
+    md << "\n## Isolation boundaries\n\n";
+    md << "Host layers shared by tenants with replicas on the same node (by their runtimes; "
+          "docs/models/runtimes.md).\n\n";
+    md << "| tenants | node | same GPU | runtimes | shared layers |\n|---|---|---|---|---|\n";
+    const auto join = [](const std::vector<std::string>& v) {
+      std::string out;
+      for (const auto& x : v) out += (out.empty() ? "" : ", ") + x;
+      return out.empty() ? std::string("-") : out;
+    };
+    for (const auto& b : a.boundaries)
+      md << "| " << b.tenant_a << " / " << b.tenant_b << " | " << b.node << " | " << (b.same_gpu ? "yes" : "no")
+         << " | " << join(b.runtimes_a) << " / " << join(b.runtimes_b) << " | " << join(b.shared_layers) << " |\n";
+  }
+
+  if (leakage) leakage_markdown(md, spec, *leakage);
 
   md << "\n## GPUs\n\n";
   md << "| GPU | node | sharing | tenants | utilisation | by tenant | context switches |\n";

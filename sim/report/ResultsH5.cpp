@@ -464,6 +464,133 @@ void write_sla(hid_t root, const ScenarioSpec& spec, const Analysis& a, hid_t st
        GTW_FIELD(WindowRow, value, f64, ff64), GTW_FIELD(WindowRow, violated, u8, fu8)});
 }
 
+struct LeakChannelRow {
+  int32_t observer;
+  int32_t source;
+  const char* resource;
+  const char* mode;
+  const char* state;
+  double exposure_s;
+  double bit_rate_bps;
+  double error_rate;
+  double capacity_bps;
+  double bound_bits;
+  const char* capacity_source;
+};
+
+struct LeakClosedRow {
+  int32_t observer;
+  int32_t source;
+  const char* resource;
+  const char* mode;
+  double co_active_s;
+  const char* reason;
+};
+
+struct LeakDiscreteRow {
+  int32_t observer;
+  int32_t source;
+  const char* kind;
+  int32_t workload;
+  int32_t gpu;
+  double bytes;
+  uint8_t closed;
+  const char* basis;
+};
+
+struct LeakTenantRow {
+  const char* name;
+  double bits_as_observer;
+  double bits_as_source;
+  double bytes_as_observer;
+  double bytes_as_source;
+};
+
+struct LeakModelRow {
+  int32_t workload;
+  const char* owner;
+  const char* part;
+  const char* channel;
+  const char* status;
+  double bits;
+  double bytes;
+  const char* tenants;
+};
+
+// Unquantified channels have no capacity: NaN in the file (null in report.json).
+void write_leakage(hid_t root, const LeakageReport& l, hid_t str) {
+  using channel::State;
+  const H5Id g = make_group(root, "leakage");
+  attr_f64(g.get(), "total_bits", l.total_bits);
+  attr_f64(g.get(), "total_bytes", l.total_bytes);
+  attr_u64(g.get(), "open_channels", l.open_channels);
+  attr_u64(g.get(), "unquantified_channels", l.unquantified_channels);
+  attr_u64(g.get(), "scrub_on_free", l.options.scrub_on_free ? 1 : 0);
+  attr_f64(g.get(), "timer_resolution_s", l.options.timer_resolution_s);
+  attr_f64(g.get(), "query_rate_limit_per_s", l.options.query_rate_limit);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  std::vector<LeakChannelRow> channels;
+  for (const auto& c : l.channels) {
+    const bool q = c.state == State::OPEN;
+    channels.push_back({c.observer, c.source, channel::resource_name(c.resource), channel::mode_name(c.mode),
+                        channel::state_name(c.state), c.exposure_s, q ? c.bit_rate_bps : nan, q ? c.error_rate : nan,
+                        q ? c.capacity_bps : nan, q ? c.bound_bits : nan, c.capacity_source.c_str()});
+  }
+  const hid_t i32 = H5T_NATIVE_INT32, f64 = H5T_NATIVE_DOUBLE, u8 = H5T_NATIVE_UINT8;
+  const hid_t fi32 = H5T_STD_I32LE, ff64 = H5T_IEEE_F64LE, fu8 = H5T_STD_U8LE;
+  write_table(g.get(), "channels", channels,
+              {GTW_FIELD(LeakChannelRow, observer, i32, fi32), GTW_FIELD(LeakChannelRow, source, i32, fi32),
+               GTW_FIELD(LeakChannelRow, resource, str, str), GTW_FIELD(LeakChannelRow, mode, str, str),
+               GTW_FIELD(LeakChannelRow, state, str, str), GTW_FIELD(LeakChannelRow, exposure_s, f64, ff64),
+               GTW_FIELD(LeakChannelRow, bit_rate_bps, f64, ff64), GTW_FIELD(LeakChannelRow, error_rate, f64, ff64),
+               GTW_FIELD(LeakChannelRow, capacity_bps, f64, ff64), GTW_FIELD(LeakChannelRow, bound_bits, f64, ff64),
+               GTW_FIELD(LeakChannelRow, capacity_source, str, str)});
+  std::vector<LeakClosedRow> closed;
+  for (const auto& c : l.closed)
+    closed.push_back({c.observer, c.source, channel::resource_name(c.resource), channel::mode_name(c.mode),
+                      c.co_active_s, c.reason.c_str()});
+  write_table(g.get(), "closed", closed,
+              {GTW_FIELD(LeakClosedRow, observer, i32, fi32), GTW_FIELD(LeakClosedRow, source, i32, fi32),
+               GTW_FIELD(LeakClosedRow, resource, str, str), GTW_FIELD(LeakClosedRow, mode, str, str),
+               GTW_FIELD(LeakClosedRow, co_active_s, f64, ff64), GTW_FIELD(LeakClosedRow, reason, str, str)});
+  std::vector<LeakDiscreteRow> discrete;
+  for (const auto& d : l.discrete)
+    discrete.push_back({d.observer, d.source, discrete_kind_name(d.kind), d.workload, d.gpu, d.bytes,
+                        static_cast<uint8_t>(d.closed), d.basis.c_str()});
+  write_table(g.get(), "discrete", discrete,
+              {GTW_FIELD(LeakDiscreteRow, observer, i32, fi32), GTW_FIELD(LeakDiscreteRow, source, i32, fi32),
+               GTW_FIELD(LeakDiscreteRow, kind, str, str), GTW_FIELD(LeakDiscreteRow, workload, i32, fi32),
+               GTW_FIELD(LeakDiscreteRow, gpu, i32, fi32), GTW_FIELD(LeakDiscreteRow, bytes, f64, ff64),
+               GTW_FIELD(LeakDiscreteRow, closed, u8, fu8), GTW_FIELD(LeakDiscreteRow, basis, str, str)});
+  std::vector<LeakTenantRow> tenants;
+  for (const auto& t : l.tenants)
+    tenants.push_back({t.name.c_str(), t.bits_as_observer, t.bits_as_source, t.bytes_as_observer, t.bytes_as_source});
+  write_table(
+      g.get(), "tenants", tenants,
+      {GTW_FIELD(LeakTenantRow, name, str, str), GTW_FIELD(LeakTenantRow, bits_as_observer, f64, ff64),
+       GTW_FIELD(LeakTenantRow, bits_as_source, f64, ff64), GTW_FIELD(LeakTenantRow, bytes_as_observer, f64, ff64),
+       GTW_FIELD(LeakTenantRow, bytes_as_source, f64, ff64)});
+  // Exposed-to lists joined with commas; the strings must outlive the write.
+  std::vector<std::string> joined;
+  for (const auto& m : l.models)
+    for (const auto& x : m.exposures) {
+      std::string s;
+      for (const auto& t : x.tenants) s += (s.empty() ? "" : ",") + t;
+      joined.push_back(s);
+    }
+  std::vector<LeakModelRow> models;
+  size_t k = 0;
+  for (const auto& m : l.models)
+    for (const auto& x : m.exposures)
+      models.push_back({m.workload, m.owner.c_str(), x.part.c_str(), x.channel.c_str(), x.status.c_str(), x.bits,
+                        x.bytes, joined[k++].c_str()});
+  write_table(g.get(), "models", models,
+              {GTW_FIELD(LeakModelRow, workload, i32, fi32), GTW_FIELD(LeakModelRow, owner, str, str),
+               GTW_FIELD(LeakModelRow, part, str, str), GTW_FIELD(LeakModelRow, channel, str, str),
+               GTW_FIELD(LeakModelRow, status, str, str), GTW_FIELD(LeakModelRow, bits, f64, ff64),
+               GTW_FIELD(LeakModelRow, bytes, f64, ff64), GTW_FIELD(LeakModelRow, tenants, str, str)});
+}
+
 #undef GTW_FIELD
 
 H5Id write_f64_array(hid_t loc, const char* name, const std::vector<double>& data, int rank, const hsize_t* dims) {
@@ -502,7 +629,7 @@ void write_timeseries(hid_t root, const Analysis& a) {
 }
 
 void write_h5(const std::string& file_name, const ScenarioSpec& spec, const RunResult& run, const Analysis& a,
-              const Provenance& prov) {
+              const Provenance& prov, const LeakageReport* leakage) {
   const H5Id fcpl(H5Pcreate(H5P_FILE_CREATE), H5Pclose, "cannot create file properties");
   // A file creation list is also a group creation list (the root group's): no timestamp there either.
   check(H5Pset_obj_track_times(fcpl.get(), false), "cannot disable root group time tracking");
@@ -520,6 +647,7 @@ void write_h5(const std::string& file_name, const ScenarioSpec& spec, const RunR
     write_gpus(root.get(), a, str.get());
     write_sla(root.get(), spec, a, str.get());
     write_timeseries(root.get(), a);
+    if (leakage) write_leakage(root.get(), *leakage, str.get());
   }
   file.close("cannot close " + file_name);
 }
@@ -535,13 +663,13 @@ bool fsync_path(const std::string& p) {
 }  // namespace
 
 void write_results_h5(const std::string& path, const ScenarioSpec& spec, const RunResult& run, const Analysis& analysis,
-                      const Provenance& provenance) {
+                      const Provenance& provenance, const LeakageReport* leakage) {
   const std::filesystem::path target(path);
   const std::string tmp =
       (target.parent_path() / ("." + target.filename().string() + ".tmp." + std::to_string(::getpid()))).string();
   try {
     const QuietHdf5Errors quiet;
-    write_h5(tmp, spec, run, analysis, provenance);
+    write_h5(tmp, spec, run, analysis, provenance, leakage);
   } catch (const std::exception& e) {
     // Every handle is closed by now (unwinding), so the partial file can go.
     std::remove(tmp.c_str());

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "sim/analysis/Analysis.hpp"
+#include "sim/analysis/Leakage.hpp"
 #include "sim/core/RunResult.hpp"
 #include "sim/scenario/Scenario.hpp"
 
@@ -24,11 +25,17 @@ struct Provenance {
 /// Writes `content` to `path` atomically (temporary file + rename); throws RuntimeError on failure.
 void write_file_atomic(const std::string& path, const std::string& content);
 
+// `leakage`, when given, adds the leakage surface section (docs/models/leakage.md).
 std::string report_json(const ScenarioSpec& spec, const RunResult& run, const Analysis& analysis,
-                        const Provenance& provenance);
-std::string report_markdown(const ScenarioSpec& spec, const RunResult& run, const Analysis& analysis);
+                        const Provenance& provenance, const LeakageReport* leakage = nullptr);
+std::string report_markdown(const ScenarioSpec& spec, const RunResult& run, const Analysis& analysis,
+                            const LeakageReport* leakage = nullptr);
 /// results.h5: the event log, time series and tables (layout in docs/formats/results-h5.md).
 void write_results_h5(const std::string& path, const ScenarioSpec& spec, const RunResult& run, const Analysis& analysis,
-                      const Provenance& provenance);
+                      const Provenance& provenance, const LeakageReport* leakage = nullptr);
+/// findings.sarif (SARIF 2.1.0): one result per open channel with a nonzero bound and per open
+/// discrete exposure, located at the scenario line that sets the sharing which opens it.
+std::string findings_sarif(const ScenarioSpec& spec, const RunResult& run, const LeakageReport& leakage,
+                           const std::string& tool_version);
 
 }  // namespace gtw

@@ -70,7 +70,9 @@ TEST(Reconfiguration, DrainsEvictsRepartitionsAndPlacesTheReplicasAgain) {
     if (e.type != EventType::GPU_BUSY) continue;
     const auto& g = o.run.gpus.at(static_cast<size_t>(e.gpu));
     EXPECT_GE(e.aux, g.available_from - 1e-9);
-    if (g.available_until >= 0) EXPECT_LE(e.time, g.available_until + 1e-9);
+    if (g.available_until >= 0) {
+      EXPECT_LE(e.time, g.available_until + 1e-9);
+    }
   }
 }
 

@@ -42,5 +42,56 @@ TEST(RuntimeScenario, GvisorPaysItsIoctlForwardingPerCopy) {
               0.15 - 0.05 + 50 * 20e-6, 1e-5);
 }
 
+TEST(RuntimeScenario, ReportNamesTheLayersCoLocatedTenantsShare) {
+  TempDir dir;
+  const std::string out = dir.file("cc");
+  const auto r =
+      run_process({GTW_BINARY, "run", std::string(GTW_SOURCE_DIR) + "/scenarios/examples/isolation/confidential.yaml",
+                   "-o", out, "--progress", "none", "--format", "json,md", "--set", "spec.duration=1m"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json report = json::parse(read_text(out + "/report.json"));
+  // chat runs in confidential VMs on the CC GPUs, analytics in runc containers on the plain GPUs of
+  // the same node: they share the hypervisor and (unencrypted on analytics' side) host memory.
+  bool found = false;
+  for (const auto& b : report["isolation_boundaries"]) {
+    if (b["tenants"] != json::array({"chat", "analytics"}) && b["tenants"] != json::array({"analytics", "chat"}))
+      continue;
+    found = true;
+    EXPECT_EQ(b["shared_layers"], json::array({"hypervisor", "host memory"}));
+    EXPECT_FALSE(b["same_gpu"].get<bool>());
+  }
+  EXPECT_TRUE(found) << report["isolation_boundaries"].dump();
+  for (const auto& t : report["tenants"])
+    for (const auto& w : t["workloads"]) EXPECT_EQ(w["runtime"], "auto");
+  EXPECT_NE(read_text(out + "/report.md").find("## Isolation boundaries"), std::string::npos);
+}
+
+TEST(RuntimeScenario, ReconfigurationsAndInstanceLifetimesAreInTheReport) {
+  TempDir dir;
+  const std::string out = dir.file("mr");
+  const auto r =
+      run_process({GTW_BINARY, "run", std::string(GTW_SOURCE_DIR) + "/scenarios/examples/mig-reconfigure.yaml", "-o",
+                   out, "--progress", "none", "--format", "json,md"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json report = json::parse(read_text(out + "/report.json"));
+  ASSERT_EQ(report["reconfigurations"].size(), 1u);
+  const auto& rc = report["reconfigurations"][0];
+  EXPECT_EQ(rc["node_pool"], "serve");
+  EXPECT_EQ(rc["replicas_evicted"], 2);
+  EXPECT_EQ(rc["replicas_replaced"], 2);
+  EXPECT_EQ(rc["mig_layout"], json::array({"7g.80gb"}));
+  int later = 0;
+  for (const auto& g : report["gpus"]) {
+    ASSERT_TRUE(g.contains("mig_profile"));
+    if (g["layout_generation"] == 1) {
+      ++later;
+      EXPECT_DOUBLE_EQ(g["available_from_s"].get<double>(), rc["done_s"].get<double>());
+    }
+  }
+  EXPECT_EQ(later, 2);
+  EXPECT_EQ(report["tenants"][0]["workloads"][0]["replicas_evicted"], 2);
+  EXPECT_NE(read_text(out + "/report.md").find("## MIG reconfigurations"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace gtw::test

@@ -1,0 +1,569 @@
+#include "sim/analysis/Leakage.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <set>
+#include <tuple>
+
+namespace gtw {
+
+using channel::Mode;
+using channel::Resource;
+using channel::State;
+
+Intervals normalise(Intervals v, double bridge) {
+  std::sort(v.begin(), v.end());
+  Intervals out;
+  for (const auto& [a, b] : v) {
+    if (b <= a) continue;
+    if (!out.empty() && a <= out.back().second + bridge)
+      out.back().second = std::max(out.back().second, b);
+    else
+      out.emplace_back(a, b);
+  }
+  return out;
+}
+
+Intervals intersect(const Intervals& a, const Intervals& b) {
+  Intervals out;
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    const double lo = std::max(a[i].first, b[j].first);
+    const double hi = std::min(a[i].second, b[j].second);
+    if (lo < hi) out.emplace_back(lo, hi);
+    (a[i].second < b[j].second) ? ++i : ++j;
+  }
+  return out;
+}
+
+double measure(const Intervals& v) {
+  double s = 0;
+  for (const auto& [a, b] : v) s += b - a;
+  return s;
+}
+
+const char* discrete_kind_name(DiscreteKind k) {
+  return k == DiscreteKind::UNSCRUBBED_MEMORY ? "unscrubbedMemory" : "plaintextPcie";
+}
+
+SourceLoc sharing_location(const ScenarioSpec& spec, const GpuLayout& gpu) {
+  for (const auto& pool : spec.node_pools) {
+    if (pool.name != gpu.pool) continue;
+    for (const auto& o : pool.gpu_sharing)
+      if (std::find(o.gpus.begin(), o.gpus.end(), gpu.local) != o.gpus.end())
+        return o.sharing.loc.line > 0 ? o.sharing.loc : o.loc;
+    if (pool.sharing.loc.line > 0) return pool.sharing.loc;
+    return pool.loc;
+  }
+  return SourceLoc{spec.source_file, 1, 1};
+}
+
+channel::Catalogue channel_catalogue(const ScenarioSpec& spec, const std::vector<std::string>& profile_dirs,
+                                     Diagnostics& diags) {
+  channel::Catalogue catalogue = channel::Catalogue::defaults();
+  std::set<std::string> products;
+  for (const auto& pool : spec.node_pools) products.insert(pool.gpu_product);
+  for (const auto& product : products) {
+    for (const auto& dir : profile_dirs) {
+      const auto file = std::filesystem::path(dir) / (product + ".yaml");
+      std::error_code ec;
+      if (!std::filesystem::is_regular_file(file, ec)) continue;
+      channel::load_profile_channels(file.string(), product, catalogue, diags);
+      break;
+    }
+  }
+  return catalogue;
+}
+
+namespace {
+
+// Which endpoint closes a cross-GPU channel: confidential before MIG (both close the same channels).
+enum class Blocker { NONE, MIG, CONFIDENTIAL };
+
+struct Meeting {
+  Intervals intervals;                             // co-activity, not yet normalised
+  std::set<std::pair<std::string, double>> rates;  // (product, time slice) of the shared devices
+  std::set<int> source_gpus;
+};
+
+// key: observer, source, mode, blocker
+using MeetingKey = std::tuple<int, int, Mode, Blocker>;
+
+struct Placement {
+  double time;
+  int tenant, workload, replica, gpu;
+  double bytes;
+  double end;          // when its memory was released (run end when never)
+  bool loaded = true;  // false when the replica failed out of memory: it never held its data
+};
+
+double time_slice_of(const ScenarioSpec& spec, const GpuLayout& g) {
+  for (const auto& pool : spec.node_pools)
+    if (pool.name == g.pool) return pool.sharing_for(g.local).time_slice.value;
+  return 0;
+}
+
+std::string fmt_bytes(double b) {
+  return format_bytes(Bytes(b));
+}
+
+}  // namespace
+
+LeakageReport analyse_leakage(const ScenarioSpec& spec, const RunResult& run, const channel::Catalogue& catalogue,
+                              const IsolationOptions& options) {
+  LeakageReport rep;
+  rep.options = options;
+  const size_t n_tenants = spec.tenants.size();
+  const size_t n_gpus = run.gpus.size();
+  const double run_end = std::max(run.end_time, spec.duration.value);
+  std::vector<std::optional<Mode>> gpu_mode(n_gpus);
+  for (size_t g = 0; g < n_gpus; ++g) gpu_mode[g] = channel::mode_of_sharing(run.gpus[g].sharing);
+
+  // ---- one pass over the log: busy intervals, switch costs, placements and their ends
+  std::vector<std::vector<Intervals>> busy(n_gpus, std::vector<Intervals>(n_tenants));
+  std::vector<double> switch_cost(n_gpus, 0.0);
+  std::vector<int> contexts(n_gpus, 0);
+  std::vector<Placement> placements;
+  std::vector<size_t> steps(spec.workloads.size(), 0);
+  std::map<std::pair<int, int>, std::pair<double, FailureReason>> replica_end;  // (workload, replica) -> first end
+  for (const auto& e : run.log.events()) {
+    const bool on_gpu = e.gpu >= 0 && static_cast<size_t>(e.gpu) < n_gpus;
+    switch (e.type) {
+      case EventType::GPU_BUSY:
+        if (on_gpu && e.tenant >= 0)
+          busy[static_cast<size_t>(e.gpu)][static_cast<size_t>(e.tenant)].emplace_back(e.aux, e.time);
+        break;
+      case EventType::CONTEXT_SWITCH:
+        if (on_gpu)
+          switch_cost[static_cast<size_t>(e.gpu)] = std::max(switch_cost[static_cast<size_t>(e.gpu)], e.value);
+        break;
+      case EventType::PLACED:
+        if (on_gpu && e.tenant >= 0) {
+          ++contexts[static_cast<size_t>(e.gpu)];
+          placements.push_back({e.time, e.tenant, e.workload, e.replica, e.gpu, e.value, run_end});
+        }
+        break;
+      case EventType::WORKLOAD_FAILED:
+        // A replica ended on its GPUs (fault, out of memory): its memory goes back to the allocator.
+        if (e.gpu >= 0)
+          replica_end.emplace(std::make_pair(e.workload, e.replica),
+                              std::make_pair(e.time, static_cast<FailureReason>(static_cast<int>(e.aux))));
+        break;
+      case EventType::JOB_DONE:
+        // A training job holds its GPUs until done; batch workers keep theirs between jobs.
+        if (e.workload >= 0 && spec.workloads[static_cast<size_t>(e.workload)].kind == WorkloadKind::TRAINING)
+          replica_end.emplace(std::make_pair(e.workload, e.replica), std::make_pair(e.time, FailureReason::NONE));
+        break;
+      case EventType::STEP_DONE:
+        if (e.workload >= 0) ++steps[static_cast<size_t>(e.workload)];
+        break;
+      default:
+        break;
+    }
+  }
+  for (auto& p : placements) {
+    const auto it = replica_end.find({p.workload, p.replica});
+    if (it == replica_end.end() || it->second.first < p.time) continue;
+    p.end = it->second.first;
+    p.loaded = it->second.second != FailureReason::OUT_OF_MEMORY && it->second.second != FailureReason::NOT_PLACED;
+  }
+
+  // ---- activity per device and tenant. On a time-sliced GPU a tenant with work waits while the
+  // others run their slices: its slices are joined across gaps no longer than one round of the others
+  // ((k - 1) quanta and k switches, k contexts), which is when it shares the GPU's state with them.
+  std::vector<std::vector<Intervals>> active(n_gpus, std::vector<Intervals>(n_tenants));
+  for (size_t g = 0; g < n_gpus; ++g) {
+    double bridge = 0;
+    if (gpu_mode[g] == Mode::TIME_SLICING || gpu_mode[g] == Mode::VGPU) {
+      const double k = std::max(run.gpus[g].slots, contexts[g]);
+      bridge = (k - 1) * time_slice_of(spec, run.gpus[g]) + k * switch_cost[g] + 1e-9;
+    }
+    for (size_t t = 0; t < n_tenants; ++t) active[g][t] = normalise(std::move(busy[g][t]), bridge);
+  }
+
+  // ---- meetings: where and when two tenants were both active, by sharing relation
+  std::map<MeetingKey, Meeting> meetings;
+  // Tenants active on each device, so that large clusters with many tenants stay cheap.
+  std::vector<std::vector<size_t>> active_tenants(n_gpus);
+  for (size_t g = 0; g < n_gpus; ++g)
+    for (size_t t = 0; t < n_tenants; ++t)
+      if (!active[g][t].empty()) active_tenants[g].push_back(t);
+  auto meet = [&](size_t go, size_t gs, Mode mode, Blocker blocker) {
+    for (size_t o : active_tenants[go]) {
+      for (size_t s : active_tenants[gs]) {
+        if (s == o) continue;
+        Intervals both = intersect(active[go][o], active[gs][s]);
+        if (both.empty()) continue;
+        Meeting& m = meetings[{static_cast<int>(o), static_cast<int>(s), mode, blocker}];
+        m.intervals.insert(m.intervals.end(), both.begin(), both.end());
+        m.source_gpus.insert(static_cast<int>(gs));
+        const double slice = go == gs ? time_slice_of(spec, run.gpus[gs]) : 0.0;
+        m.rates.insert({run.gpus[gs].product, slice});
+      }
+    }
+  };
+  std::map<int, std::vector<size_t>> by_node;
+  for (size_t g = 0; g < n_gpus; ++g) by_node[run.gpus[g].node].push_back(g);
+  for (const auto& [node, gpus] : by_node) {
+    for (size_t go : gpus)
+      for (size_t gs : gpus) {
+        const auto& a = run.gpus[go];
+        const auto& b = run.gpus[gs];
+        if (go == gs) {
+          if (gpu_mode[go]) meet(go, gs, *gpu_mode[go], Blocker::NONE);
+        } else if (a.local == b.local) {
+          meet(go, gs, Mode::MIG, Blocker::NONE);  // two instances of one MIG GPU
+        } else {
+          Blocker blocker = Blocker::NONE;
+          if (gpu_mode[go] == Mode::CONFIDENTIAL || gpu_mode[gs] == Mode::CONFIDENTIAL)
+            blocker = Blocker::CONFIDENTIAL;
+          else if (gpu_mode[go] == Mode::MIG || gpu_mode[gs] == Mode::MIG)
+            blocker = Blocker::MIG;
+          meet(go, gs, Mode::SEPARATE_GPUS, blocker);
+        }
+      }
+  }
+  // Tenants on different nodes share only the fabric and storage, which have neither a capacity nor
+  // a model yet: they are not enumerated per pair (see the notes), which also keeps large clusters cheap.
+
+  // ---- channels: per (observer, source, relation) the co-activity, split by what closes NVLink/L2
+  struct Merged {
+    Intervals all, free, blocked;  // every meeting; no closing endpoint; a MIG or CC endpoint
+    Blocker blocker = Blocker::NONE;
+    std::set<std::pair<std::string, double>> rates, free_rates;
+    std::set<int> gpus, free_gpus;
+  };
+  std::map<std::tuple<int, int, Mode>, Merged> merged;
+  for (auto& [key, m] : meetings) {
+    const auto& [o, s, mode, blocker] = key;
+    Merged& out = merged[{o, s, mode}];
+    out.all.insert(out.all.end(), m.intervals.begin(), m.intervals.end());
+    out.rates.insert(m.rates.begin(), m.rates.end());
+    out.gpus.insert(m.source_gpus.begin(), m.source_gpus.end());
+    if (blocker == Blocker::NONE) {
+      out.free.insert(out.free.end(), m.intervals.begin(), m.intervals.end());
+      out.free_rates.insert(m.rates.begin(), m.rates.end());
+      out.free_gpus.insert(m.source_gpus.begin(), m.source_gpus.end());
+    } else {
+      out.blocked.insert(out.blocked.end(), m.intervals.begin(), m.intervals.end());
+      out.blocker = std::max(out.blocker, blocker);
+    }
+  }
+  channel::RateLimits limits;
+  limits.timer_resolution_s = options.timer_resolution_s;
+  for (auto& [key, m] : merged) {
+    const auto& [o, s, mode] = key;
+    const double all = measure(normalise(std::move(m.all)));
+    const double free = measure(normalise(std::move(m.free)));
+    const double blocked = measure(normalise(std::move(m.blocked)));
+    for (int ri = 0; ri < channel::RESOURCE_COUNT; ++ri) {
+      const auto r = static_cast<Resource>(ri);
+      if (r == Resource::REMANENCE) continue;  // a hand-over of memory, counted in bytes below
+      const auto& cell = catalogue.cell(r, mode);
+      if (cell.state == State::CLOSED) {
+        rep.closed.push_back({o, s, r, mode, all, cell.reason});
+        continue;
+      }
+      const std::string endpoint =
+          m.blocker == Blocker::NONE
+              ? std::string()
+              : catalogue.endpoint_closure(r, m.blocker == Blocker::MIG ? Mode::MIG : Mode::CONFIDENTIAL);
+      const bool split = !endpoint.empty();
+      if (split && blocked > 0) rep.closed.push_back({o, s, r, mode, blocked, endpoint});
+      const double exposure = split ? free : all;
+      if (exposure <= 0) continue;
+      LeakageChannel c;
+      c.observer = o;
+      c.source = s;
+      c.resource = r;
+      c.mode = mode;
+      c.exposure_s = exposure;
+      c.reason = cell.reason;
+      c.closed_by = cell.closed_by;
+      c.atlas = cell.atlas;
+      const auto& gpus = split ? m.free_gpus : m.gpus;
+      c.gpus.assign(gpus.begin(), gpus.end());
+      c.state = State::OPEN_UNQUANTIFIED;
+      // The pair may meet on devices of different products or time slices: the fastest one bounds it.
+      for (const auto& [product, slice] : split ? m.free_rates : m.rates) {
+        const auto rate = catalogue.rate(r, mode, product, slice, limits);
+        if (rate.state != State::OPEN) {
+          if (c.capacity_source.empty()) c.capacity_source = rate.source;
+          continue;
+        }
+        if (c.state != State::OPEN || rate.capacity_bps > c.capacity_bps) {
+          c.state = State::OPEN;
+          c.capacity_bps = rate.capacity_bps;
+          c.bit_rate_bps = rate.bit_rate;
+          c.error_rate = rate.error_rate;
+          c.capacity_source = rate.source;
+        }
+      }
+      c.bound_bits = c.capacity_bps * c.exposure_s;
+      rep.channels.push_back(std::move(c));
+    }
+  }
+  // Sorted by (observer, source, resource, mode); the map above is by (observer, source, mode).
+  const auto by_key = [](const auto& a, const auto& b) {
+    return std::tie(a.observer, a.source, a.resource, a.mode) < std::tie(b.observer, b.source, b.resource, b.mode);
+  };
+  std::sort(rep.channels.begin(), rep.channels.end(), by_key);
+  std::sort(rep.closed.begin(), rep.closed.end(), by_key);
+
+  // ---- discrete: unscrubbed memory handed across tenants, by placement order. The engine keeps
+  // a replica's memory from its placement until it fails or (training) finishes; a later placement of
+  // another tenant on the same memory (a whole GPU, or one MIG instance) can receive those pages.
+  std::sort(placements.begin(), placements.end(), [](const Placement& a, const Placement& b) {
+    return std::tie(a.gpu, a.time, a.workload, a.replica) < std::tie(b.gpu, b.time, b.workload, b.replica);
+  });
+  // The same memory: one device, or, after a MIG re-partitioning, a new instance of the GPU whose old
+  // instance was torn down before it came up (memory slices are not tracked: the whole GPU is assumed).
+  const auto same_memory = [&](int from_gpu, int to_gpu) {
+    if (from_gpu == to_gpu) return true;
+    const auto& a = run.gpus[static_cast<size_t>(from_gpu)];
+    const auto& b = run.gpus[static_cast<size_t>(to_gpu)];
+    return gpu_mode[static_cast<size_t>(from_gpu)] == Mode::MIG && gpu_mode[static_cast<size_t>(to_gpu)] == Mode::MIG &&
+           a.node == b.node && a.local == b.local && a.available_until >= 0 && b.available_from >= a.available_until;
+  };
+  std::map<std::tuple<int, int, int, int>, DiscreteExposure> handed;  // (observer, source, workload, gpu)
+  for (size_t i = 0; i < placements.size(); ++i) {
+    const Placement& to = placements[i];
+    double room = to.bytes;
+    for (size_t j = 0; j < placements.size() && room > 0; ++j) {
+      const Placement& from = placements[j];
+      if (j == i || !from.loaded || from.tenant == to.tenant || from.end > to.time || !same_memory(from.gpu, to.gpu))
+        continue;
+      const double bytes = std::min(from.bytes, room);
+      room -= bytes;
+      const auto mode = gpu_mode[static_cast<size_t>(to.gpu)].value_or(Mode::EXCLUSIVE);
+      const auto& cell = catalogue.cell(Resource::REMANENCE, mode);
+      DiscreteExposure& d = handed[{to.tenant, from.tenant, from.workload, to.gpu}];
+      d.observer = to.tenant;
+      d.source = from.tenant;
+      d.kind = DiscreteKind::UNSCRUBBED_MEMORY;
+      d.workload = from.workload;
+      d.gpu = to.gpu;
+      d.bytes += bytes;
+      d.closed_by = cell.closed_by;
+      d.basis =
+          "placement order: the source's memory was released (failure, eviction, job end) before the observer was "
+          "placed on the same memory (device, or the GPU after a MIG re-partitioning); min(released, reserved) bytes";
+      if (cell.state == State::CLOSED) {
+        d.closed = true;
+        d.closed_reason = cell.reason;
+      } else if (options.scrub_on_free) {
+        d.closed = true;
+        d.closed_reason = "scrub on free";
+      }
+    }
+  }
+  for (auto& [key, d] : handed) rep.discrete.push_back(std::move(d));
+
+  // ---- discrete: plaintext host-device bytes (no transfer events exist: derived from the workload
+  // specs and the log). Inference loads its weights onto every GPU it is placed on; training copies
+  // data_per_step to each GPU every step. Everyone placed on the same node shares its PCIe complex.
+  std::map<int, std::set<int>> node_tenants;
+  for (const auto& p : placements)
+    if (p.loaded) node_tenants[run.gpus[static_cast<size_t>(p.gpu)].node].insert(p.tenant);
+  std::map<std::tuple<int, int, int, int>, DiscreteExposure> plain;  // (observer, source, workload, node)
+  for (const auto& p : placements) {
+    const auto& ws = spec.workloads[static_cast<size_t>(p.workload)];
+    double bytes = 0;
+    std::string basis;
+    if (ws.kind == WorkloadKind::INFERENCE) {
+      bytes = ws.model.weights().value;
+      basis = "model weights loaded per placed GPU (parameters x dtype bytes)";
+    } else if (ws.kind == WorkloadKind::TRAINING) {
+      bytes = ws.data_per_step.value * static_cast<double>(steps[static_cast<size_t>(p.workload)]);
+      basis = "input data per step x steps completed, per GPU";
+    }
+    if (bytes <= 0 || !p.loaded) continue;
+    const auto& g = run.gpus[static_cast<size_t>(p.gpu)];
+    const bool cc = gpu_mode[static_cast<size_t>(p.gpu)] == Mode::CONFIDENTIAL;
+    for (int o : node_tenants[g.node]) {
+      if (o == p.tenant) continue;
+      DiscreteExposure& d = plain[{o, p.tenant, p.workload, g.node}];
+      if (d.observer < 0) d.gpu = p.gpu;
+      d.observer = o;
+      d.source = p.tenant;
+      d.kind = DiscreteKind::PLAINTEXT_PCIE;
+      d.workload = p.workload;
+      d.bytes += bytes;
+      d.basis = basis + "; observer placed on the same node";
+      d.closed_by = {"confidential computing (encrypted bounce buffers)", "encryption in transit"};
+      if (cc) {
+        d.closed = true;
+        d.closed_reason = "confidential computing: host-device copies go through encrypted bounce buffers";
+      }
+    }
+  }
+  for (auto& [key, d] : plain) rep.discrete.push_back(std::move(d));
+
+  // ---- totals
+  rep.tenants.resize(n_tenants);
+  for (size_t t = 0; t < n_tenants; ++t) rep.tenants[t].name = spec.tenants[t].name;
+  for (const auto& c : rep.channels) {
+    ++rep.open_channels;
+    if (c.state != State::OPEN) ++rep.unquantified_channels;
+    rep.total_bits += c.bound_bits;
+    rep.tenants[static_cast<size_t>(c.observer)].bits_as_observer += c.bound_bits;
+    rep.tenants[static_cast<size_t>(c.source)].bits_as_source += c.bound_bits;
+    ++rep.tenants[static_cast<size_t>(c.source)].open_channels_as_source;
+  }
+  for (const auto& d : rep.discrete) {
+    if (d.closed) continue;
+    rep.total_bytes += d.bytes;
+    rep.tenants[static_cast<size_t>(d.observer)].bytes_as_observer += d.bytes;
+    rep.tenants[static_cast<size_t>(d.source)].bytes_as_source += d.bytes;
+  }
+
+  // ---- model IP: every hosted model is an asset of its workload's tenant
+  std::vector<std::set<int>> workload_gpus(spec.workloads.size());
+  for (const auto& p : placements) workload_gpus[static_cast<size_t>(p.workload)].insert(p.gpu);
+  std::vector<size_t> served(spec.workloads.size(), 0);
+  for (const auto& e : run.log.events())
+    if (e.type == EventType::REQUEST_DONE && e.workload >= 0) ++served[static_cast<size_t>(e.workload)];
+  for (size_t w = 0; w < spec.workloads.size(); ++w) {
+    const auto& ws = spec.workloads[w];
+    if (ws.kind == WorkloadKind::BATCH || ws.tenant_index < 0) continue;
+    ModelAsset asset;
+    asset.workload = static_cast<int>(w);
+    asset.name = ws.name;
+    asset.owner = ws.tenant;
+    asset.kind = workload_kind_name(ws.kind);
+    asset.weight_bytes = ws.kind == WorkloadKind::INFERENCE ? ws.model.weights().value : ws.memory.value;
+    auto names = [&](const std::set<int>& ids) {
+      std::vector<std::string> out;
+      for (int t : ids) out.push_back(spec.tenants[static_cast<size_t>(t)].name);
+      return out;
+    };
+    for (DiscreteKind kind : {DiscreteKind::UNSCRUBBED_MEMORY, DiscreteKind::PLAINTEXT_PCIE}) {
+      ModelExposure x;
+      x.part = "weights";
+      x.channel = discrete_kind_name(kind);
+      std::set<int> open, closed;
+      std::string closed_reason;
+      for (const auto& d : rep.discrete) {
+        if (d.kind != kind || d.workload != static_cast<int>(w)) continue;
+        x.closed_by = d.closed_by;
+        if (d.closed) {
+          closed.insert(d.observer);
+          closed_reason = d.closed_reason;
+        } else {
+          open.insert(d.observer);
+          x.bytes += d.bytes;
+        }
+      }
+      x.tenants = names(open);
+      if (!open.empty()) {
+        x.status = "open";
+        x.detail = fmt_bytes(x.bytes) + " of the owner's data readable";
+      } else if (!closed.empty()) {
+        x.status = "closed";
+        x.detail = closed_reason;
+      } else {
+        x.status = "closed";
+        x.detail = kind == DiscreteKind::UNSCRUBBED_MEMORY ? "no memory of this model was handed to another tenant"
+                                                           : "no other tenant shares a node with this model";
+        x.closed_by =
+            kind == DiscreteKind::UNSCRUBBED_MEMORY
+                ? std::vector<std::string>{"scrub on free", "confidential computing"}
+                : std::vector<std::string>{"confidential computing (encrypted bounce buffers)", "dedicated nodes"};
+      }
+      asset.exposures.push_back(std::move(x));
+    }
+    {
+      ModelExposure x;
+      x.part = "weights";
+      x.channel = "storage";
+      x.status = "not-modelled";
+      x.closed_by = {"encryption at rest", "storage ACLs"};
+      x.detail = "the scenario has no storage model yet (checkpoints, model files)";
+      asset.exposures.push_back(std::move(x));
+    }
+    {
+      // Architecture: timing channels from this model's GPUs (layer structure from contention, A3, A9, A10).
+      ModelExposure x;
+      x.part = "architecture";
+      x.channel = "contentionTiming";
+      std::set<int> who;
+      std::set<std::string> closers;
+      for (const auto& c : rep.channels) {
+        if (c.source != ws.tenant_index) continue;
+        if (c.resource == Resource::NIC || c.resource == Resource::STORAGE) continue;
+        const bool here = std::any_of(c.gpus.begin(), c.gpus.end(), [&](int g) { return workload_gpus[w].count(g); });
+        if (!here) continue;
+        who.insert(c.observer);
+        x.bits += c.bound_bits;
+        closers.insert(c.closed_by.begin(), c.closed_by.end());
+      }
+      x.tenants = names(who);
+      x.closed_by.assign(closers.begin(), closers.end());
+      x.status = who.empty() ? "closed" : "open";
+      x.detail = who.empty() ? "no open timing channel from this model's GPUs to another tenant"
+                             : "timing channels from its GPUs (bound in bits, summed over channels)";
+      if (who.empty()) x.closed_by = {"MIG", "dedicated GPUs (exclusive)", "confidential computing"};
+      asset.exposures.push_back(std::move(x));
+    }
+    if (ws.kind == WorkloadKind::INFERENCE) {
+      // Behaviour: whoever may query the service learns its outputs (model extraction through the API).
+      ModelExposure x;
+      x.part = "behaviour";
+      x.channel = "queryAccess";
+      x.closed_by = {"rate limits", "authenticated access"};
+      char buf[160];
+      if (options.query_rate_limit > 0) {
+        x.status = "open";
+        std::snprintf(buf, sizeof buf, "%zu queries answered; at most %.3g queries/s per client (rate limit)",
+                      served[w], options.query_rate_limit);
+      } else {
+        x.status = "open";
+        std::snprintf(buf, sizeof buf, "%zu queries answered, no rate limit; who may query is not modelled", served[w]);
+      }
+      x.detail = buf;
+      asset.exposures.push_back(std::move(x));
+    }
+    rep.models.push_back(std::move(asset));
+  }
+
+  for (const auto& row : catalogue.cells())
+    for (const auto& cell : row) {
+      CatalogueEntry e;
+      e.resource = cell.resource;
+      e.mode = cell.mode;
+      e.state = cell.state;
+      e.per_time_slice = cell.probe_per_time_slice;
+      e.reason = cell.reason;
+      e.closed_by = cell.closed_by;
+      e.atlas = cell.atlas;
+      if (cell.carrier == channel::Carrier::TIMING && cell.state != State::CLOSED) {
+        const auto rate = catalogue.rate(cell.resource, cell.mode, "", 0);
+        e.bit_rate_bps = rate.bit_rate;
+        e.error_rate = rate.error_rate;
+        e.capacity_bps = rate.capacity_bps;
+        e.source =
+            cell.probe_per_time_slice ? "(derived) 1 / time slice of the GPU, one bit per context switch" : rate.source;
+      }
+      rep.catalogue.push_back(std::move(e));
+    }
+
+  rep.notes = {
+      "exposure: a tenant is active on a device while it has GPU_BUSY intervals there; on time-sliced and vGPU "
+      "devices its slices are joined across gaps of at most one round of the other contexts",
+      "node-level resources (PCIe, NVLink, host memory, power, NIC) use GPU activity as the activity on the node; "
+      "the engine logs no transfer events",
+      "a pair that meets on several devices under one relation counts the instant once (one receiver)",
+      "tenants on different nodes share only the fabric and storage, which have no capacity and no model yet: "
+      "those channels are not enumerated per pair",
+      "plaintext PCIe bytes are derived from the workload specs (weights per placement, data per training step); "
+      "prompts and tokens are not counted",
+      "unscrubbed memory is derived from placement order: a replica's memory is released when it fails or its "
+      "training job finishes; the engine has no free/alloc events",
+  };
+  return rep;
+}
+
+}  // namespace gtw

@@ -1,0 +1,151 @@
+#pragma once
+// The leakage surface (../shared/ARCHITECTURE.md, "Metrics"): per ordered pair (observer tenant,
+// source tenant) and channel, the seconds both were active on the shared resource, the channel's
+// capacity from the catalogue (models/channel) and the bound capacity x exposure in bits; discrete
+// exposures in bytes (unscrubbed memory handed across tenants, plaintext host-device transfers on a
+// node the observer shares); totals per tenant and for the design; and, per hosted model, which
+// channels expose its weights, architecture or behaviour to whom, and what closes each.
+// Reads the event log, the cluster layout and the spec only. Formulas: docs/models/leakage.md.
+#include <string>
+#include <vector>
+
+#include "models/channel/ChannelCatalogue.hpp"
+#include "sim/core/RunResult.hpp"
+#include "sim/scenario/Scenario.hpp"
+
+namespace gtw {
+
+/// Mitigations that are not sharing modes (MIG, CC and dedicated GPUs are read from the layout).
+/// Defaults describe a design without them; the scenario schema does not carry them yet.
+struct IsolationOptions {
+  bool scrub_on_free = false;     // memory is scrubbed before it is handed to another tenant
+  double timer_resolution_s = 0;  // coarser timers: one probe per resolution at most; 0 = native timers
+  double query_rate_limit = 0;    // per-client queries/s on inference services; 0 = unlimited
+};
+
+/// Sorted, disjoint [start, end) intervals.
+using Intervals = std::vector<std::pair<double, double>>;
+/// Sorts and merges intervals; gaps shorter than or equal to `bridge` are closed.
+Intervals normalise(Intervals v, double bridge = 0);
+Intervals intersect(const Intervals& a, const Intervals& b);
+double measure(const Intervals& v);
+
+/// An open channel from `source` to `observer` on one resource under one sharing relation.
+struct LeakageChannel {
+  int observer = -1;
+  int source = -1;
+  channel::Resource resource = channel::Resource::SM;
+  channel::Mode mode = channel::Mode::EXCLUSIVE;
+  channel::State state = channel::State::OPEN;  // OPEN or OPEN_UNQUANTIFIED
+  double exposure_s = 0;                        // both active on the shared resource at once
+  double bit_rate_bps = 0;                      // probe rate x bits per probe
+  double error_rate = 0;                        // bit error probability
+  double capacity_bps = 0;                      // bit rate x (1 - H(error)); 0 when unquantified
+  double bound_bits = 0;                        // capacity x exposure
+  std::string capacity_source;
+  std::string reason;
+  std::vector<std::string> closed_by;
+  std::vector<std::string> atlas;
+  std::vector<int> gpus;  // the source's devices on which the pair met (sorted)
+};
+
+/// A channel the design closed while the pair was co-active (what a mitigation removed).
+struct ClosedChannel {
+  int observer = -1;
+  int source = -1;
+  channel::Resource resource = channel::Resource::SM;
+  channel::Mode mode = channel::Mode::EXCLUSIVE;
+  double co_active_s = 0;
+  std::string reason;
+};
+
+enum class DiscreteKind { UNSCRUBBED_MEMORY, PLAINTEXT_PCIE };
+const char* discrete_kind_name(DiscreteKind k);  // "unscrubbedMemory", "plaintextPcie"
+
+/// Bytes of the source's data the observer could read, once (not a rate).
+struct DiscreteExposure {
+  int observer = -1;
+  int source = -1;
+  DiscreteKind kind = DiscreteKind::UNSCRUBBED_MEMORY;
+  int workload = -1;  // the source's workload whose data it is
+  int gpu = -1;       // the device (memory) or a device of the node (PCIe)
+  double bytes = 0;
+  bool closed = false;        // counted, but a mitigation in force closes it
+  std::string closed_reason;  // when closed
+  std::vector<std::string> closed_by;
+  std::string basis;  // how the bytes were derived
+};
+
+struct TenantLeakage {
+  std::string name;
+  double bits_as_observer = 0;  // sum of bounds where the tenant observes
+  double bits_as_source = 0;    // sum of bounds where the tenant's activity is observed
+  double bytes_as_observer = 0;
+  double bytes_as_source = 0;
+  size_t open_channels_as_source = 0;
+};
+
+/// One way a hosted model is exposed (or protected).
+struct ModelExposure {
+  std::string part;                  // weights | architecture | behaviour
+  std::string channel;               // unscrubbedMemory | plaintextPcie | storage | contentionTiming | queryAccess
+  std::string status;                // open | closed | not-modelled
+  std::vector<std::string> tenants;  // who it is exposed to (sorted)
+  double bits = 0;
+  double bytes = 0;
+  std::vector<std::string> closed_by;
+  std::string detail;
+};
+
+struct ModelAsset {
+  int workload = -1;
+  std::string name;
+  std::string owner;
+  std::string kind;  // inference | training
+  double weight_bytes = 0;
+  std::vector<ModelExposure> exposures;
+};
+
+/// One cell of the catalogue as the run used it (default rates; per-slice cells name the rule).
+struct CatalogueEntry {
+  channel::Resource resource = channel::Resource::SM;
+  channel::Mode mode = channel::Mode::EXCLUSIVE;
+  channel::State state = channel::State::CLOSED;
+  bool per_time_slice = false;
+  double bit_rate_bps = 0;
+  double error_rate = 0;
+  double capacity_bps = 0;
+  std::string source;
+  std::string reason;
+  std::vector<std::string> closed_by;
+  std::vector<std::string> atlas;
+};
+
+struct LeakageReport {
+  IsolationOptions options;
+  std::vector<LeakageChannel> channels;  // sorted by (observer, source, resource, mode)
+  std::vector<ClosedChannel> closed;
+  std::vector<DiscreteExposure> discrete;
+  std::vector<TenantLeakage> tenants;
+  std::vector<ModelAsset> models;
+  double total_bits = 0;   // sum of every open channel's bound
+  double total_bytes = 0;  // sum of every open discrete exposure
+  size_t open_channels = 0;
+  size_t unquantified_channels = 0;
+  std::vector<CatalogueEntry> catalogue;  // every (resource, mode) cell
+  std::vector<std::string> notes;         // approximations this analysis makes
+};
+
+LeakageReport analyse_leakage(const ScenarioSpec& spec, const RunResult& run, const channel::Catalogue& catalogue,
+                              const IsolationOptions& options = {});
+
+/// The scenario location that sets the sharing of `gpu` (the pool's or the GPU override's mode line),
+/// falling back to the pool, then to the file.
+SourceLoc sharing_location(const ScenarioSpec& spec, const GpuLayout& gpu);
+
+/// The built-in catalogue plus the `spec.channels` calibrations of the hardware profiles the scenario's
+/// node pools use, looked up as <dir>/<product>.yaml in `profile_dirs` (first hit wins).
+channel::Catalogue channel_catalogue(const ScenarioSpec& spec, const std::vector<std::string>& profile_dirs,
+                                     Diagnostics& diags);
+
+}  // namespace gtw

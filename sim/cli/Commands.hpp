@@ -1,0 +1,19 @@
+#pragma once
+// Subcommands that live in their own files. Each registers itself on the CLI11 app and returns the
+// function main() calls when that subcommand was chosen; the function returns the exit code.
+#include <CLI/CLI.hpp>
+
+#include <functional>
+
+namespace gtw::cli {
+
+struct Subcommand {
+  CLI::App* app = nullptr;
+  std::function<int()> run;
+};
+
+Subcommand register_test_command(CLI::App& app);   // gputwin test DIR|FILE...   (TestCommand.cpp)
+Subcommand register_diff_command(CLI::App& app);   // gputwin diff BASE NEW      (DiffCommand.cpp)
+Subcommand register_sweep_command(CLI::App& app);  // gputwin sweep SWEEP -j N   (SweepCommand.cpp)
+
+}  // namespace gtw::cli

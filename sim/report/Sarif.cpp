@@ -1,0 +1,168 @@
+// findings.sarif: the leakage surface as SARIF 2.1.0 security findings, so code-scanning tools show
+// each open channel at the scenario line whose sharing opens it. Stable rule ids (one per resource x
+// relation, one per discrete kind) and partial fingerprints (the tenant pair) let tools de-duplicate
+// findings across runs.
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include "sim/report/Writers.hpp"
+
+namespace gtw {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+// MITRE ATLAS knowledge-base release the technique ids refer to (anchors.md).
+constexpr const char* ATLAS_VERSION = "5.6.0";
+// TCSEC covert-channel guideline (attacks.md section 4): above 100 bit/s a channel is "high
+// bandwidth"; 1 bit/s or more must be audited.
+constexpr double HIGH_BANDWIDTH_BPS = 100;
+constexpr double AUDIT_BPS = 1;
+
+std::string uri_of(const std::string& path) {
+  std::string out = path.rfind('/', 0) == 0 ? "file://" : "";
+  for (char c : path) {
+    if (c == ' ')
+      out += "%20";
+    else if (c == '%')
+      out += "%25";
+    else
+      out += c;
+  }
+  return out;
+}
+
+json location(const SourceLoc& loc, const std::string& fallback_file) {
+  json region = {{"startLine", loc.line > 0 ? loc.line : 1}};
+  if (loc.column > 0) region["startColumn"] = loc.column;
+  return {{"physicalLocation",
+           {{"artifactLocation", {{"uri", uri_of(loc.file.empty() ? fallback_file : loc.file)}}}, {"region", region}}}};
+}
+
+std::string tenant(const ScenarioSpec& spec, int t) {
+  return t >= 0 && static_cast<size_t>(t) < spec.tenants.size() ? spec.tenants[static_cast<size_t>(t)].name : "?";
+}
+
+std::string number(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+}  // namespace
+
+std::string findings_sarif(const ScenarioSpec& spec, const RunResult& run, const LeakageReport& l,
+                           const std::string& tool_version) {
+  std::map<std::string, json> rules;  // by id, sorted
+  json results = json::array();
+  auto where = [&](const std::vector<int>& gpus, int fallback_gpu) {
+    const int g = !gpus.empty() ? gpus.front() : fallback_gpu;
+    if (g >= 0 && static_cast<size_t>(g) < run.gpus.size())
+      return location(sharing_location(spec, run.gpus[static_cast<size_t>(g)]), spec.source_file);
+    return location(SourceLoc{spec.source_file, 1, 1}, spec.source_file);
+  };
+
+  for (const auto& c : l.channels) {
+    if (c.state != channel::State::OPEN || c.bound_bits <= 0) continue;
+    const std::string rule_id =
+        std::string("GTW-LEAK-") + channel::resource_name(c.resource) + "-" + channel::mode_name(c.mode);
+    const bool high = c.capacity_bps > HIGH_BANDWIDTH_BPS;
+    const std::string level = high ? "error" : c.capacity_bps >= AUDIT_BPS ? "warning" : "note";
+    if (!rules.count(rule_id)) {
+      json tags = json::array({"security", "leakage", "covert-channel"});
+      for (const auto& t : c.atlas) tags.push_back(t);
+      std::string closers;
+      for (const auto& x : c.closed_by) closers += (closers.empty() ? "" : ", ") + x;
+      rules[rule_id] = {
+          {"id", rule_id},
+          {"name",
+           std::string("LeakageChannel/") + channel::resource_name(c.resource) + "/" + channel::mode_name(c.mode)},
+          {"shortDescription",
+           {{"text", std::string("Open ") + channel::resource_description(c.resource) + " channel (" +
+                         channel::mode_name(c.mode) + ")"}}},
+          {"fullDescription", {{"text", c.reason}}},
+          {"help", {{"text", "Closed by: " + (closers.empty() ? std::string("-") : closers)}}},
+          {"properties",
+           {{"tags", tags}, {"security-severity", high ? "7.5" : "5.0"}, {"atlas_version", ATLAS_VERSION}}}};
+    }
+    const std::string text = tenant(spec, c.observer) + " can learn up to " + number("%.4g", c.bound_bits) +
+                             " bits about " + tenant(spec, c.source) + " through " +
+                             channel::resource_description(c.resource) + " (" + channel::mode_name(c.mode) +
+                             "): " + number("%.4g", c.exposure_s) + " s co-active x " + number("%.4g", c.capacity_bps) +
+                             " bit/s (" + c.capacity_source + ")";
+    json props = {{"observer", tenant(spec, c.observer)}, {"source", tenant(spec, c.source)},
+                  {"exposure_s", c.exposure_s},           {"capacity_bps", c.capacity_bps},
+                  {"bound_bits", c.bound_bits},           {"tags", c.atlas}};
+    results.push_back(
+        {{"ruleId", rule_id},
+         {"level", level},
+         {"message", {{"text", text}}},
+         {"locations", json::array({where(c.gpus, -1)})},
+         {"partialFingerprints",
+          {{"leakagePair/v1", tenant(spec, c.observer) + "<-" + tenant(spec, c.source) + "/" +
+                                  channel::resource_name(c.resource) + "/" + channel::mode_name(c.mode)}}},
+         {"properties", props}});
+  }
+
+  for (const auto& d : l.discrete) {
+    if (d.closed || d.bytes <= 0) continue;
+    const bool memory = d.kind == DiscreteKind::UNSCRUBBED_MEMORY;
+    const std::string rule_id = std::string("GTW-LEAK-") + discrete_kind_name(d.kind);
+    const std::vector<std::string> atlas = {"AML.T0025", "AML.T0024.002"};
+    if (!rules.count(rule_id)) {
+      json tags = json::array({"security", "leakage"});
+      for (const auto& t : atlas) tags.push_back(t);
+      rules[rule_id] = {
+          {"id", rule_id},
+          {"name", std::string("DiscreteExposure/") + discrete_kind_name(d.kind)},
+          {"shortDescription",
+           {{"text", memory ? "GPU memory handed to another tenant without a scrub"
+                            : "Plaintext host-device transfers on a node shared with another tenant"}}},
+          {"fullDescription", {{"text", d.basis}}},
+          {"help",
+           {{"text", memory ? "Closed by: scrub on free, confidential computing"
+                            : "Closed by: confidential computing (encrypted bounce buffers), encryption in transit"}}},
+          {"properties",
+           {{"tags", tags}, {"security-severity", memory ? "8.0" : "7.0"}, {"atlas_version", ATLAS_VERSION}}}};
+    }
+    const std::string workload =
+        d.workload >= 0 ? spec.workloads[static_cast<size_t>(d.workload)].name : std::string("?");
+    const std::string text = tenant(spec, d.observer) + " can read " + format_bytes(Bytes(d.bytes)) + " of " +
+                             tenant(spec, d.source) + "/" + workload + " (" + discrete_kind_name(d.kind) + "; " +
+                             d.basis + ")";
+    results.push_back({{"ruleId", rule_id},
+                       {"level", "error"},
+                       {"message", {{"text", text}}},
+                       {"locations", json::array({where({}, d.gpu)})},
+                       {"partialFingerprints",
+                        {{"leakagePair/v1", tenant(spec, d.observer) + "<-" + tenant(spec, d.source) + "/" + workload +
+                                                "/" + discrete_kind_name(d.kind)}}},
+                       {"properties",
+                        {{"observer", tenant(spec, d.observer)},
+                         {"source", tenant(spec, d.source)},
+                         {"bytes", d.bytes},
+                         {"tags", atlas}}}});
+  }
+
+  json rule_list = json::array();
+  for (auto& [id, r] : rules) rule_list.push_back(std::move(r));
+  json root;
+  root["$schema"] = "https://json.schemastore.org/sarif-2.1.0.json";
+  root["version"] = "2.1.0";
+  root["runs"] =
+      json::array({{{"tool", {{"driver", {{"name", "gputwin"}, {"version", tool_version}, {"rules", rule_list}}}}},
+                    {"automationDetails", {{"id", "gputwin/leakage/" + spec.name + "/"}}},
+                    {"properties",
+                     {{"scenario", spec.name},
+                      {"seed", spec.seed},
+                      {"total_bits", l.total_bits},
+                      {"total_bytes", l.total_bytes},
+                      {"atlas_version", ATLAS_VERSION}}},
+                    {"results", results}}});
+  return root.dump(2) + "\n";
+}
+
+}  // namespace gtw
