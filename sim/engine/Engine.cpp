@@ -35,9 +35,17 @@ class Simulation {
       : spec_(spec), profiles_(profiles), options_(options), result_(result), ctx_{spec, result.log, {}, 0, 0, false} {}
 
   void run() {
-    int argc = 1;
     char arg0[] = "gputwin";
+#ifdef GTW_SANITIZER_BUILD
+    // Thread contexts: ASan follows real threads, not SimGrid's hand-made stack switches.
+    char arg1[] = "--log=root.thresh:critical";  // before the --cfg, so its change is not logged
+    char arg2[] = "--cfg=contexts/factory:thread";
+    int argc = 3;
+    char* argv[] = {arg0, arg1, arg2, nullptr};
+#else
+    int argc = 1;
     char* argv[] = {arg0, nullptr};
+#endif
     engine_ = std::make_unique<sg4::Engine>(&argc, argv);
     // CM02 without cross-traffic: transfers take exactly size / bandwidth, so analytic checks hold
     // (the LV08 default adds a 0.97 bandwidth factor, latency x 13.01 and 5% reverse traffic).
