@@ -80,7 +80,9 @@ class Simulation {
 
  private:
   // In-flight work gets time to finish after arrivals stop, bounded so an overloaded design ends.
-  double default_drain() const { return std::max(30.0, 0.25 * spec_.duration.value); }
+  double default_drain() const {
+    return std::max(30.0, 0.25 * spec_.duration.value);
+  }
 
   void build_platform() {
     auto* root = sg4::create_full_zone("cluster");
