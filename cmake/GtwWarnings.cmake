@@ -15,7 +15,8 @@ if(GPUTWIN_SANITIZE)
     target_link_options(gtw_warnings INTERFACE -fsanitize=${_s})
   endforeach()
   # SimGrid's default (raw, assembly) actor contexts switch stacks behind ASan's back, which leaves
-  # stale stack poisoning and false reports on unwinding; sanitizer builds run actors as threads.
+  # stale stack poisoning and false reports on unwinding; sanitizer builds use ucontext actors with
+  # small stacks (sim/engine/Engine.cpp).
   target_compile_definitions(gtw_warnings INTERFACE GTW_SANITIZER_BUILD=1)
 endif()
 
