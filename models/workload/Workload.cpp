@@ -286,6 +286,8 @@ class InferenceService final : public Workload {
       const double deadline = r.queue.front().arrival + spec_.batch_timeout.value;
       const int model = r.queue.front().model;
       const auto same_model = [&] {
+        // One model: every queued request counts (no scan of a long queue at every arrival).
+        if (spec_.swap_models < 2) return static_cast<int>(r.queue.size());
         int n = 0;
         for (const auto& q : r.queue) n += q.model == model;
         return n;

@@ -17,6 +17,7 @@
 #include "sim/core/Rng.hpp"
 #include "sim/core/Units.hpp"
 #include "sim/regress/Expectation.hpp"
+#include "sim/regress/YamlInput.hpp"
 
 namespace fs = std::filesystem;
 
@@ -486,31 +487,15 @@ const std::vector<std::string>& builtin_metric_names() {
 
 bool parse_sweep_text(const std::string& text, const std::string& path, SweepSpec& out, Diagnostics& diags) {
   const size_t before = diags.error_count();
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    diags.error(SourceLoc{path, e.mark.is_null() ? 0 : e.mark.line + 1, e.mark.is_null() ? 0 : e.mark.column + 1}, "",
-                "YAML syntax error: " + e.msg);
-    return false;
-  }
-  if (!root || root.IsNull()) {
-    diags.error(SourceLoc{path, 1, 1}, "", "file is empty: expected scenario: and grid:, random: or designs:");
-    return false;
-  }
-  SweepParser(path, diags).parse(root, out);
+  const auto root = parse_yaml_input(text, path, "scenario: and grid:, random: or designs:", diags);
+  if (!root) return false;
+  SweepParser(path, diags).parse(*root, out);
   return diags.error_count() == before;
 }
 
 bool load_sweep(const std::string& path, SweepSpec& out, Diagnostics& diags) {
-  std::error_code ec;
-  if (!fs::is_regular_file(path, ec) || fs::file_size(path, ec) > (1u << 20)) {
-    diags.error(SourceLoc{path, 0, 0}, "", "cannot read the sweep file (missing, not a file, or over 1 MiB)");
-    return false;
-  }
-  std::ifstream in(path, std::ios::binary);
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return parse_sweep_text(text, path, out, diags);
+  const auto text = read_yaml_input(path, "sweep file", diags);
+  return text && parse_sweep_text(*text, path, out, diags);
 }
 
 std::vector<SweepPoint> sweep_points(const SweepSpec& spec) {

@@ -9,13 +9,12 @@
 #include <utility>
 
 #include "sim/core/Units.hpp"
+#include "sim/regress/YamlInput.hpp"
 
 namespace fs = std::filesystem;
 
 namespace gtw::regress {
 namespace {
-
-constexpr size_t MAX_TEST_FILE_BYTES = 1u << 20;
 
 const std::vector<std::string> TOP_KEYS = {"apiVersion", "kind", "metadata", "name",    "description",
                                            "scenario",   "seed", "set",      "timeout", "expect"};
@@ -372,35 +371,15 @@ class TestParser {
 
 bool parse_test_text(const std::string& text, const std::string& path, TestCase& out, Diagnostics& diags) {
   const size_t before = diags.error_count();
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    diags.error(SourceLoc{path, e.mark.is_null() ? 0 : e.mark.line + 1, e.mark.is_null() ? 0 : e.mark.column + 1}, "",
-                "YAML syntax error: " + e.msg);
-    return false;
-  }
-  if (!root || root.IsNull()) {
-    diags.error(SourceLoc{path, 1, 1}, "", "file is empty: expected scenario: and expect:");
-    return false;
-  }
-  TestParser(path, diags).parse(root, out);
+  const auto root = parse_yaml_input(text, path, "scenario: and expect:", diags);
+  if (!root) return false;
+  TestParser(path, diags).parse(*root, out);
   return diags.error_count() == before;
 }
 
 bool load_test_file(const std::string& path, TestCase& out, Diagnostics& diags) {
-  std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) {
-    diags.error(SourceLoc{path, 0, 0}, "", "cannot read the test file: no such file");
-    return false;
-  }
-  if (fs::file_size(path, ec) > MAX_TEST_FILE_BYTES) {
-    diags.error(SourceLoc{path, 0, 0}, "", "test file is larger than 1 MiB");
-    return false;
-  }
-  std::ifstream in(path, std::ios::binary);
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return parse_test_text(text, path, out, diags);
+  const auto text = read_yaml_input(path, "test file", diags);
+  return text && parse_test_text(*text, path, out, diags);
 }
 
 std::vector<std::string> discover_test_files(const std::vector<std::string>& args, Diagnostics& diags) {

@@ -1,28 +1,13 @@
 // MIG reconfiguration: drain, evict, re-partition, place again (scenarios/examples/mig-reconfigure.yaml).
 #include <gtest/gtest.h>
 
-#include "sim/analysis/Analysis.hpp"
-#include "sim/engine/Engine.hpp"
-#include "sim/engine/Setup.hpp"
+#include "tests/engine/EngineRun.hpp"
 
 namespace gtw {
 namespace {
 
-struct Outcome {
-  PreparedScenario prepared;
-  RunResult run;
-  Analysis analysis;
-};
-
-Outcome run_example(const std::vector<Override>& overrides = {}) {
-  Diagnostics diags;
-  Outcome o;
-  o.prepared =
-      prepare_scenario(std::string(GTW_SOURCE_DIR) + "/scenarios/examples/mig-reconfigure.yaml", overrides, diags);
-  EXPECT_FALSE(diags.has_errors()) << diags.format_all();
-  o.run = run_simulation(o.prepared.spec, o.prepared.profiles, RunOptions{});
-  o.analysis = analyse(o.prepared.spec, o.run);
-  return o;
+test::Outcome run_example() {
+  return test::run_file("scenarios/examples/mig-reconfigure.yaml");
 }
 
 TEST(Reconfiguration, DrainsEvictsRepartitionsAndPlacesTheReplicasAgain) {

@@ -3,28 +3,13 @@
 
 #include <algorithm>
 
-#include "sim/analysis/Analysis.hpp"
-#include "sim/engine/Engine.hpp"
-#include "sim/engine/Setup.hpp"
+#include "tests/engine/EngineRun.hpp"
 
 namespace gtw {
 namespace {
 
-struct Outcome {
-  PreparedScenario prepared;
-  RunResult run;
-  Analysis analysis;
-};
-
-Outcome run_file(const std::string& relative, const std::vector<Override>& overrides = {}) {
-  Diagnostics diags;
-  Outcome o;
-  o.prepared = prepare_scenario(std::string(GTW_SOURCE_DIR) + "/" + relative, overrides, diags);
-  EXPECT_FALSE(diags.has_errors()) << diags.format_all();
-  o.run = run_simulation(o.prepared.spec, o.prepared.profiles, RunOptions{});
-  o.analysis = analyse(o.prepared.spec, o.run);
-  return o;
-}
+using test::Outcome;
+using test::run_file;
 
 const SloResult& slo(const Analysis& a, const std::string& tenant, const std::string& name) {
   for (const auto& s : a.slos)

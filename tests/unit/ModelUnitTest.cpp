@@ -1,6 +1,9 @@
 // Engine-free model pieces: arrival processes, inference and training cost, hardware profiles.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
+
 #include "models/gpu/HardwareProfile.hpp"
 #include "models/workload/Arrivals.hpp"
 #include "models/workload/Workload.hpp"
@@ -80,6 +83,28 @@ TEST(HardwareProfile, UnknownProductSuggestsTheKnownOnes) {
             std::string::npos)
       << d.format_all();
   EXPECT_NE(d.format_all().find("did you mean 'H100-80GB-SXM'"), std::string::npos);
+}
+
+TEST(HardwareProfile, MissingInterferenceAndReconfigurationFieldsAreLocatedErrors) {
+  const std::string file = std::string(GTW_SOURCE_DIR) + "/calibration/profiles/H100-80GB-SXM.yaml";
+  std::ifstream in(file);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // Drop the l2Contention entry (three lines) and rename the MIG reconfiguration key.
+  const auto l2 = text.find("  l2Contention:");
+  ASSERT_NE(l2, std::string::npos);
+  size_t end = l2;
+  for (int line = 0; line < 3; ++line) end = text.find('\n', end) + 1;
+  text.erase(l2, end - l2);
+  const auto rc = text.find("    reconfiguration:");
+  ASSERT_NE(rc, std::string::npos);
+  text.replace(rc, 20, "    reconfiguraton: ");
+  HardwareProfile p;
+  Diagnostics diags;
+  EXPECT_FALSE(load_profile_text(text, "edited.yaml", p, diags));
+  const std::string all = diags.format_all();
+  EXPECT_NE(all.find("l2Contention"), std::string::npos) << all;
+  EXPECT_NE(all.find("spec.mig.reconfiguration"), std::string::npos) << all;
+  EXPECT_NE(all.find("edited.yaml:"), std::string::npos) << all;
 }
 
 TEST(HardwareProfile, RooflineTimeIsTheSlowerOfComputeAndMemory) {
