@@ -2,24 +2,45 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QComboBox>
+#include <QCompleter>
+#include <QDir>
+#include <QDoubleSpinBox>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QFormLayout>
+#include <QGridLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QKeySequence>
 #include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPainter>
+#include <QPlainTextEdit>
+#include <QProgressBar>
+#include <QPushButton>
 #include <QScrollArea>
+#include <QSpinBox>
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QStyledItemDelegate>
 #include <QTabWidget>
 #include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTextStream>
+#include <QTimer>
+#include <QToolButton>
+#include <QTreeWidget>
 #include <QVBoxLayout>
 
 #include <algorithm>
 
+#include "gui/RunController.hpp"
 #include "gui/charts/ChartExport.hpp"
 #include "gui/charts/ChartPanel.hpp"
 #include "gui/charts/Charts.hpp"
@@ -32,6 +53,11 @@ QString q(const std::string& s) {
 }
 QString html(const std::string& s) {
   return QString::fromStdString(s).toHtmlEscaped();
+}
+QStringList escaped(const QStringList& list) {
+  QStringList out;
+  for (const auto& s : list) out << s.toHtmlEscaped();
+  return out;
 }
 QString percent(double ratio, int decimals = 1) {
   return QStringLiteral("%1%").arg(ratio * 100, 0, 'f', decimals);
@@ -91,14 +117,25 @@ void fit_columns(QTableWidget* t, int cap) {
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setWindowTitle(QStringLiteral("gputwin-gui"));
-  resize(1280, 860);
+  resize(1600, 1000);
+  runner_ = new RunController(this);
+  connect(runner_, &RunController::progress, this, [this](int percent, const QString& text) {
+    progress_->setValue(percent);
+    run_status_->setText(text);
+  });
+  connect(runner_, &RunController::finished, this, &MainWindow::on_run_finished);
+  validate_timer_ = new QTimer(this);
+  validate_timer_->setSingleShot(true);
+  validate_timer_->setInterval(250);
+  connect(validate_timer_, &QTimer::timeout, this, &MainWindow::validate_overrides);
   build_menus();
 
   pages_ = new QStackedWidget(this);
-  auto* hint =
-      new QLabel(QStringLiteral("<p style='font-size:14pt'>No report open.</p>"
-                                "<p>Open the output directory of a <tt>gputwin run</tt> with "
-                                "<b>File &gt; Open directory</b> (Ctrl+O).</p>"));
+  auto* hint = new QLabel(
+      QStringLiteral("<p style='font-size:14pt'>No results yet.</p>"
+                     "<p>Open a scenario (an example on the left, or <b>File &gt; Open scenario</b>, Ctrl+O), "
+                     "change what you want to try and press <b>Run</b>;<br>or open the output directory of a "
+                     "<tt>gputwin run</tt> with <b>File &gt; Open results</b>.</p>"));
   hint->setAlignment(Qt::AlignCenter);
   hint->setStyleSheet(QStringLiteral("color: #555;"));
   pages_->addWidget(hint);
@@ -112,25 +149,40 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   header_->setWordWrap(true);
   layout->addWidget(header_);
   tabs_ = new QTabWidget;
+  tabs_->addTab(build_overview_tab(), QStringLiteral("Overview"));
+  placement_chart_ = new ChartPanel;
+  tabs_->addTab(placement_chart_, QStringLiteral("Placements"));
+  tabs_->addTab(build_leakage_tab(), QStringLiteral("Leakage"));
+  tabs_->addTab(build_compliance_tab(), QStringLiteral("Compliance"));
   tabs_->addTab(build_slo_tab(), QStringLiteral("SLOs"));
-  tabs_->addTab(build_latency_tab(), QStringLiteral("Latency"));
-  tabs_->addTab(build_gpu_tab(), QStringLiteral("GPU utilisation"));
+  tabs_->addTab(build_gpu_tab(), QStringLiteral("GPUs"));
   tabs_->addTab(build_workload_tab(), QStringLiteral("Workloads"));
   layout->addWidget(tabs_, 1);
   pages_->addWidget(page);
-  setCentralWidget(pages_);
-  statusBar()->showMessage(QStringLiteral("Open an output directory of gputwin run (Ctrl+O)"));
+
+  auto* split = new QSplitter(Qt::Horizontal);
+  split->addWidget(build_scenario_panel());
+  split->addWidget(pages_);
+  split->setStretchFactor(0, 0);
+  split->setStretchFactor(1, 1);
+  split->setSizes({390, 1210});
+  setCentralWidget(split);
+  update_buttons();
+  statusBar()->showMessage(QStringLiteral("Open a scenario (Ctrl+O) or the results of a gputwin run"));
 }
 
 MainWindow::~MainWindow() = default;
 
 void MainWindow::build_menus() {
   QMenu* file = menuBar()->addMenu(QStringLiteral("&File"));
-  QAction* open = file->addAction(QStringLiteral("&Open directory..."), this, &MainWindow::open_directory_dialog);
-  open->setShortcut(QKeySequence::Open);
-  QAction* reload_action = file->addAction(QStringLiteral("&Reload"), this, &MainWindow::reload);
+  QAction* open_sc = file->addAction(QStringLiteral("&Open scenario..."), this, &MainWindow::open_scenario_dialog);
+  open_sc->setShortcut(QKeySequence::Open);
+  file->addAction(QStringLiteral("Open &results directory..."), this, &MainWindow::open_directory_dialog);
+  file->addAction(QStringLiteral("&Save scenario with changes as..."), this, &MainWindow::save_scenario_dialog);
+  QAction* reload_action = file->addAction(QStringLiteral("&Reload results"), this, &MainWindow::reload);
   reload_action->setShortcut(QKeySequence::Refresh);
   file->addAction(QStringLiteral("&Export charts..."), this, &MainWindow::export_charts_dialog);
+  file->addAction(QStringLiteral("Export one-page &summary..."), this, &MainWindow::export_summary_dialog);
   file->addSeparator();
   QAction* quit = file->addAction(QStringLiteral("&Quit"), this, &QWidget::close);
   quit->setShortcut(QKeySequence::Quit);
@@ -176,11 +228,6 @@ QWidget* MainWindow::build_slo_tab() {
   return slo_split_;
 }
 
-QWidget* MainWindow::build_latency_tab() {
-  latency_chart_ = new ChartPanel;
-  return latency_chart_;
-}
-
 QWidget* MainWindow::build_gpu_tab() {
   gpu_chart_ = new ChartPanel;
   // Large clusters get a tall chart (one readable bar per GPU) that scrolls instead of squashing.
@@ -208,7 +255,12 @@ QWidget* MainWindow::build_workload_tab() {
                                 QStringLiteral("p50"), QStringLiteral("p95"), QStringLiteral("p99"),
                                 QStringLiteral("Mean completion"), QStringLiteral("Slowdown mean / max")});
   workload_table_->horizontalHeader()->setStretchLastSection(false);
-  return workload_table_;
+  latency_chart_ = new ChartPanel;
+  auto* split = new QSplitter(Qt::Vertical);
+  split->addWidget(latency_chart_);
+  split->addWidget(workload_table_);
+  split->setSizes({460, 300});
+  return split;
 }
 
 bool MainWindow::open_report(const QString& path, QString* error) {
@@ -234,6 +286,8 @@ void MainWindow::show_report(Report report) {
   gpu_chart_->setMinimumHeight(gpu_chart_min_height(*report_));
   fill_gpu_table();
   fill_workload_table();
+  refresh_charts();
+  fill_compliance();
   pages_->setCurrentIndex(1);
   statusBar()->showMessage(QString::fromStdString(report_->path.string()));
 
@@ -288,12 +342,29 @@ void MainWindow::fill_header() {
   if (!r.provenance.started_utc.empty())
     origin << QStringLiteral("run %1 on %2").arg(html(r.provenance.started_utc), html(r.provenance.host));
 
+  QString changes;
+  if (!report_overrides_.isEmpty())
+    changes = QStringLiteral("<div style='color:#1f4e79; margin-top:2px'>what-if: %1</div>")
+                  .arg(escaped(report_overrides_).join(QStringLiteral(" &nbsp; ")));
+  if (baseline_) {
+    const int base_missed = baseline_->slos_missed();
+    changes +=
+        QStringLiteral(
+            "<div style='color:#555; margin-top:2px'>baseline (dashed in the charts): %1, "
+            "%2 of %3 SLOs missed%4</div>")
+            .arg(html(baseline_->scenario.name))
+            .arg(base_missed)
+            .arg(baseline_->slos.size())
+            .arg(baseline_overrides_.isEmpty()
+                     ? QString()
+                     : QStringLiteral("; what-if: ") + escaped(baseline_overrides_).join(QStringLiteral(" &nbsp; ")));
+  }
   header_->setText(QStringLiteral("<div><span style='font-size:15pt; font-weight:600'>%1</span>"
                                   "&nbsp;&nbsp;<span style='color:#444'>%2</span></div>"
-                                  "<div style='font-size:12pt; margin-top:3px'>%3</div>"
+                                  "<div style='font-size:12pt; margin-top:3px'>%3</div>%5"
                                   "<div style='color:#777; margin-top:2px'>%4</div>")
                        .arg(html(sc.name), facts.join(QStringLiteral(" &middot; ")), verdict,
-                            origin.join(QStringLiteral(" &middot; "))));
+                            origin.join(QStringLiteral(" &middot; ")), changes));
 }
 
 void MainWindow::fill_slo_table() {

@@ -1,21 +1,40 @@
 #pragma once
-// gputwin-gui's window: a result viewer for one output directory of `gputwin run`.
+// gputwin-gui's window: the what-if explorer. On the left a scenario (structure, what-if controls generated
+// from it and from the schema, run / cancel / pin baseline); on the right the results of the last run (or of
+// an output directory opened directly), each chart with the pinned baseline beside it.
+#include <QImage>
 #include <QMainWindow>
+#include <QSize>
 #include <QString>
+#include <QStringList>
 
+#include <map>
+#include <memory>
 #include <optional>
+#include <string>
 
 #include "gui/ReportModel.hpp"
+#include "gui/ScenarioModel.hpp"
 
+class QComboBox;
 class QLabel;
+class QListWidget;
+class QPlainTextEdit;
+class QProgressBar;
+class QPushButton;
 class QSplitter;
 class QStackedWidget;
 class QTabWidget;
 class QTableWidget;
+class QTemporaryDir;
+class QTimer;
+class QTreeWidget;
+class QVBoxLayout;
 
 namespace gtw::gui {
 
 class ChartPanel;
+class RunController;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -34,8 +53,37 @@ class MainWindow : public QMainWindow {
     SLO_COLUMNS
   };
 
+  // Tabs, in order (`--tab` names: overview, placements, leakage, compliance, slos, gpus, workloads).
+  enum Tab { TAB_OVERVIEW, TAB_PLACEMENTS, TAB_LEAKAGE, TAB_COMPLIANCE, TAB_SLOS, TAB_GPUS, TAB_WORKLOADS };
+
   explicit MainWindow(QWidget* parent = nullptr);
   ~MainWindow() override;
+
+  // ---- The explorer.
+  /// Loads a scenario: structure, controls, diagnostics. False when it cannot be loaded or has errors (which are
+  /// then listed, and Run stays disabled); `error` gets the first.
+  bool open_scenario(const QString& path, QString* error = nullptr);
+  const ScenarioDoc* scenario() const { return doc_ ? &*doc_ : nullptr; }
+  /// Overrides given on the command line (`--set`), added to the controls' own.
+  void set_extra_overrides(const QStringList& overrides);
+  /// The `--set` overrides of the next run: the controls' changes, then the extra ones.
+  QStringList current_overrides() const;
+  /// Sets a control (Knob::key) as if the user had; false when there is no such control.
+  bool set_knob(const std::string& key, const QString& value);
+  QString knob_value(const std::string& key) const;
+  int knob_count() const { return static_cast<int>(knob_widgets_.size()); }
+  /// Starts `gputwin run` with the current overrides. False (and nothing started) when there is no scenario,
+  /// it has errors, the overrides are invalid, or a run is in progress; the reasons are listed.
+  bool run_scenario();
+  void cancel_run();
+  bool running() const;
+  RunController* runner() const { return runner_; }
+  /// The run on show becomes the baseline every chart compares against.
+  void pin_baseline();
+  void clear_baseline();
+  const Report* baseline() const { return baseline_ ? &*baseline_ : nullptr; }
+  /// The one-page summary (header, five charts, the SLO verdicts) as an image.
+  QImage render_summary(QSize size = QSize(2000, 1250)) const;
 
   /// Reads `path` (an output directory or a report.json) and shows it. On failure keeps what was shown,
   /// returns false and sets `error`; it asks nothing of the user, so headless callers can use it.
@@ -59,11 +107,26 @@ class MainWindow : public QMainWindow {
   ChartPanel* attribution_chart() const { return attribution_chart_; }
   ChartPanel* latency_chart() const { return latency_chart_; }
   ChartPanel* gpu_chart() const { return gpu_chart_; }
+  ChartPanel* cdf_chart() const { return cdf_chart_; }
+  ChartPanel* violation_chart() const { return violation_chart_; }
+  ChartPanel* utilisation_chart() const { return utilisation_chart_; }
+  ChartPanel* leakage_chart() const { return leakage_chart_; }
+  ChartPanel* leakage_detail_chart() const { return leakage_detail_chart_; }
+  ChartPanel* placement_chart() const { return placement_chart_; }
+  QTableWidget* compliance_table() const { return compliance_table_; }
+  QLabel* compliance_placeholder() const { return compliance_placeholder_; }
+  QTreeWidget* structure_view() const { return structure_; }
+  QListWidget* diagnostics_view() const { return diagnostics_; }
+  QPushButton* run_button() const { return run_button_; }
+  QPlainTextEdit* overrides_view() const { return overrides_view_; }
+
+ signals:
+  /// A run ended (ok: its report is on show).
+  void run_finished(bool ok);
 
  private:
   void build_menus();
   QWidget* build_slo_tab();
-  QWidget* build_latency_tab();
   QWidget* build_gpu_tab();
   QWidget* build_workload_tab();
   void fill_header();
@@ -73,8 +136,58 @@ class MainWindow : public QMainWindow {
   void open_directory_dialog();
   void reload();
   void export_charts_dialog();
+  QWidget* build_scenario_panel();
+  QWidget* build_overview_tab();
+  QWidget* build_leakage_tab();
+  QWidget* build_compliance_tab();
+  void fill_structure();
+  void build_controls();
+  void controls_changed();
+  void validate_overrides();
+  void show_diagnostics(const QStringList& lines, const QString& headline);
+  void refresh_charts();
+  void fill_compliance();
+  void update_buttons();
+  void on_run_finished(bool ok, const QString& out_dir, const QString& message, const QStringList& diagnostics);
+  void open_scenario_dialog();
+  void save_scenario_dialog();
+  void export_summary_dialog();
 
   std::optional<Report> report_;
+  std::optional<Report> baseline_;
+  QStringList report_overrides_;    // the overrides of the run on show
+  QStringList baseline_overrides_;  // and of the baseline
+  QStringList running_overrides_;
+  std::optional<ScenarioDoc> doc_;
+  std::map<std::string, QWidget*> knob_widgets_;
+  QStringList extra_overrides_;
+  RunController* runner_ = nullptr;
+  std::unique_ptr<QTemporaryDir> session_dir_;  // run outputs; removed when the window closes
+  int run_number_ = 0;
+  QComboBox* examples_ = nullptr;
+  QLabel* scenario_label_ = nullptr;
+  QTreeWidget* structure_ = nullptr;
+  QWidget* controls_ = nullptr;
+  QVBoxLayout* controls_layout_ = nullptr;
+  QPlainTextEdit* overrides_view_ = nullptr;
+  QListWidget* diagnostics_ = nullptr;
+  QPushButton* run_button_ = nullptr;
+  QPushButton* cancel_button_ = nullptr;
+  QPushButton* pin_button_ = nullptr;
+  QPushButton* clear_button_ = nullptr;
+  QProgressBar* progress_ = nullptr;
+  QLabel* run_status_ = nullptr;
+  QTimer* validate_timer_ = nullptr;
+  ChartPanel* cdf_chart_ = nullptr;
+  ChartPanel* violation_chart_ = nullptr;
+  ChartPanel* utilisation_chart_ = nullptr;
+  ChartPanel* leakage_chart_ = nullptr;
+  ChartPanel* leakage_detail_chart_ = nullptr;
+  QComboBox* leakage_resource_ = nullptr;
+  ChartPanel* placement_chart_ = nullptr;
+  QStackedWidget* compliance_stack_ = nullptr;
+  QTableWidget* compliance_table_ = nullptr;
+  QLabel* compliance_placeholder_ = nullptr;
   int selected_slo_ = -1;
   QStackedWidget* pages_ = nullptr;  // the "open a directory" hint, or the report
   QLabel* header_ = nullptr;

@@ -166,6 +166,10 @@ Workload read_workload(const json& j, const std::string& where, const std::strin
   }
   w.latency = read_latency(object_or_empty(j, "latency"), at(where, "latency"));
   w.queueing = read_latency(object_or_empty(j, "queueing"), at(where, "queueing"));
+  if (const auto it = j.find("latency_cdf"); it != j.end() && it->is_array())
+    for (const auto& point : *it)
+      if (point.is_array() && point.size() == 2 && point[0].is_number())
+        w.latency_cdf.emplace_back(point[0].get<double>(), point[1].is_number() ? point[1].get<double>() : INF);
   w.mean_batch = number(j, where, "mean_batch");
   if (const json& jobs = object_or_empty(j, "jobs"); !jobs.empty()) {
     const std::string jw = at(where, "jobs");
@@ -201,7 +205,64 @@ Gpu read_gpu(const json& j, const std::string& where) {
   }
   g.context_switches = static_cast<long>(integer(j, where, "context_switches"));
   g.context_switch_seconds = number(j, where, "context_switch_seconds", 0);
+  if (const auto it = j.find("utilisation_windows"); it != j.end() && it->is_array())
+    for (const auto& v : *it) g.utilisation_windows.push_back(v.is_number() ? v.get<double>() : 0.0);
+  g.mig_profile = str(j, where, "mig_profile");
   return g;
+}
+
+// Any scalar or list of scalars as one line of text.
+std::string flat_text(const json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_null()) return {};
+  if (v.is_array()) {
+    std::string out;
+    for (const auto& x : v) {
+      const std::string part = flat_text(x);
+      if (part.empty()) continue;
+      if (!out.empty()) out += ", ";
+      out += part;
+    }
+    return out;
+  }
+  if (v.is_object()) {
+    std::string out;
+    for (const auto& [k, x] : v.items()) {
+      const std::string part = flat_text(x);
+      if (part.empty()) continue;
+      if (!out.empty()) out += "; ";
+      out += k + ": " + part;
+    }
+    return out;
+  }
+  return v.dump();
+}
+
+std::string first_text(const json& obj, std::initializer_list<const char*> keys) {
+  for (const char* k : keys)
+    if (const auto it = obj.find(k); it != obj.end() && !it->is_null()) return flat_text(*it);
+  return {};
+}
+
+// The compliance section is not fixed yet: take a list of findings from `findings`, `results` or `rules`,
+// or the section itself when it is a list, and read each finding's usual keys.
+std::vector<Finding> read_findings(const json& section) {
+  const json* list = section.is_array() ? &section : nullptr;
+  if (!list && section.is_object())
+    for (const char* k : {"findings", "results", "rules"})
+      if (const auto it = section.find(k); it != section.end() && it->is_array()) {
+        list = &*it;
+        break;
+      }
+  std::vector<Finding> out;
+  if (!list) return out;
+  for (const auto& f : *list) {
+    if (!f.is_object()) continue;
+    out.push_back({first_text(f, {"rule", "name", "id"}), first_text(f, {"status", "result", "verdict"}),
+                   first_text(f, {"severity", "level"}), first_text(f, {"requirements", "references", "refs"}),
+                   first_text(f, {"evidence", "message", "detail", "explanation"})});
+  }
+  return out;
 }
 
 Report read_report(const json& root) {
@@ -267,6 +328,58 @@ Report read_report(const json& root) {
                               static_cast<unsigned>(r.tenant_index(b.tenant));
                      });
     r.gpus.push_back(std::move(gpu));
+  }
+
+  if (const auto it = root.find("placements"); it != root.end() && it->is_array())
+    for (size_t i = 0; i < it->size(); ++i) {
+      const json& pj = (*it)[i];
+      const std::string pw = at("placements", i);
+      Placement p;
+      p.workload = str(pj, pw, "workload");
+      p.tenant = str(pj, pw, "tenant");
+      p.replica = small_int(pj, pw, "replica");
+      p.gpu = small_int(pj, pw, "gpu", -1);
+      p.start_s = number(pj, pw, "start_s", 0);
+      const auto end = pj.find("end_s");
+      p.end_s = end != pj.end() && end->is_number() ? end->get<double>() : NO_VALUE;
+      p.end_reason = str(pj, pw, "end_reason");
+      r.placements.push_back(std::move(p));
+    }
+
+  if (const auto it = root.find("leakage"); it != root.end() && it->is_object()) {
+    r.has_leakage = true;
+    const json& totals = object_or_empty(*it, "totals");
+    r.leakage_bits = number(totals, "leakage.totals", "bits", 0);
+    r.leakage_bytes = number(totals, "leakage.totals", "bytes", 0);
+    if (const auto ch = it->find("channels"); ch != it->end() && ch->is_array())
+      for (size_t i = 0; i < ch->size(); ++i) {
+        const json& cj = (*ch)[i];
+        const std::string cw = at("leakage.channels", i);
+        LeakChannel c;
+        c.observer = str(cj, cw, "observer");
+        c.source = str(cj, cw, "source");
+        c.resource = str(cj, cw, "resource");
+        c.mode = str(cj, cw, "mode");
+        c.state = str(cj, cw, "state");
+        c.exposure_s = number(cj, cw, "exposure_s", 0);
+        const auto cap = cj.find("capacity_bps");
+        c.capacity_bps = cap != cj.end() && cap->is_number() ? cap->get<double>() : NO_VALUE;
+        const auto bound = cj.find("bound_bits");
+        c.bound_bits = bound != cj.end() && bound->is_number() ? bound->get<double>() : NO_VALUE;
+        r.leak_channels.push_back(std::move(c));
+      }
+    if (const auto d = it->find("discrete"); d != it->end() && d->is_array())
+      for (size_t i = 0; i < d->size(); ++i) {
+        const json& dj = (*d)[i];
+        const std::string dw = at("leakage.discrete", i);
+        r.leak_discrete.push_back({str(dj, dw, "observer"), str(dj, dw, "source"), str(dj, dw, "kind"),
+                                   number(dj, dw, "bytes", 0), dj.value("closed", false)});
+      }
+  }
+
+  if (const auto it = root.find("compliance"); it != root.end() && !it->is_null()) {
+    r.has_compliance = true;
+    r.findings = read_findings(*it);
   }
 
   const json& pv = object_or_empty(root, "provenance");

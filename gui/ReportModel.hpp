@@ -72,6 +72,7 @@ struct Workload {
   long requests_dropped = 0;
   LatencySummary latency;
   LatencySummary queueing;
+  std::vector<std::pair<double, double>> latency_cdf;  // (percentile, seconds), ascending; empty in older reports
   double mean_batch = NO_VALUE;
   // training and batch
   long jobs_submitted = 0;
@@ -112,6 +113,49 @@ struct Gpu {
   std::vector<TenantShare> utilisation_by_tenant;  // in the report's (tenant declaration) order
   long context_switches = 0;
   double context_switch_seconds = 0;
+  std::vector<double> utilisation_windows;  // busy share per SLO window (scenario.sla_window_s)
+  std::string mig_profile;                  // a MIG instance's profile, empty for a whole GPU
+};
+
+// One replica's stay on a GPU (report.json placements[]).
+struct Placement {
+  std::string workload;
+  std::string tenant;
+  int replica = 0;
+  int gpu = -1;
+  double start_s = 0;
+  double end_s = NO_VALUE;  // NaN: until the end of the run
+  std::string end_reason;
+};
+
+// One open channel of the leakage surface (report.json leakage.channels[]).
+struct LeakChannel {
+  std::string observer;
+  std::string source;
+  std::string resource;  // sm, l2, hbm, pcie, ...
+  std::string mode;
+  std::string state;  // open, open-unquantified
+  double exposure_s = 0;
+  double capacity_bps = NO_VALUE;
+  double bound_bits = NO_VALUE;  // NaN when unquantified
+};
+
+// One discrete exposure (unscrubbed memory, plaintext on PCIe) of the leakage surface.
+struct LeakDiscrete {
+  std::string observer;
+  std::string source;
+  std::string kind;
+  double bytes = 0;
+  bool closed = false;
+};
+
+// A compliance finding, read leniently: the report's compliance section is newer than this viewer.
+struct Finding {
+  std::string rule;
+  std::string status;  // pass, fail, warn
+  std::string severity;
+  std::string requirements;  // joined references
+  std::string evidence;      // one line
 };
 
 struct ScenarioInfo {
@@ -154,6 +198,14 @@ struct Report {
   std::vector<Slo> slos;  // all tenants' SLOs, in report order
   std::vector<Workload> workloads;
   std::vector<Gpu> gpus;
+  std::vector<Placement> placements;
+  bool has_leakage = false;
+  double leakage_bits = 0;
+  double leakage_bytes = 0;
+  std::vector<LeakChannel> leak_channels;
+  std::vector<LeakDiscrete> leak_discrete;
+  bool has_compliance = false;  // the report has a compliance section (possibly with no findings)
+  std::vector<Finding> findings;
   ProvenanceInfo provenance;
 
   int slos_missed() const;

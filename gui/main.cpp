@@ -1,14 +1,21 @@
-// gputwin-gui: shows the results of `gputwin run` (report.json in an output directory).
+// gputwin-gui: the what-if explorer. Opens a scenario (or the results of `gputwin run`), runs it in a
+// child `gputwin run` with the changes made in the window, and charts the results against a baseline.
 //
-//   gputwin-gui [DIR]                        interactive viewer
-//   gputwin-gui DIR --screenshot OUT.png     render the window to a PNG and exit (no display needed)
-//   gputwin-gui DIR --export-charts OUTDIR   write every chart as a PNG and exit
-//   --tab slos|latency|gpus|workloads        the tab to open on (for screenshots of each tab)
+//   gputwin-gui [SCENARIO.yaml | DIR]            interactive
+//   gputwin-gui SCENARIO --screenshot OUT.png    run the scenario, render the window to a PNG, exit (no display)
+//   gputwin-gui DIR --screenshot OUT.png         the same for existing results
+//   --export-charts OUTDIR                       write every chart and the one-page summary as PNGs
+//   --set path=value                             an override for the runs (repeatable)
+//   --compare path=value                         run first without, pin that as the baseline, then with these
+//   --tab NAME                                   the tab to open on (overview, placements, leakage, ...)
 //
-// Exit codes: 0 success, 1 usage error or an output that could not be written, 2 the report could not
-// be loaded.
+// Exit codes: 0 success, 1 usage error or an output that could not be written, 2 the scenario or report
+// could not be loaded or the run failed.
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QEventLoop>
+#include <QFileInfo>
+#include <QListWidget>
 #include <QMessageBox>
 #include <QTabWidget>
 #include <QTimer>
@@ -72,23 +79,35 @@ int main(int argc, char** argv) {
 
   QCommandLineParser parser;
   parser.setApplicationDescription(
-      QStringLiteral("Result viewer for gputwin: opens an output directory of "
-                     "`gputwin run` (or its report.json) and shows its SLOs, "
-                     "latencies and GPU utilisation."));
+      QStringLiteral("What-if explorer for gputwin: opens a scenario, runs it with the changes made in "
+                     "the window (as gputwin run --set overrides) and charts the results against a "
+                     "pinned baseline; also opens an output directory of gputwin run."));
   parser.addHelpOption();
   parser.addVersionOption();
-  parser.addPositionalArgument(QStringLiteral("directory"),
-                               QStringLiteral("Output directory of `gputwin run`, or a report.json."),
-                               QStringLiteral("[directory]"));
+  parser.addPositionalArgument(
+      QStringLiteral("scenario"),
+      QStringLiteral("A scenario (.yaml), or an output directory of `gputwin run` or its report.json."),
+      QStringLiteral("[scenario|directory]"));
   const QCommandLineOption screenshot(QStringLiteral("screenshot"),
                                       QStringLiteral("Render the window into <png> and exit."), QStringLiteral("png"));
   const QCommandLineOption export_dir(QStringLiteral("export-charts"),
                                       QStringLiteral("Write every chart as a PNG into <dir> and exit."),
                                       QStringLiteral("dir"));
   const QCommandLineOption tab(QStringLiteral("tab"),
-                               QStringLiteral("Open on tab <name>: slos, latency, gpus or workloads."),
-                               QStringLiteral("name"), QStringLiteral("slos"));
+                               QStringLiteral("Open on tab <name>: overview, placements, leakage, compliance, slos, "
+                                              "gpus or workloads."),
+                               QStringLiteral("name"), QStringLiteral("overview"));
+  const QCommandLineOption set(QStringLiteral("set"),
+                               QStringLiteral("Override <path=value> in every run (repeatable)."),
+                               QStringLiteral("path=value"));
+  const QCommandLineOption compare(
+      QStringLiteral("compare"),
+      QStringLiteral("Run once as given, pin that as the baseline, then run again with <path=value> added "
+                     "(repeatable; headless modes)."),
+      QStringLiteral("path=value"));
   parser.addOption(tab);
+  parser.addOption(set);
+  parser.addOption(compare);
   parser.addOption(screenshot);
   parser.addOption(export_dir);
   parser.process(app);  // --help, --version and unknown options end here (exit 0, 0 and 1)
@@ -99,9 +118,12 @@ int main(int argc, char** argv) {
   }
   const QString path = positional.value(0);
 
-  const QStringList tabs = {QStringLiteral("slos"), QStringLiteral("latency"), QStringLiteral("gpus"),
+  const QStringList tabs = {QStringLiteral("overview"),   QStringLiteral("placements"), QStringLiteral("leakage"),
+                            QStringLiteral("compliance"), QStringLiteral("slos"),       QStringLiteral("gpus"),
                             QStringLiteral("workloads")};
-  const auto tab_index = tabs.indexOf(parser.value(tab).toLower());
+  QString tab_name = parser.value(tab).toLower();
+  if (tab_name == QLatin1String("latency")) tab_name = QStringLiteral("overview");  // the 0.1 name
+  const auto tab_index = tabs.indexOf(tab_name);
   if (tab_index < 0) {
     fail(QStringLiteral("unknown tab '%1' (expected %2)").arg(parser.value(tab), tabs.join(QStringLiteral(", "))));
     return 1;
@@ -109,13 +131,46 @@ int main(int argc, char** argv) {
 
   gtw::gui::MainWindow window;
   window.tabs()->setCurrentIndex(static_cast<int>(tab_index));
+  const bool is_scenario =
+      QFileInfo(path).isFile() && (path.endsWith(QLatin1String(".yaml")) || path.endsWith(QLatin1String(".yml")));
   if (parser.isSet(screenshot) || parser.isSet(export_dir)) {
     if (path.isEmpty()) {
-      fail(QStringLiteral("--screenshot and --export-charts need an output directory to read"));
+      fail(QStringLiteral("--screenshot and --export-charts need a scenario or an output directory"));
       return 2;
     }
     QString error;
-    if (!window.open_report(path, &error)) {
+    if (is_scenario) {
+      if (!window.open_scenario(path, &error)) {
+        for (int i = 0; i < window.diagnostics_view()->count(); ++i)
+          std::fprintf(stderr, "%s\n", qPrintable(window.diagnostics_view()->item(i)->text()));
+        return 2;
+      }
+      // Run (twice with --compare: the first run becomes the baseline), waiting in an event loop so that the
+      // child's progress is read as in the window.
+      const auto run_once = [&window]() {
+        QEventLoop loop;
+        bool ok = false;
+        QObject::connect(&window, &gtw::gui::MainWindow::run_finished, &loop, [&](bool success) {
+          ok = success;
+          loop.quit();
+        });
+        if (!window.run_scenario()) return false;
+        loop.exec();
+        return ok;
+      };
+      const auto run_failed = [&window]() {
+        for (int i = 0; i < window.diagnostics_view()->count(); ++i)
+          std::fprintf(stderr, "%s\n", qPrintable(window.diagnostics_view()->item(i)->text()));
+        return 2;
+      };
+      window.set_extra_overrides(parser.values(set));
+      if (!run_once()) return run_failed();
+      if (parser.isSet(compare)) {
+        window.pin_baseline();
+        window.set_extra_overrides(parser.values(set) + parser.values(compare));
+        if (!run_once()) return run_failed();
+      }
+    } else if (!window.open_report(path, &error)) {
       fail(error);
       return 2;
     }
@@ -127,7 +182,12 @@ int main(int argc, char** argv) {
       std::printf("%s\n", qPrintable(parser.value(screenshot)));
     }
     if (parser.isSet(export_dir)) {
-      const auto exported = gtw::gui::export_charts(*window.report(), parser.value(export_dir));
+      auto exported = gtw::gui::export_charts(*window.report(), parser.value(export_dir));
+      if (exported.error.isEmpty()) {
+        const auto more = gtw::gui::export_whatif_charts(*window.report(), window.baseline(), parser.value(export_dir));
+        exported.files << more.files;
+        exported.error = more.error;
+      }
       for (const auto& f : exported.files) std::printf("%s\n", qPrintable(f));
       if (!exported.error.isEmpty()) {
         fail(exported.error);
@@ -144,11 +204,15 @@ int main(int argc, char** argv) {
     return 1;
   }
   window.show();
+  window.set_extra_overrides(parser.values(set));
   if (!path.isEmpty()) {
-    // After the event loop starts, so that the message box has a visible window to sit on.
-    QTimer::singleShot(0, &window, [&window, path] {
+    // After the event loop starts, so that the message box has a visible window to sit on. A scenario with
+    // errors is still opened: its problems are listed in the window.
+    QTimer::singleShot(0, &window, [&window, path, is_scenario] {
       QString error;
-      if (!window.open_report(path, &error))
+      if (is_scenario)
+        window.open_scenario(path, &error);
+      else if (!window.open_report(path, &error))
         QMessageBox::warning(&window, QStringLiteral("Cannot open the report"), error);
     });
   }

@@ -2,6 +2,7 @@
 // What every model shares during one run: the spec, the event log, run-wide counters and the end
 // of the run. Owned by the engine; models only append events and bump counters.
 #include <cstdint>
+#include <functional>
 
 #include "sim/core/EventLog.hpp"
 #include "sim/core/RunResult.hpp"
@@ -9,17 +10,28 @@
 
 namespace gtw {
 
+namespace fabric {
+class Platform;
+}
+
 struct SimContext {
   const ScenarioSpec& spec;
   EventLog& log;
   RunCounters counters;
-  double arrivals_end = 0;  // arrivals stop here (spec.duration)
-  double hard_end = 0;      // the simulation stops here (duration + drain)
-  bool stopping = false;    // set once hard_end is reached
+  double arrivals_end = 0;                              // arrivals stop here (spec.duration)
+  double hard_end = 0;                                  // the simulation stops here (duration + drain)
+  bool stopping = false;                                // set once hard_end is reached
+  const fabric::Platform* platform = nullptr;           // network and storage (models/fabric)
+  std::vector<DataMovement>* data_movements = nullptr;  // details of data events (models/storage)
+
+  // The engine's observer of events as they happen (quota release on job end); what it emits is observed too.
+  std::function<void(const Event&)> observer = nullptr;
 
   void emit(double time, EventType type, int tenant, int workload, int replica, int gpu, double value = 0,
             double aux = 0) {
-    log.append(Event{time, 0, type, tenant, workload, replica, gpu, value, aux});
+    const Event e{time, 0, type, tenant, workload, replica, gpu, value, aux};
+    log.append(e);
+    if (observer) observer(e);
   }
 };
 

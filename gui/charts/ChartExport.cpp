@@ -4,6 +4,7 @@
 #include <QChartView>
 #include <QCoreApplication>
 #include <QDir>
+#include <QPainter>
 
 #include <algorithm>
 
@@ -69,6 +70,135 @@ ExportResult export_charts(const Report& report, const QString& dir, QSize size)
     save(blame, "attribution-" + stem + ".png", QSize(size.height() * 4 / 3, size.height()));
   }
   return out;
+}
+
+ExportResult export_whatif_charts(const Report& now, const Report* base, const QString& dir,
+                                  const QStringList& now_overrides, const QStringList& base_overrides, QSize size) {
+  ExportResult out;
+  if (!QDir().mkpath(dir)) {
+    out.error = QStringLiteral("cannot create the directory %1").arg(dir);
+    return out;
+  }
+  const QDir target(dir);
+  const auto save_image = [&](const QImage& image, const QString& name) {
+    if (!out.error.isEmpty() || image.isNull()) return;
+    const QString path = target.filePath(name);
+    if (!image.save(path, "PNG")) {
+      out.error = QStringLiteral("cannot write %1").arg(path);
+      return;
+    }
+    out.files << path;
+  };
+  const auto save = [&](QChart* chart, const QString& name) {
+    if (!chart) return;
+    save_image(render_chart(chart, size), name);
+  };
+  save(make_latency_cdf_chart(now, base), QStringLiteral("latency-cdf.png"));
+  save(make_violation_timeline_chart(now, base), QStringLiteral("sla-violations.png"));
+  save(make_utilisation_timeline_chart(now, base), QStringLiteral("utilisation-over-time.png"));
+  save(make_leakage_heatmap(now, base), QStringLiteral("leakage-heatmap.png"));
+  for (const auto& r : leakage_resources(now, base))
+    save(make_leakage_heatmap(now, base, r), QStringLiteral("leakage-heatmap-%1.png").arg(r));
+  save(make_placement_timeline_chart(now, base), QStringLiteral("placements.png"));
+  save_image(render_summary(now, base, now_overrides, base_overrides), QStringLiteral("summary.png"));
+  return out;
+}
+
+QImage render_summary(const Report& now, const Report* base, const QStringList& now_overrides,
+                      const QStringList& base_overrides, QSize size) {
+  QImage image(size, QImage::Format_ARGB32);
+  image.fill(Qt::white);
+  QPainter p(&image);
+  p.setRenderHint(QPainter::Antialiasing);
+  p.setRenderHint(QPainter::TextAntialiasing);
+  const int margin = 24;
+  // Header: the scenario, the verdicts, the what-ifs.
+  QFont title = p.font();
+  title.setPixelSize(30);
+  title.setBold(true);
+  p.setFont(title);
+  p.setPen(QColor(0x222222));
+  p.drawText(QRect(margin, margin, size.width() - 2 * margin, 40), Qt::AlignLeft | Qt::AlignVCenter,
+             QStringLiteral("gputwin: %1").arg(QString::fromStdString(now.scenario.name)));
+  QFont body = p.font();
+  body.setPixelSize(17);
+  body.setBold(false);
+  p.setFont(body);
+  const auto verdict = [](const Report& r) {
+    return QStringLiteral("%1 of %2 SLOs missed, leakage bound %3, seed %4, %5 simulated")
+        .arg(r.slos_missed())
+        .arg(r.slos.size())
+        .arg(format_bits(r.leakage_bits))
+        .arg(r.scenario.seed)
+        .arg(QString::fromStdString(format_value(r.scenario.duration_s, "s")));
+  };
+  int y = margin + 46;
+  const auto line = [&](const QString& text, QColor color) {
+    p.setPen(color);
+    p.drawText(QRect(margin, y, size.width() - 2 * margin, 24), Qt::AlignLeft | Qt::AlignVCenter, text);
+    y += 26;
+  };
+  line(QStringLiteral("current: ") + verdict(now) +
+           (now_overrides.isEmpty() ? QString() : QStringLiteral("  |  ") + now_overrides.join(QStringLiteral("  "))),
+       now.slos_missed() > 0 ? violation_color() : met_color());
+  if (base)
+    line(QStringLiteral("baseline (dashed): ") + verdict(*base) +
+             (base_overrides.isEmpty() ? QString()
+                                       : QStringLiteral("  |  ") + base_overrides.join(QStringLiteral("  "))),
+         QColor(0x555555));
+  y += 8;
+  // Five charts and the SLO list in a 3 x 2 grid.
+  const int cols = 3, rows = 2, gap = 12;
+  const int cell_w = (size.width() - 2 * margin - (cols - 1) * gap) / cols;
+  const int cell_h = (size.height() - y - margin - (rows - 1) * gap) / rows;
+  const QSize cell(cell_w, cell_h);
+  QChart* charts[] = {make_latency_cdf_chart(now, base), make_violation_timeline_chart(now, base),
+                      make_utilisation_timeline_chart(now, base), make_leakage_heatmap(now, base),
+                      make_placement_timeline_chart(now, base)};
+  for (int i = 0; i < 5; ++i) {
+    const QPoint at(margin + (i % cols) * (cell_w + gap), y + (i / cols) * (cell_h + gap));
+    if (charts[i]) {
+      p.drawImage(at, render_chart(charts[i], cell));
+    } else {
+      p.setPen(QColor(0x999999));
+      p.drawRect(QRect(at, cell));
+      p.drawText(QRect(at, cell), Qt::AlignCenter, QStringLiteral("(nothing to draw)"));
+    }
+  }
+  // The SLO verdicts, current against baseline.
+  const QRect box(margin + 2 * (cell_w + gap), y + cell_h + gap, cell_w, cell_h);
+  p.setPen(QColor(0xdddddd));
+  p.drawRect(box);
+  QFont head = body;
+  head.setBold(true);
+  p.setFont(head);
+  p.setPen(QColor(0x222222));
+  int ty = box.top() + 12;
+  p.drawText(QRect(box.left() + 12, ty, box.width() - 24, 24), Qt::AlignLeft, QStringLiteral("SLOs"));
+  ty += 32;
+  QFont small = body;
+  small.setPixelSize(15);
+  p.setFont(small);
+  for (const auto& s : now.slos) {
+    if (ty > box.bottom() - 24) break;
+    QString text = QStringLiteral("%1 / %2: %3 (%4/%5)")
+                       .arg(QString::fromStdString(s.tenant), QString::fromStdString(s.name),
+                            s.met ? QStringLiteral("met") : QStringLiteral("MISSED"))
+                       .arg(s.violated)
+                       .arg(s.evaluated);
+    if (base)
+      for (const auto& b : base->slos)
+        if (b.tenant == s.tenant && b.name == s.name)
+          text += QStringLiteral("   baseline: %1 (%2/%3)")
+                      .arg(b.met ? QStringLiteral("met") : QStringLiteral("MISSED"))
+                      .arg(b.violated)
+                      .arg(b.evaluated);
+    p.setPen(s.met ? met_color() : violation_color());
+    p.drawText(QRect(box.left() + 12, ty, box.width() - 24, 22), Qt::AlignLeft | Qt::AlignVCenter, text);
+    ty += 24;
+  }
+  p.end();
+  return image;
 }
 
 }  // namespace gtw::gui

@@ -24,4 +24,14 @@ QImage render_chart(QChart* chart, QSize size);
 /// attribution; charts with nothing to draw are skipped.
 ExportResult export_charts(const Report& report, const QString& dir, QSize size = QSize(1200, 675));
 
+/// Writes the what-if charts of `now` against `base` (may be null) into `dir`: latency-cdf.png,
+/// sla-violations.png, utilisation-over-time.png, leakage-heatmap.png, placements.png and summary.png.
+ExportResult export_whatif_charts(const Report& now, const Report* base, const QString& dir,
+                                  const QStringList& now_overrides = {}, const QStringList& base_overrides = {},
+                                  QSize size = QSize(1200, 675));
+
+/// One page: the scenario and verdict (and the baseline's), the five what-if charts and the SLO verdicts.
+QImage render_summary(const Report& now, const Report* base, const QStringList& now_overrides,
+                      const QStringList& base_overrides, QSize size = QSize(2000, 1250));
+
 }  // namespace gtw::gui

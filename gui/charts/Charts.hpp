@@ -4,6 +4,7 @@
 // nullptr when the report has nothing to draw, so callers show a sentence instead of an empty chart.
 #include <QColor>
 #include <QString>
+#include <QStringList>
 
 #include "gui/ReportModel.hpp"
 
@@ -36,5 +37,34 @@ QChart* make_attribution_chart(const Slo& slo, const Report& report);
 QString gpu_label(const Gpu& gpu);
 /// Minimum height for the GPU chart to keep one readable bar per GPU.
 int gpu_chart_min_height(const Report& report);
+
+}  // namespace gtw::gui
+
+// ---- The what-if charts: each draws the current run and, when `base` is given, the pinned baseline run
+// beside it (dashed lines, "(baseline)" in the legend). Series are named "now:KEY" and "base:KEY" (object
+// names) so tests and tools can find them. nullptr when there is nothing to draw.
+namespace gtw::gui {
+
+inline constexpr const char* NOW_PREFIX = "now:";
+inline constexpr const char* BASE_PREFIX = "base:";
+
+/// Latency CDF of every inference workload (share of completed requests within a latency, log time axis),
+/// with each latency SLO as a dashed vertical line at its threshold and a marker at (threshold, percentile).
+QChart* make_latency_cdf_chart(const Report& now, const Report* base);
+/// Violated SLO windows (or jobs) per SLO window of simulated time, one line per tenant.
+QChart* make_violation_timeline_chart(const Report& now, const Report* base);
+/// Busy share of each GPU or MIG instance per SLO window; groups (node pool, sharing mode) when there are
+/// many devices or a baseline.
+QChart* make_utilisation_timeline_chart(const Report& now, const Report* base);
+/// Resources with open channels in either run ("sm", "l2", ...), for the heatmap's channel choice.
+QStringList leakage_resources(const Report& now, const Report* base);
+/// Leakage bound in bits per (observer, source) tenant pair, summed over the channels of `resource`
+/// (empty: all); unquantified channels show as "open ?".
+QChart* make_leakage_heatmap(const Report& now, const Report* base, const QString& resource = {});
+/// Which replica sat on which GPU (or MIG instance) when: one row per device, one bar per stay.
+QChart* make_placement_timeline_chart(const Report& now, const Report* base);
+
+/// "12.3 kbit", "4.5 Mbit", "0 bit".
+QString format_bits(double bits);
 
 }  // namespace gtw::gui

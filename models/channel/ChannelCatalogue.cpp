@@ -122,6 +122,12 @@ const Measurement& published(const std::string& id) {
   throw std::logic_error("no published measurement " + id);
 }
 
+std::vector<std::string> published_ids() {
+  std::vector<std::string> out;
+  for (const auto& m : published_measurements()) out.push_back(m.id);
+  return out;
+}
+
 Catalogue::Catalogue() {
   cells_.assign(RESOURCE_COUNT, std::vector<Cell>(MODE_COUNT));
   for (int r = 0; r < RESOURCE_COUNT; ++r)

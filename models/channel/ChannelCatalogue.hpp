@@ -154,5 +154,7 @@ double leftover_local_bytes(int compute_units, double local_memory_per_unit);
 /// Built-in reproduction of the published channels (for tests and docs): the NVLink contention
 /// channel of Beyond the Bridge (A5) and NVBleed (A6), the cross-GPU L2 channel (A4).
 const Measurement& published(const std::string& id);
+/// The ids of the built-in published measurements (A1, A4, A5, ...), in catalogue order.
+std::vector<std::string> published_ids();
 
 }  // namespace gtw::channel

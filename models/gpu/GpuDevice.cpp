@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <mutex>
 
 #include "models/partition/PartitionScheduler.hpp"
 
@@ -92,6 +94,90 @@ bool GpuDevice::allocate(double bytes) {
 
 void GpuDevice::release(double bytes) {
   memory_used_ = std::max(0.0, memory_used_ - bytes);
+}
+
+bool GpuDevice::scrubs_on_free() const {
+  // A confidential GPU's memory is scrubbed when its CVM ends (attacks.md matrix, "CC scrubs; unverified").
+  return ctx_.spec.isolation.scrub_on_free || sharing_.mode == SharingMode::CONFIDENTIAL;
+}
+
+double GpuDevice::memory_dirty() const {
+  double total = 0;
+  for (const auto& r : dirty_) total += r.bytes;
+  return total;
+}
+
+double GpuDevice::allocate_for(double bytes, int context_id) {
+  if (sharing_.mode == SharingMode::MPS && bytes > sharing_.pinned_memory_limit.value) return -1;
+  if (sharing_.mode == SharingMode::VGPU && bytes > profile_.memory.value / std::max(1, sharing_.replicas)) return -1;
+  if (memory_used_ + bytes > profile_.memory.value) return -1;
+  if (!memory_mutex_) {
+    memory_mutex_ = sg4::Mutex::create();
+    scrub_done_ = sg4::ConditionVariable::create();
+  }
+  const GpuContext& owner = context(context_id);
+  // Bytes being scrubbed are not usable yet: wait for the scrubs the allocation needs.
+  {
+    std::unique_lock lock(*memory_mutex_);
+    while (memory_used_ + scrubbing_ + bytes > profile_.memory.value && scrubbing_ > 0) scrub_done_->wait(lock);
+  }
+  if (memory_used_ + scrubbing_ + bytes > profile_.memory.value) return -1;
+  memory_used_ += bytes;
+  const double now = sg4::Engine::get_clock();
+  // Reuse freed memory first, most recently freed first; what is left comes from never-used memory.
+  double need = bytes;
+  double residue = 0;
+  std::map<std::pair<int, bool>, double> handed;  // (source workload, scrubbed) -> bytes of other tenants
+  auto take = [&](std::vector<Region>& list, bool scrubbed) {
+    while (need > 0 && !list.empty()) {
+      Region& r = list.back();
+      const double b = std::min(need, r.bytes);
+      if (r.tenant >= 0 && r.tenant != owner.tenant) {
+        handed[{r.workload, scrubbed}] += b;
+        if (!scrubbed) residue += b;
+      }
+      r.bytes -= b;
+      need -= b;
+      if (r.bytes <= 0) list.pop_back();
+    }
+  };
+  take(dirty_, false);
+  take(scrubbed_, true);
+  ctx_.emit(now, EventType::MEM_ALLOC, owner.tenant, owner.workload, owner.replica, index_, bytes, residue);
+  for (const auto& [key, b] : handed)
+    ctx_.emit(now, key.second ? EventType::MEM_SCRUBBED_REUSE : EventType::MEM_RESIDUE, owner.tenant, owner.workload,
+              owner.replica, index_, b, key.first);
+  return residue;
+}
+
+void GpuDevice::release_for(double bytes, int context_id) {
+  const GpuContext& owner = context(context_id);
+  memory_used_ = std::max(0.0, memory_used_ - bytes);
+  const bool scrub = scrubs_on_free();
+  ctx_.emit(sg4::Engine::get_clock(), EventType::MEM_FREE, owner.tenant, owner.workload, owner.replica, index_, bytes,
+            scrub ? 1.0 : 0.0);
+  if (bytes <= 0) return;
+  const Region region{owner.tenant, owner.workload, bytes};
+  if (!scrub) {
+    dirty_.push_back(region);
+    return;
+  }
+  if (!memory_mutex_) {
+    memory_mutex_ = sg4::Mutex::create();
+    scrub_done_ = sg4::ConditionVariable::create();
+  }
+  // The scrub writes every freed byte at the HBM bandwidth, sharing it with the running kernels.
+  scrubbing_ += bytes;
+  sg4::Actor::create("scrub-" + std::to_string(index_), sms_, [this, region] {
+    const double start = sg4::Engine::get_clock();
+    sg4::Exec::init()->set_host(hbm_)->set_flops_amount(region.bytes)->start()->wait();
+    std::unique_lock lock(*memory_mutex_);
+    scrubbing_ = std::max(0.0, scrubbing_ - region.bytes);
+    scrubbed_.push_back(region);
+    ctx_.emit(sg4::Engine::get_clock(), EventType::MEM_SCRUB, region.tenant, region.workload, -1, index_, region.bytes,
+              start);
+    scrub_done_->notify_all();
+  });
 }
 
 KernelPtr GpuDevice::launch(int context_id, double flops, double bytes) {

@@ -81,9 +81,24 @@ class GpuDevice {
   const std::vector<GpuContext>& contexts() const { return contexts_; }
 
   /// Device memory: returns false (and allocates nothing) when the GPU cannot hold `bytes` more.
+  /// Without an owner context: no MEM_* events and no remanence tracking.
   bool allocate(double bytes);
   void release(double bytes);
+  /// The allocator with remanence tracking, for `context`'s process: freed memory keeps its owner's data
+  /// until it is scrubbed; an allocation reuses freed memory first (most recently freed first: the worst
+  /// case for the next tenant) and records the other tenants' bytes it hands over (MEM_RESIDUE, or
+  /// MEM_SCRUBBED_REUSE when scrubbed). With scrub on free (spec.policies.isolation.scrubOnFree, always on
+  /// a confidential GPU) a free starts an HBM write of the freed bytes that competes with the GPU's
+  /// clients; the bytes are unusable until it ends, and an allocation that needs them waits for it.
+  /// Returns the bytes of other tenants' unscrubbed data the allocation received, or a negative value when
+  /// the GPU cannot hold `bytes` more (nothing is allocated).
+  double allocate_for(double bytes, int context);
+  void release_for(double bytes, int context);
   double memory_used() const { return memory_used_; }
+  /// Freed, not yet scrubbed bytes (of any owner) and bytes being scrubbed now.
+  double memory_dirty() const;
+  double memory_scrubbing() const { return scrubbing_; }
+  bool scrubs_on_free() const;
 
   /// Starts a kernel for a context (it may start suspended if the context does not hold the GPU).
   KernelPtr launch(int context, double flops, double bytes);
@@ -123,6 +138,16 @@ class GpuDevice {
   SimContext& ctx_;
   std::vector<GpuContext> contexts_;
   double memory_used_ = 0;
+  struct Region {
+    int tenant = -1;
+    int workload = -1;
+    double bytes = 0;
+  };
+  std::vector<Region> dirty_;     // freed, unscrubbed, oldest first
+  std::vector<Region> scrubbed_;  // freed and scrubbed, oldest first (provenance for the report)
+  double scrubbing_ = 0;          // bytes whose scrub is in flight
+  sg4::MutexPtr memory_mutex_;
+  sg4::ConditionVariablePtr scrub_done_;
   double l2_pressure_ = 0;
   std::unique_ptr<PartitionScheduler> scheduler_;
 };

@@ -177,7 +177,8 @@ std::vector<OpenbPod> read_openb_pods(const std::string& path) {
   const int c_name = table.column("name", true), c_cpu = table.column("cpu_milli", true),
             c_mem = table.column("memory_mib", true), c_num = table.column("num_gpu", true),
             c_milli = table.column("gpu_milli", true), c_spec = table.column("gpu_spec", false),
-            c_qos = table.column("qos", false);
+            c_qos = table.column("qos", false), c_created = table.column("creation_time", false),
+            c_deleted = table.column("deletion_time", false);
   if (c_name < 0 || c_cpu < 0 || c_mem < 0 || c_num < 0 || c_milli < 0) throw_if_errors(diags);
   std::vector<OpenbPod> out;
   std::map<std::string, int> seen;
@@ -220,6 +221,16 @@ std::vector<OpenbPod> read_openb_pods(const std::string& path) {
         if (!model.empty()) pod.gpu_spec.push_back(model);
     }
     if (c_qos >= 0) pod.qos = row.fields[static_cast<size_t>(c_qos)].text;
+    // Times in seconds; an empty deletion time means the pod outlived the trace.
+    constexpr int64_t MAX_TRACE_SECONDS = int64_t{1} << 40;
+    if (c_created >= 0) pod.creation_time = table.integer(row, c_created, "creation_time", MAX_TRACE_SECONDS);
+    if (c_deleted >= 0 && !row.fields[static_cast<size_t>(c_deleted)].text.empty()) {
+      pod.deletion_time = table.integer(row, c_deleted, "deletion_time", MAX_TRACE_SECONDS);
+      if (pod.creation_time >= 0 && pod.deletion_time < pod.creation_time)
+        diags.error(table.loc(row.line, row.fields[static_cast<size_t>(c_deleted)].column), "deletion_time",
+                    "expected a time >= creation_time (" + std::to_string(pod.creation_time) + "), got " +
+                        std::to_string(pod.deletion_time));
+    }
     out.push_back(std::move(pod));
   }
   if (out.empty() && !diags.has_errors()) diags.error(table.loc(1, 1), "", "no pods: expected at least one row");

@@ -27,6 +27,8 @@ struct OpenbPod {
   int gpu_milli = 0;                  // per GPU, 0..1000
   std::vector<std::string> gpu_spec;  // accepted GPU models; empty = any
   std::string qos;
+  int64_t creation_time = -1;  // seconds since the trace's start; -1 when the list has no times
+  int64_t deletion_time = -1;  // -1: never deleted within the trace
 };
 
 /// Largest GPU count accepted on a node or a pod (the model masks hold 64 models).

@@ -1,5 +1,6 @@
 #pragma once
-// Arrival processes: Poisson, bursty (two-state Markov-modulated Poisson) and constant.
+// Arrival processes: Poisson, bursty (two-state Markov-modulated Poisson), constant, diurnal
+// (sinusoidally modulated Poisson, by thinning) and replayed request traces.
 #include "sim/core/Rng.hpp"
 #include "sim/scenario/Scenario.hpp"
 
@@ -10,6 +11,9 @@ class ArrivalGenerator {
   ArrivalGenerator(const ArrivalSpec& spec, RngStream rng, double start);
   /// Time of the next arrival (strictly after the previous one); +inf when the process is silent forever.
   double next();
+  /// Tokens of the request `next()` last returned: the trace's for TRACE, else the workload's.
+  int prompt_tokens(int fallback) const { return trace_prompt_ >= 0 ? trace_prompt_ : fallback; }
+  int output_tokens(int fallback) const { return trace_output_ >= 0 ? trace_output_ : fallback; }
 
  private:
   ArrivalSpec spec_;
@@ -17,7 +21,13 @@ class ArrivalGenerator {
   double now_;
   bool in_burst_ = false;
   double state_end_ = 0;  // BURSTY: when the current state ends
+  double start_ = 0;
+  size_t trace_index_ = 0;  // TRACE: the next row
+  int trace_prompt_ = -1, trace_output_ = -1;
 };
+
+/// DIURNAL: the instantaneous rate at time t.
+double diurnal_rate(const ArrivalSpec& spec, double t);
 
 /// Mean rate of the process (bursty: time-weighted mean of both states).
 double mean_rate(const ArrivalSpec& spec);

@@ -4,28 +4,38 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <mutex>
 #include <optional>
 
+#include "models/fabric/Platform.hpp"
+#include "models/storage/DataPath.hpp"
 #include "models/workload/Arrivals.hpp"
 
 namespace gtw {
 
 InferenceBatchCost inference_batch_cost(const WorkloadSpec& w, const HardwareProfile& profile, int batch) {
+  return inference_batch_cost(w, profile, static_cast<double>(batch) * w.prompt_tokens,
+                              static_cast<double>(batch) * w.output_tokens, w.output_tokens);
+}
+
+InferenceBatchCost inference_batch_cost(const WorkloadSpec& w, const HardwareProfile& profile, double prompt_tokens,
+                                        double output_tokens, int decode_steps) {
   const double n = w.model.parameters;
   const double weights = w.model.weights().value;
   // The GPU host computes at the FP16 rate; other precisions scale the FLOP count.
   const double scale = profile.achievable_rate(DType::FP16).value / profile.achievable_rate(w.model.dtype).value;
   InferenceBatchCost c;
-  c.prefill_flops = 2.0 * n * batch * w.prompt_tokens * scale;
+  c.prefill_flops = 2.0 * n * prompt_tokens * scale;
   c.prefill_bytes = weights;
-  c.decode_flops = 2.0 * n * batch * w.output_tokens * scale;
-  c.decode_bytes = weights * w.output_tokens;
+  c.decode_flops = 2.0 * n * output_tokens * scale;
+  c.decode_bytes = weights * decode_steps;
   return c;
 }
 
 double workload_memory(const WorkloadSpec& w) {
   if (w.memory.value > 0) return w.memory.value;
+  if (w.kind == WorkloadKind::ATTACK) return ATTACK_DEFAULT_MEMORY;
   // Weights of every resident model plus 30% of one model's for the KV cache and activations.
   const int resident = w.swap_models >= 2 ? w.resident_models : 1;
   return w.model.weights().value * (resident + 0.3);
@@ -55,8 +65,8 @@ bool allocate_replica(SimContext& ctx, const WorkloadSpec& spec, int workload, i
                       const ReplicaPlacement& place) {
   const double bytes = workload_memory(spec);
   for (size_t i = 0; i < place.gpus.size(); ++i) {
-    if (!place.gpus[i]->allocate(bytes)) {
-      for (size_t j = 0; j < i; ++j) place.gpus[j]->release(bytes);
+    if (place.gpus[i]->allocate_for(bytes, place.contexts[i]) < 0) {
+      for (size_t j = 0; j < i; ++j) place.gpus[j]->release_for(bytes, place.contexts[j]);
       const double now = sg4::Engine::get_clock();
       ctx.emit(now, EventType::OUT_OF_MEMORY, spec.tenant_index, workload, replica, place.gpus[i]->index(), bytes,
                place.gpus[i]->memory_used());
@@ -94,6 +104,15 @@ void host_to_device(const WorkloadSpec& spec, const ReplicaPlacement& place, siz
 // the GPU is attested, then its weights are loaded.
 void bring_up(const WorkloadSpec& spec, const ReplicaPlacement& place, double weight_bytes, SimContext& ctx) {
   sg4::this_actor::sleep_for(replica_runtime(spec, place).startup_s);
+  // Weights kept on a store (io.weights) are read from it, tagged (models/storage); under CC they take
+  // the encrypted bounce-buffer path from host memory as before.
+  const int weights = storage::data_index(ctx.spec, spec.io.weights);
+  if (weights >= 0 && weight_bytes > 0 && ctx.platform && !place.gpus.empty() && !place.gpus[0]->confidential()) {
+    const auto mover = storage::mover_of(ctx, static_cast<int>(&spec - ctx.spec.workloads.data()), -1);
+    storage::read_to_gpus(ctx, mover, weights, place.gpus, weight_bytes);
+    ctx.counters.transfers += place.gpus.size();
+    return;
+  }
   for (size_t g = 0; g < place.gpus.size(); ++g) {
     if (const auto* cc = place.gpus[g]->confidential()) sg4::this_actor::sleep_for(cc->attestation.value);
     if (weight_bytes > 0) host_to_device(spec, place, g, weight_bytes, ctx);
@@ -104,7 +123,7 @@ void bring_up(const WorkloadSpec& spec, const ReplicaPlacement& place, double we
 void fail_replica_contexts(const WorkloadSpec& spec, const ReplicaPlacement& place) {
   for (size_t i = 0; i < place.gpus.size(); ++i) {
     place.gpus[i]->fail_context(place.contexts[i]);
-    place.gpus[i]->release(workload_memory(spec));
+    place.gpus[i]->release_for(workload_memory(spec), place.contexts[i]);
   }
 }
 
@@ -204,6 +223,8 @@ class InferenceService final : public Workload {
   struct Request {
     double arrival;
     int model = 0;  // which of the service's models (model swapping)
+    int prompt_tokens = 0;
+    int output_tokens = 0;
   };
   struct Replica {
     ReplicaPlacement place;
@@ -257,7 +278,7 @@ class InferenceService final : public Workload {
         continue;
       }
       std::unique_lock lock(*r.mutex);
-      r.queue.push_back({t, model});
+      r.queue.push_back({t, model, gen.prompt_tokens(spec_.prompt_tokens), gen.output_tokens(spec_.output_tokens)});
       ctx_.emit(t, EventType::REQUEST_ARRIVAL, spec_.tenant_index, index_, best, gpu_of(r),
                 static_cast<double>(r.queue.size()));
       r.cv->notify_all();
@@ -275,7 +296,6 @@ class InferenceService final : public Workload {
     // Under CC every host-device transfer pays the bounce-buffer cost: the prompt in, then one token
     // out per decode step (the serving loop synchronises with the host every step).
     const auto* cc = gpu.confidential();
-    const double cc_per_batch = cc ? (1.0 + spec_.output_tokens) * cc->transfer_latency.value : 0.0;
     std::unique_lock lock(*r.mutex);
     for (;;) {
       const auto live = [&] { return r.alive && r.generation == generation; };
@@ -326,7 +346,18 @@ class InferenceService final : public Workload {
 
       const double started = sg4::Engine::get_clock();
       ctx_.emit(started, EventType::BATCH_START, spec_.tenant_index, index_, replica_index, gpu.index(), batch);
-      const auto cost = inference_batch_cost(spec_, gpu.profile(), batch);
+      double prompt_tokens = 0, output_tokens = 0;
+      int decode_steps = 0;
+      for (const auto& req : r.in_service) {
+        prompt_tokens += req.prompt_tokens;
+        output_tokens += req.output_tokens;
+        decode_steps = std::max(decode_steps, req.output_tokens);
+      }
+      const auto cost = inference_batch_cost(spec_, gpu.profile(), prompt_tokens, output_tokens, decode_steps);
+      const double cc_per_batch = cc ? (1.0 + decode_steps) * cc->transfer_latency.value : 0.0;
+      // Requests in and responses out over the front-end network (io.requestBytes / responseBytes).
+      const auto mover = storage::mover_of(ctx_, index_, replica_index);
+      storage::frontend_transfer(ctx_, mover, &gpu, spec_.io.request_bytes.value * batch, true);
       try {
         gpu.run(context, cost.prefill_flops, cost.prefill_bytes);
         gpu.run(context, cost.decode_flops, cost.decode_bytes);
@@ -334,6 +365,7 @@ class InferenceService final : public Workload {
       } catch (const KernelAborted&) {
         return;  // kill_replica already recorded the batch as dropped
       }
+      storage::frontend_transfer(ctx_, mover, &gpu, spec_.io.response_bytes.value * batch, false);
       const double done = sg4::Engine::get_clock();
       for (const auto& req : r.in_service) {
         ctx_.emit(done, EventType::REQUEST_DONE, spec_.tenant_index, index_, replica_index, gpu.index(),
@@ -410,8 +442,17 @@ class TrainingJob final : public Workload {
                                                                       profile.pcie_h2d_achievable.value *
                                                                       (1.0 / runtime.io_efficiency - 1.0)
                                   : 0.0;
-    const double ideal = runtime.startup_s + spec_.iterations * (training_step_ideal(spec_, profile) + data_extra);
     const size_t n = place_.gpus.size();
+    // Storage and fabric I/O (models/storage): dataset reads, checkpoints, all-reduce between nodes.
+    const auto mover = storage::mover_of(ctx_, index_, 0);
+    const int dataset = storage::data_index(ctx_.spec, spec_.io.dataset);
+    const bool dataset_on_storage = dataset >= 0 && ctx_.spec.data[static_cast<size_t>(dataset)].store != HOST_MEMORY_STORE;
+    const int checkpoint = storage::data_index(ctx_.spec, spec_.io.checkpoint);
+    const int nodes = std::max(1, spec_.nodes);
+    const double io_extra =
+        storage::ideal_step_io_seconds(ctx_, spec_, dataset_on_storage ? dataset : -1, checkpoint, place_.gpus);
+    const double ideal =
+        runtime.startup_s + spec_.iterations * (training_step_ideal(spec_, profile) + data_extra) + io_extra;
     ctx_.emit(sg4::Engine::get_clock(), EventType::JOB_START, spec_.tenant_index, index_, 0, place_.gpus[0]->index(), 0,
               ideal);
     const double ring_bytes = spec_.gpus > 1 ? 2.0 * (spec_.gpus - 1) / spec_.gpus * spec_.gradient_bytes.value : 0;
@@ -420,12 +461,19 @@ class TrainingJob final : public Workload {
       // 1. Input batch from host memory to every GPU, over each GPU's PCIe link.
       if (spec_.data_per_step.value > 0 && place_.gpus[0]->confidential()) {
         for (size_t g = 0; g < n; ++g) host_to_device(spec_, place_, g, spec_.data_per_step.value, ctx_);
+      } else if (spec_.data_per_step.value > 0 && dataset_on_storage) {
+        // From the dataset's store (shared file system, object store or local NVMe), tagged.
+        if (runtime.transfer_overhead_s > 0) sg4::this_actor::sleep_for(runtime.transfer_overhead_s);
+        storage::read_to_gpus(ctx_, mover, dataset, place_.gpus, spec_.data_per_step.value / runtime.io_efficiency);
+        ctx_.counters.transfers += n;
       } else if (spec_.data_per_step.value > 0 && place_.node_cpu) {
         if (runtime.transfer_overhead_s > 0) sg4::this_actor::sleep_for(runtime.transfer_overhead_s);
         std::vector<sg4::CommPtr> loads;
+        // Each GPU from its own node's host memory (a job may span nodes).
         for (auto* gpu : place_.gpus)
           loads.push_back(sg4::Comm::sendto_async(
-              place_.node_cpu, gpu->host(), static_cast<uint64_t>(spec_.data_per_step.value / runtime.io_efficiency)));
+              ctx_.platform ? ctx_.platform->node(gpu->node()).cpu : place_.node_cpu, gpu->host(),
+              static_cast<uint64_t>(spec_.data_per_step.value / runtime.io_efficiency)));
         for (auto& c : loads) c->wait();
         ctx_.counters.transfers += loads.size();
       }
@@ -437,7 +485,9 @@ class TrainingJob final : public Workload {
       if (killed_) return;
       // 3. Ring all-reduce of the gradients over NVLink: each GPU sends 2(n-1)/n of them to its
       //    ring successor (bandwidth term; per-hop latency is negligible at these sizes).
-      if (ring_bytes > 0) {
+      if (nodes > 1 && spec_.gradient_bytes.value > 0) {
+        hierarchical_allreduce(mover, dataset, nodes);
+      } else if (ring_bytes > 0) {
         std::vector<sg4::CommPtr> ring;
         for (size_t g = 0; g < n; ++g)
           ring.push_back(sg4::Comm::sendto_async(place_.gpus[g]->host(), place_.gpus[(g + 1) % n]->host(),
@@ -445,15 +495,50 @@ class TrainingJob final : public Workload {
         for (auto& c : ring) c->wait();
         ctx_.counters.transfers += ring.size();
       }
+      // 4. Checkpoint: every GPU writes its shard to the checkpoint's store (synchronous).
+      if (checkpoint >= 0 && spec_.io.checkpoint_every > 0 && (step + 1) % spec_.io.checkpoint_every == 0)
+        storage::write_from_gpus(ctx_, mover, checkpoint, place_.gpus, spec_.io.checkpoint_bytes.value);
       ++steps_done_;
       const double now = sg4::Engine::get_clock();
       ctx_.emit(now, EventType::STEP_DONE, spec_.tenant_index, index_, step, place_.gpus[0]->index(), now - step_start);
     }
     const double now = sg4::Engine::get_clock();
     running_ = false;
-    for (auto* gpu : place_.gpus) gpu->release(workload_memory(spec_));
+    for (size_t g = 0; g < place_.gpus.size(); ++g)
+      place_.gpus[g]->release_for(workload_memory(spec_), place_.contexts[g]);
     ctx_.emit(now, EventType::JOB_DONE, spec_.tenant_index, index_, 0, place_.gpus[0]->index(), now - submitted_,
               ideal);
+  }
+
+  // All-reduce of a job spanning nodes (NCCL-style hierarchical ring): reduce-scatter inside each node
+  // over NVLink, all-reduce of each GPU's shard with the same-rank GPU of the other nodes over the
+  // fabric (rail-aligned), all-gather inside each node.
+  void hierarchical_allreduce(const storage::Mover& mover, int tag, int nodes) {
+    std::map<int, std::vector<GpuDevice*>> by_node;
+    for (auto* g : place_.gpus) by_node[g->node()].push_back(g);
+    std::vector<std::vector<GpuDevice*>> groups;
+    for (auto& [node, gpus] : by_node) groups.push_back(gpus);
+    const size_t m = groups[0].size();
+    const double grad = spec_.gradient_bytes.value;
+    const auto intra = [&](double bytes) {
+      if (m < 2 || bytes <= 0) return;
+      std::vector<sg4::CommPtr> ring;
+      for (const auto& grp : groups)
+        for (size_t g = 0; g < grp.size(); ++g)
+          ring.push_back(sg4::Comm::sendto_async(grp[g]->host(), grp[(g + 1) % grp.size()]->host(),
+                                                 static_cast<uint64_t>(bytes)));
+      for (auto& c : ring) c->wait();
+      ctx_.counters.transfers += ring.size();
+    };
+    intra(grad * static_cast<double>(m - 1) / static_cast<double>(m));
+    std::vector<std::pair<GpuDevice*, GpuDevice*>> pairs;
+    for (size_t k = 0; k < groups.size(); ++k)
+      for (size_t r = 0; r < std::min(m, groups[(k + 1) % groups.size()].size()); ++r)
+        pairs.emplace_back(groups[k][r], groups[(k + 1) % groups.size()][r]);
+    const double inter = 2.0 * (nodes - 1) / nodes * grad / static_cast<double>(m);
+    storage::transfer_between_gpus(ctx_, mover, tag, pairs, inter);
+    ctx_.counters.transfers += pairs.size();
+    intra(grad * static_cast<double>(m - 1) / static_cast<double>(m));
   }
 
   SimContext& ctx_;
@@ -648,6 +733,8 @@ std::unique_ptr<Workload> make_workload(SimContext& ctx, int workload_index, std
       return std::make_unique<TrainingJob>(ctx, workload_index, std::move(replicas.at(0)));
     case WorkloadKind::BATCH:
       return std::make_unique<BatchWorkload>(ctx, workload_index, std::move(replicas));
+    case WorkloadKind::ATTACK:
+      return nullptr;  // attacks need the cluster around them: the engine builds them with make_attack
   }
   return nullptr;
 }

@@ -51,6 +51,13 @@ struct InferenceBatchCost {
 /// and Lout reads of the weights (memory-bound at small batch). FLOPs are scaled to the FP16
 /// rate the GPU host runs at, so FP8 weights compute twice as fast.
 InferenceBatchCost inference_batch_cost(const WorkloadSpec& w, const HardwareProfile& profile, int batch);
+/// The same for a batch of requests with their own token counts (a replayed trace): prefill over the
+/// sum of the prompts; decode runs as many steps as the longest output, each reading the weights once,
+/// and computes every request's tokens.
+InferenceBatchCost inference_batch_cost(const WorkloadSpec& w, const HardwareProfile& profile, double prompt_tokens,
+                                        double output_tokens, int decode_steps);
+/// Device memory an attacker process takes when its spec gives none (a probe buffer and a CUDA context).
+inline constexpr double ATTACK_DEFAULT_MEMORY = 1024.0 * 1024.0 * 1024.0;
 /// Device memory a workload needs per GPU (the spec's `memory`, or weights x 1.3 for inference).
 double workload_memory(const WorkloadSpec& w);
 /// Time of one training step alone: data over PCIe, then compute (roofline), then ring all-reduce.

@@ -25,11 +25,10 @@ struct GpuView {
   std::vector<int> tenants;     // tenant indices of the replicas placed so far
   std::string mig_profile;      // for a MIG instance: its profile (3g.40gb); empty for a whole GPU
   bool available = true;        // false while a MIG instance is draining, re-partitioned away, or not yet created
+  double capacity = 1.0;        // share of a physical GPU this device is (a MIG instance: its compute slices / 7)
   int free_slots() const { return slots - used_slots; }
-};
-
-struct ClusterView {
-  std::vector<GpuView> gpus;
+  /// Free capacity in GPU equivalents: the unused share of the device's slots, times its size.
+  double free_capacity() const { return slots > 0 ? capacity * free_slots() / slots : 0.0; }
 };
 
 struct PlacementRequest {
@@ -41,6 +40,20 @@ struct PlacementRequest {
   std::vector<SharingMode> allowed_sharing;  // empty = any
   std::string node_pool;                     // empty = any
   std::string mig_profile;                   // empty = any device; else a MIG instance of this profile
+};
+
+/// One class of the expected request mix: what fragmentation-aware policies measure free capacity against.
+struct DemandClass {
+  PlacementRequest request;
+  double weight = 0;  // share of the demand (the weights sum to 1)
+};
+
+struct ClusterView {
+  std::vector<GpuView> gpus;
+  /// Classification of each tenant, by tenant index (empty: unknown, every tenant alike).
+  std::vector<Classification> tenant_classification;
+  /// The expected mix of requests (the scenario's workloads, weighted by the GPUs they ask for).
+  std::vector<DemandClass> demand;
 };
 
 /// True when the GPU could take one more replica of the request (slot free, constraints met).

@@ -125,6 +125,8 @@ class PackingPolicy {
   virtual std::optional<Placement> place(const ClusterState& state, const PodRequest& pod, RngStream& rng) = 0;
   /// Called after the placement was applied to the state.
   virtual void placed(const ClusterState& /*state*/, const PodRequest& /*pod*/, const Placement& /*where*/) {}
+  /// Called after a placed pod left (time-based replay), for policies that track what nodes hold.
+  virtual void released(const ClusterState& /*state*/, const PodRequest& /*pod*/, const Placement& /*where*/) {}
 };
 
 using PackingRegistry = Registry<PackingPolicy>;
@@ -142,5 +144,7 @@ std::vector<int> default_gpu_choice(const ClusterState& state, int node, const P
 
 /// Applies a placement to the state (subtracts CPU, memory and GPU shares, bumps the node version).
 void apply(ClusterState& state, const PodRequest& pod, const Placement& where);
+/// Undoes `apply` when the pod leaves (time-based replay).
+void release(ClusterState& state, const PodRequest& pod, const Placement& where);
 
 }  // namespace gtw::packing

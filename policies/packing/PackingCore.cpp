@@ -150,4 +150,17 @@ void apply(ClusterState& state, const PodRequest& pod, const Placement& where) {
   ++state.version[n];
 }
 
+void release(ClusterState& state, const PodRequest& pod, const Placement& where) {
+  const auto n = static_cast<size_t>(where.node);
+  state.cpu_left[n] += pod.cpu_milli;
+  state.memory_left[n] += pod.memory_mib;
+  int* free = state.gpu_free.data() + state.gpu_begin[n];
+  if (!pod.cpu_only())
+    for (int g : where.gpus) {
+      free[g] += pod.gpu_milli;
+      if (free[g] > 1000) throw std::logic_error("release of a GPU share that was not taken");
+    }
+  ++state.version[n];
+}
+
 }  // namespace gtw::packing

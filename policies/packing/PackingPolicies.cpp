@@ -121,6 +121,11 @@ class GpuClustering final : public ScoringPolicy {
     if (kinds_.size() != static_cast<size_t>(state.nodes())) kinds_.resize(static_cast<size_t>(state.nodes()));
     if (!pod.cpu_only()) ++kinds_[static_cast<size_t>(where.node)][request_kind(pod)];
   }
+  void released(const ClusterState&, const PodRequest& pod, const Placement& where) override {
+    if (pod.cpu_only() || static_cast<size_t>(where.node) >= kinds_.size()) return;
+    auto& kinds = kinds_[static_cast<size_t>(where.node)];
+    if (auto it = kinds.find(request_kind(pod)); it != kinds.end() && --it->second <= 0) kinds.erase(it);
+  }
 
  private:
   // All fractional pods share one kind; whole-GPU pods are grouped by GPU count.

@@ -1,7 +1,7 @@
 #include <algorithm>
 #include <map>
 
-#include "policies/api/Placement.hpp"
+#include "policies/placement/PlacementInternal.hpp"
 
 namespace gtw::policy {
 
@@ -20,15 +20,14 @@ bool eligible(const GpuView& gpu, const PlacementRequest& request) {
   return true;
 }
 
-namespace {
-
-// Groups eligible GPUs by node, keeping global index order inside each node.
 std::map<int, std::vector<const GpuView*>> eligible_by_node(const PlacementRequest& request, const ClusterView& view) {
   std::map<int, std::vector<const GpuView*>> by_node;
   for (const auto& gpu : view.gpus)
     if (eligible(gpu, request)) by_node[gpu.node].push_back(&gpu);
   return by_node;
 }
+
+namespace {
 
 class FirstFit final : public PlacementPolicy {
  public:
@@ -130,6 +129,7 @@ void register_builtin_placement(PlacementRegistry& registry) {
   registry.add(
       {"spread", "Emptiest eligible GPUs first (fewest replicas), so GPUs are shared only when all are in use.", {}},
       [](const Params&) { return std::make_unique<Spread>(); });
+  register_sharing_aware_placement(registry);
 }
 
 const PlacementRegistry& builtin_placement_registry() {

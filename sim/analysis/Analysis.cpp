@@ -19,9 +19,40 @@ double percentile_sorted(const std::vector<double>& sorted, double p) {
   return sorted[idx];
 }
 
+const std::vector<double>& latency_cdf_percentiles() {
+  static const std::vector<double> ps = [] {
+    std::vector<double> v;
+    for (int p = 1; p <= 10; ++p) v.push_back(p);
+    for (int p = 15; p <= 90; p += 5) v.push_back(p);
+    for (int p = 91; p <= 99; ++p) v.push_back(p);
+    v.insert(v.end(), {99.5, 99.9, 100});
+    return v;
+  }();
+  return ps;
+}
+
 namespace {
 
 constexpr double INF = std::numeric_limits<double>::infinity();
+
+const char* failure_reason_name(FailureReason r) {
+  switch (r) {
+    case FailureReason::OUT_OF_MEMORY:
+      return "out_of_memory";
+    case FailureReason::NOT_PLACED:
+      return "not_placed";
+    case FailureReason::UNFINISHED:
+      return "unfinished";
+    case FailureReason::FAULT:
+      return "fault";
+    case FailureReason::RECONFIGURED:
+      return "reconfigured";
+    case FailureReason::PREEMPTED:
+      return "preempted";
+    default:
+      return "";
+  }
+}
 
 LatencyStats stats_of(std::vector<double> values) {
   LatencyStats s;
@@ -160,6 +191,7 @@ Analysis analyse(const ScenarioSpec& spec, const RunResult& run) {
         if (e.value > 0) switches[static_cast<size_t>(e.gpu)].push_back({e.time, e.value});
         break;
       case EventType::PLACED:
+        a.placements.push_back({e.workload, e.tenant, e.replica, e.gpu, e.time, -1.0, ""});
         a.workloads[w].gpus.push_back(e.gpu);
         placed_replicas[w].insert(e.replica);
         if (e.tenant >= 0) a.gpus[static_cast<size_t>(e.gpu)].tenants.push_back(e.tenant);
@@ -196,6 +228,12 @@ Analysis analyse(const ScenarioSpec& spec, const RunResult& run) {
         slowdown_sum[w] += slowdown;
         wr.max_slowdown = std::max(wr.max_slowdown, slowdown);
         jobs[w].push_back({e.value, e.aux, e.time - e.value});
+        if (spec.workloads[w].kind == WorkloadKind::TRAINING)
+          for (auto& pl : a.placements)  // a finished training job gives its GPUs back
+            if (pl.end < 0 && pl.workload == e.workload) {
+              pl.end = e.time;
+              pl.end_reason = "done";
+            }
         break;
       }
       case EventType::GPU_FAULT: {
@@ -236,9 +274,17 @@ Analysis analyse(const ScenarioSpec& spec, const RunResult& run) {
       }
       case EventType::WORKLOAD_FAILED: {
         const auto reason = static_cast<FailureReason>(static_cast<int>(e.aux));
+        for (auto& pl : a.placements)  // the replica's stays on its GPUs end here
+          if (pl.end < 0 && pl.workload == e.workload && pl.replica == e.replica &&
+              (e.gpu < 0 || pl.gpu == e.gpu || spec.workloads[w].gpus > 1)) {
+            pl.end = e.time;
+            pl.end_reason = failure_reason_name(reason);
+          }
         auto& wr = a.workloads[w];
         // A serving replica or batch worker evicted by a reconfiguration is placed again: not a failure.
-        if (reason == FailureReason::RECONFIGURED && e.gpu >= 0 && spec.workloads[w].kind != WorkloadKind::TRAINING) {
+        // Likewise one preempted by a quota reclaim: it is requeued.
+        if ((reason == FailureReason::RECONFIGURED || reason == FailureReason::PREEMPTED) && e.gpu >= 0 &&
+            spec.workloads[w].kind != WorkloadKind::TRAINING) {
           ++wr.replicas_evicted;
           break;
         }
@@ -286,6 +332,10 @@ Analysis analyse(const ScenarioSpec& spec, const RunResult& run) {
     wr.replicas_placed = static_cast<int>(placed_replicas[w].size());
     wr.replicas_failed = wr.replicas_requested - wr.replicas_placed + static_cast<int>(failed_replicas[w].size());
     wr.latency = stats_of(latencies[w]);
+    if (!latencies[w].empty()) {
+      std::sort(latencies[w].begin(), latencies[w].end());
+      for (double p : latency_cdf_percentiles()) wr.latency_cdf.push_back(percentile_sorted(latencies[w], p));
+    }
     wr.queueing = stats_of(queueing[w]);
     wr.mean_batch = batch_count[w] > 0 ? batch_sum[w] / batch_count[w] : 0;
     if (wr.jobs_completed > 0) {
@@ -552,6 +602,29 @@ Analysis analyse(const ScenarioSpec& spec, const RunResult& run) {
     }
   }
   a.boundaries = isolation_boundaries(spec, run);
+  double end = spec.duration.value;
+  for (const auto& e : events)
+    if (e.type == EventType::RUN_END) end = e.time;
+  a.quotas = analyse_quotas(spec, run.log, end);
+
+  // ---- Chargeback: each stay of a replica on a device, at the share of a physical GPU its slot is.
+  for (const auto& pl : a.placements) {
+    if (pl.tenant < 0 || pl.gpu < 0) continue;
+    const auto& layout = run.gpus[static_cast<size_t>(pl.gpu)];
+    const double hours = std::max(0.0, (pl.end >= 0 ? pl.end : end) - pl.start) / 3600.0 * layout.share;
+    auto& tr = a.tenants[static_cast<size_t>(pl.tenant)];
+    tr.allocated_gpu_hours[layout.mig_profile.empty() ? layout.sharing : "mig " + layout.mig_profile] += hours;
+    tr.cost += hours * layout.price_per_gpu_hour;
+    a.cost.allocated_gpu_hours += hours;
+    a.cost.allocated += hours * layout.price_per_gpu_hour;
+  }
+  std::map<std::pair<int, int>, double> physical;  // (node, GPU) -> price
+  for (const auto& layout : run.gpus) physical[{layout.node, layout.local}] = layout.price_per_gpu_hour;
+  for (const auto& [gpu, price] : physical) {
+    a.cost.provisioned_gpu_hours += end / 3600.0;
+    a.cost.total += end / 3600.0 * price;
+  }
+  a.cost.idle = a.cost.total - a.cost.allocated;
   return a;
 }
 

@@ -2,6 +2,7 @@
 // Analyses over the event log and the spec (never the engine): per-workload latency and job
 // statistics, SLO evaluation per window with attribution of violations to co-resident tenants,
 // and GPU utilisation per tenant.
+#include <map>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,10 @@ struct LatencyStats {
 /// Nearest-rank percentile of sorted values (p in (0, 100]); 0 for an empty vector.
 double percentile_sorted(const std::vector<double>& sorted, double p);
 
+/// Percentiles at which report.json samples each inference workload's latency distribution
+/// (`latency_cdf`): 1..10, every 5 to 90, 91..99, 99.5, 99.9, 100.
+const std::vector<double>& latency_cdf_percentiles();
+
 struct WorkloadResult {
   int index = 0;
   std::string name;
@@ -33,6 +38,7 @@ struct WorkloadResult {
   size_t requests_dropped = 0;  // overflow, no live replica, or unfinished at the end
   LatencyStats latency;
   LatencyStats queueing;
+  std::vector<double> latency_cdf;  // completed requests' latency at each of latency_cdf_percentiles()
   double mean_batch = 0;
   // training / batch
   size_t jobs_submitted = 0;
@@ -44,7 +50,7 @@ struct WorkloadResult {
   double max_slowdown = 0;
   size_t steps_completed = 0;
   int replicas_killed_by_faults = 0;
-  int replicas_evicted = 0;  // by MIG reconfigurations (then placed again if they fit)
+  int replicas_evicted = 0;  // by MIG reconfigurations or quota reclaims (then placed again if they fit)
   size_t model_loads = 0;    // model swapping: loads after the first
   double model_load_seconds = 0;
 };
@@ -124,6 +130,35 @@ struct BoundaryResult {
   std::vector<std::string> shared_layers;           // union over their replica pairs, in layer order
 };
 
+/// One replica's stay on one GPU (or MIG instance), from its PLACED event to the failure, fault or eviction
+/// that ended it; end < 0: it stayed until the end of the run.
+struct PlacementResult {
+  int workload = -1;
+  int tenant = -1;
+  int replica = 0;
+  int gpu = -1;
+  double start = 0;
+  double end = -1;
+  std::string end_reason;  // "", out_of_memory, not_placed, unfinished, fault, reconfigured
+};
+
+/// A tenant's GPU quota over the run (docs/models/quotas.md).
+struct QuotaResult {
+  std::string tenant;
+  int nominal = 0;
+  int borrowing_limit = -1;         // < 0: no limit
+  int peak_gpus = 0;                // GPUs admitted at once, at most
+  double gpu_seconds = 0;           // admitted GPU time
+  double borrowed_gpu_seconds = 0;  // of it, beyond the nominal quota
+  int admissions = 0;
+  int queued = 0;         // times one of its workloads had to wait (submission or requeue)
+  double total_wait = 0;  // seconds its workloads waited for quota
+  double max_wait = 0;
+  int preempted = 0;                      // its workloads evicted by a reclaiming tenant
+  int reclaimed = 0;                      // workloads of others it evicted to get its nominal quota back
+  std::vector<std::string> still_queued;  // workloads waiting when the run ended
+};
+
 struct TenantResult {
   std::string name;
   std::string region;
@@ -131,6 +166,21 @@ struct TenantResult {
   size_t slos = 0;
   size_t slos_missed = 0;
   double gpu_seconds = 0;
+  // Chargeback: GPU-hours allocated to the tenant's replicas (a slot's share of a physical GPU for as
+  // long as the replica held it), by partition kind ("exclusive", "timeSlicing", "mps", "mig 3g.40gb",
+  // ...), and their cost at the pools' prices.
+  std::map<std::string, double> allocated_gpu_hours;
+  double cost = 0;
+};
+
+/// The design's cost over the run: every provisioned GPU at its pool's price, split into what
+/// tenants were allocated and what stood idle.
+struct CostResult {
+  double provisioned_gpu_hours = 0;
+  double allocated_gpu_hours = 0;
+  double total = 0;      // provisioned GPU-hours x price
+  double allocated = 0;  // charged back to tenants
+  double idle = 0;       // total - allocated
 };
 
 struct Analysis {
@@ -143,9 +193,14 @@ struct Analysis {
   std::vector<FaultResult> faults;
   std::vector<ReconfigurationResult> reconfigurations;
   std::vector<BoundaryResult> boundaries;
+  std::vector<PlacementResult> placements;  // in event order
+  std::vector<QuotaResult> quotas;          // tenants with a quota, in spec order
+  CostResult cost;
   size_t slos_missed = 0;
 };
 
 Analysis analyse(const ScenarioSpec& spec, const RunResult& run);
+/// The quota section: admissions, waits, borrowing and preemptions from the QUOTA_* events.
+std::vector<QuotaResult> analyse_quotas(const ScenarioSpec& spec, const EventLog& log, double end);
 
 }  // namespace gtw

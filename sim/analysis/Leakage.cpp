@@ -329,6 +329,41 @@ LeakageReport analyse_leakage(const ScenarioSpec& spec, const RunResult& run, co
            a.node == b.node && a.local == b.local && a.available_until >= 0 && b.available_from >= a.available_until;
   };
   std::map<std::tuple<int, int, int, int>, DiscreteExposure> handed;  // (observer, source, workload, gpu)
+  // Runs of the engine log the allocator (MEM_ALLOC, MEM_RESIDUE, MEM_SCRUBBED_REUSE): what one device's
+  // memory handed over is then observed, not derived. Placement order still covers the hand-over across
+  // a MIG re-partitioning (different devices, the same physical memory), which the allocator does not see.
+  bool observed_allocator = false;
+  for (const auto& e : run.log.events()) {
+    if (e.type == EventType::MEM_ALLOC) observed_allocator = true;
+    if ((e.type != EventType::MEM_RESIDUE && e.type != EventType::MEM_SCRUBBED_REUSE) || e.tenant < 0 || e.gpu < 0)
+      continue;
+    const int src_w = static_cast<int>(e.aux);
+    if (src_w < 0 || static_cast<size_t>(src_w) >= spec.workloads.size()) continue;
+    const auto& src = spec.workloads[static_cast<size_t>(src_w)];
+    // The source tenant: the owner of the freed memory (a covert-channel sender runs as its own tenant).
+    int source = src.tenant_index;
+    for (const auto& p : placements)
+      if (p.workload == src_w && p.gpu == e.gpu) source = p.tenant;
+    if (source < 0 || source == e.tenant) continue;
+    const auto mode = gpu_mode[static_cast<size_t>(e.gpu)].value_or(Mode::EXCLUSIVE);
+    const auto& cell = catalogue.cell(Resource::REMANENCE, mode);
+    DiscreteExposure& d = handed[{e.tenant, source, src_w, e.gpu}];
+    d.observer = e.tenant;
+    d.source = source;
+    d.kind = DiscreteKind::UNSCRUBBED_MEMORY;
+    d.workload = src_w;
+    d.gpu = e.gpu;
+    d.bytes += e.value;
+    d.closed_by = cell.closed_by;
+    d.basis =
+        "allocator: freed bytes of the source handed to the observer's allocation on the same device "
+        "(MEM_RESIDUE / MEM_SCRUBBED_REUSE events)";
+    if (e.type == EventType::MEM_SCRUBBED_REUSE) {
+      d.closed = true;
+      d.closed_reason = mode == Mode::CONFIDENTIAL ? "confidential GPU: memory scrubbed when the CVM ends"
+                                                   : "scrub on free: the bytes were overwritten before reuse";
+    }
+  }
   for (size_t i = 0; i < placements.size(); ++i) {
     const Placement& to = placements[i];
     double room = to.bytes;
@@ -336,6 +371,7 @@ LeakageReport analyse_leakage(const ScenarioSpec& spec, const RunResult& run, co
       const Placement& from = placements[j];
       if (j == i || !from.loaded || from.tenant == to.tenant || from.end > to.time || !same_memory(from.gpu, to.gpu))
         continue;
+      if (observed_allocator && from.gpu == to.gpu) continue;  // observed above
       const double bytes = std::min(from.bytes, room);
       room -= bytes;
       const auto mode = gpu_mode[static_cast<size_t>(to.gpu)].value_or(Mode::EXCLUSIVE);
@@ -560,9 +596,55 @@ LeakageReport analyse_leakage(const ScenarioSpec& spec, const RunResult& run, co
       "those channels are not enumerated per pair",
       "plaintext PCIe bytes are derived from the workload specs (weights per placement, data per training step); "
       "prompts and tokens are not counted",
-      "unscrubbed memory is derived from placement order: a replica's memory is released when it fails or its "
-      "training job finishes; the engine has no free/alloc events",
+      "unscrubbed memory is observed from the allocator (MEM_RESIDUE events: freed bytes are reused first, most "
+      "recently freed first, an upper bound for the next tenant); across a MIG re-partitioning it is derived from "
+      "placement order",
   };
+  rep.attacks = analyse_attacks(spec, run, catalogue, options, rep);
+  for (const auto& e : run.log.events())
+    if (e.type == EventType::MEM_SCRUB) {
+      rep.scrubbed_bytes += e.value;
+      rep.scrub_seconds += e.time - e.aux;
+    }
+  // Model IP: what the attacks demonstrated against each model (beside the bounds above).
+  for (const auto& at : rep.attacks) {
+    const auto& as = spec.workloads[static_cast<size_t>(at.workload)].attack;
+    for (auto& m : rep.models) {
+      const bool targeted = as.target_index == m.workload;
+      bool scraped = false;
+      if (as.type == AttackType::REMANENCE_SCRAPE)
+        for (const auto& e : run.log.events())
+          if (e.type == EventType::MEM_RESIDUE && e.workload == at.workload && static_cast<int>(e.aux) == m.workload)
+            scraped = true;
+      if (!targeted && !scraped) continue;
+      ModelExposure x;
+      x.status = at.ran ? "demonstrated" : "attempted";
+      x.tenants = {at.attacker};
+      x.detail = at.name + " (" + at.type + "): " + at.outcome;
+      switch (as.type) {
+        case AttackType::PRIME_PROBE:
+        case AttackType::MODEL_EXTRACTION:
+          x.part = "architecture";
+          x.channel = "contentionTiming";
+          x.closed_by = {"MIG", "dedicated GPUs (exclusive)", "confidential computing", "noise injection",
+                         "coarser timers"};
+          if (as.type == AttackType::PRIME_PROBE && at.accuracy <= 0) x.status = "closed";
+          break;
+        case AttackType::REMANENCE_SCRAPE:
+          x.part = "weights";
+          x.channel = "unscrubbedMemory";
+          x.closed_by = {"scrub on free", "confidential computing"};
+          if (at.bytes_recovered <= 0) x.status = "closed";
+          break;
+        default:
+          x.part = "behaviour";
+          x.channel = as.type == AttackType::MPS_KILL ? "faultDomain" : "availability";
+          x.closed_by = {"MIG", "dedicated GPUs (exclusive)"};
+          break;
+      }
+      m.exposures.push_back(std::move(x));
+    }
+  }
   return rep;
 }
 

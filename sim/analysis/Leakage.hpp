@@ -15,13 +15,15 @@
 
 namespace gtw {
 
-/// Mitigations that are not sharing modes (MIG, CC and dedicated GPUs are read from the layout).
-/// Defaults describe a design without them; the scenario schema does not carry them yet.
+/// Mitigations that are not sharing modes (MIG, CC and dedicated GPUs are read from the layout), from
+/// the scenario's spec.policies.isolation (isolation_options). Defaults describe a design without them.
 struct IsolationOptions {
   bool scrub_on_free = false;     // memory is scrubbed before it is handed to another tenant
   double timer_resolution_s = 0;  // coarser timers: one probe per resolution at most; 0 = native timers
   double query_rate_limit = 0;    // per-client queries/s on inference services; 0 = unlimited
+  double noise_injection_s = 0;   // std dev of the delay added to timed operations (lowers replayed attacks)
 };
+IsolationOptions isolation_options(const ScenarioSpec& spec);
 
 /// Sorted, disjoint [start, end) intervals.
 using Intervals = std::vector<std::pair<double, double>>;
@@ -121,6 +123,51 @@ struct CatalogueEntry {
   std::vector<std::string> atlas;
 };
 
+/// What an attacker workload achieved inside the simulation, beside the analytic bound of its channel.
+struct AttackResult {
+  int workload = -1;
+  std::string name;
+  std::string type;      // attack_type_name
+  std::string attacker;  // the attacker's tenant
+  std::string victim;    // the source tenant: a covert channel's sender, the target's tenant, remanence sources
+  std::string target;    // the victim workload, when it has one
+  std::string resource;  // the channel's resource (catalogue name)
+  std::string relation;  // the sharing relation between the attacker's device and the source's (catalogue mode)
+  bool ran = false;      // placed and carried out (not failed or unplaced)
+  std::string outcome;   // one line: what it achieved
+  // covertChannel
+  double bits = 0;
+  double bit_errors = 0;
+  double bit_rate_bps = 0;          // payload bits / payload time
+  double error_rate = 0;            // bit errors / bits
+  double information_rate_bps = 0;  // bit rate x (1 - H(error rate))
+  double achieved_bps = 0;          // bit rate x (1 - H(upper 99.9% confidence bound of the error rate))
+  // primeProbe / modelExtraction
+  double observations = 0;
+  double correct = 0;
+  double accuracy = 0;        // primeProbe: correct / observations (0 when nothing was observed)
+  std::string guess;          // primeProbe: the candidate most bursts were classified as (the attacker's answer)
+  bool identified = false;    // primeProbe: that answer is the victim's model
+  double estimate = 0;        // modelExtraction: median estimated parameter count
+  double truth = 0;           // modelExtraction: the victim's parameter count
+  double relative_error = 0;  // modelExtraction: |estimate - truth| / truth
+  // remanenceScrape
+  double bytes_recovered = 0;
+  // noisyNeighbour / mpsKill: the victim's service before and during the attack
+  double victim_p99_before_s = 0;
+  double victim_p99_during_s = 0;
+  double victim_throughput_before = 0;  // completed requests (or steps) per second
+  double victim_throughput_during = 0;
+  double victim_replicas_ended = 0;
+  double victim_requests_dropped = 0;
+  // the analytic side
+  std::string bound_state;  // the catalogue cell: open | open-unquantified | closed
+  double bound_bps = 0;     // capacity of the channel (covert channels; probe channels for reference)
+  double bound_bytes = 0;   // remanence: the unscrubbed bytes the leakage surface counts for the pair
+  std::string bound_source;
+  bool within_bound = true;  // achieved_bps <= bound_bps, bytes_recovered <= bound_bytes
+};
+
 struct LeakageReport {
   IsolationOptions options;
   std::vector<LeakageChannel> channels;  // sorted by (observer, source, resource, mode)
@@ -128,8 +175,11 @@ struct LeakageReport {
   std::vector<DiscreteExposure> discrete;
   std::vector<TenantLeakage> tenants;
   std::vector<ModelAsset> models;
-  double total_bits = 0;   // sum of every open channel's bound
-  double total_bytes = 0;  // sum of every open discrete exposure
+  std::vector<AttackResult> attacks;  // attacker workloads, in spec order
+  double scrubbed_bytes = 0;          // scrub on free: bytes overwritten (MEM_SCRUB)
+  double scrub_seconds = 0;           // summed duration of the scrubs (HBM time shared with the GPU's clients)
+  double total_bits = 0;              // sum of every open channel's bound
+  double total_bytes = 0;             // sum of every open discrete exposure
   size_t open_channels = 0;
   size_t unquantified_channels = 0;
   std::vector<CatalogueEntry> catalogue;  // every (resource, mode) cell
@@ -138,6 +188,16 @@ struct LeakageReport {
 
 LeakageReport analyse_leakage(const ScenarioSpec& spec, const RunResult& run, const channel::Catalogue& catalogue,
                               const IsolationOptions& options = {});
+
+/// The attack results of a run (called by analyse_leakage once the surface is known; `surface` gives the
+/// bounds of the pairs the attacks exploit).
+std::vector<AttackResult> analyse_attacks(const ScenarioSpec& spec, const RunResult& run,
+                                          const channel::Catalogue& catalogue, const IsolationOptions& options,
+                                          const LeakageReport& surface);
+
+/// Upper one-sided confidence bound (Wilson score, z standard deviations) of an error rate from `errors`
+/// of `n` trials.
+double wilson_upper(double errors, double n, double z);
 
 /// The scenario location that sets the sharing of `gpu` (the pool's or the GPU override's mode line),
 /// falling back to the pool, then to the file.

@@ -177,7 +177,7 @@ int cmd_run(const std::string& file, std::string out_dir, std::optional<uint64_t
   prov.started_utc = started;
   prov.wall_seconds = run.wall_seconds;
 
-  const LeakageReport leakage = analyse_leakage(spec, run, catalogue);
+  const LeakageReport leakage = analyse_leakage(spec, run, catalogue, isolation_options(spec));
 
   if (want_h5) write_results_h5((fs::path(out_dir) / "results.h5").string(), spec, run, analysis, prov, &leakage);
   if (want_md)
@@ -291,6 +291,8 @@ int main(int argc, char** argv) {
   const auto diff_cmd = cli::register_diff_command(app);
   const auto sweep_cmd = cli::register_sweep_command(app);
   const auto pack_cmd = cli::register_pack_command(app);
+  const auto calibrate_cmd = cli::register_calibrate_command(app);
+  const auto import_topo_cmd = cli::register_import_topo_command(app);
 
   try {
     app.parse(argc, argv);
@@ -314,6 +316,8 @@ int main(int argc, char** argv) {
     if (*diff_cmd.app) return diff_cmd.run();
     if (*sweep_cmd.app) return sweep_cmd.run();
     if (*pack_cmd.app) return pack_cmd.run();
+    if (*calibrate_cmd.app) return calibrate_cmd.run();
+    if (*import_topo_cmd.app) return import_topo_cmd.run();
   } catch (const InputError& e) {
     std::cerr << "gputwin: error: " << e.what() << "\n";
     return EXIT_INVALID_INPUT;

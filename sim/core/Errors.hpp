@@ -10,6 +10,7 @@ enum ExitCode : int {
   EXIT_EXPECTATION = 1,    // an expectation or a regression failed
   EXIT_INVALID_INPUT = 2,  // usage, schema or semantic error in the input
   EXIT_INTERNAL = 3,       // internal, runtime or I/O error
+  EXIT_NO_GPU = 4,         // `gputwin calibrate` only: no usable GPU, or no calibration kernels built
 };
 
 /// Invalid input (exit 2); the message is already formatted for the user.

@@ -44,6 +44,38 @@ const char* event_type_name(EventType t) {
       return "reconfigure_start";
     case EventType::RECONFIGURE_DONE:
       return "reconfigure_done";
+    case EventType::MEM_ALLOC:
+      return "mem_alloc";
+    case EventType::MEM_FREE:
+      return "mem_free";
+    case EventType::MEM_SCRUB:
+      return "mem_scrub";
+    case EventType::MEM_RESIDUE:
+      return "mem_residue";
+    case EventType::MEM_SCRUBBED_REUSE:
+      return "mem_scrubbed_reuse";
+    case EventType::ATTACK_PROBE:
+      return "attack_probe";
+    case EventType::ATTACK_BIT:
+      return "attack_bit";
+    case EventType::ATTACK_OBSERVATION:
+      return "attack_observation";
+    case EventType::ATTACK_RECOVERED:
+      return "attack_recovered";
+    case EventType::ATTACK_DONE:
+      return "attack_done";
+    case EventType::DATA_MOVE:
+      return "data_move";
+    case EventType::DATA_DENIED:
+      return "data_denied";
+    case EventType::QUOTA_QUEUED:
+      return "quota_queued";
+    case EventType::QUOTA_ADMITTED:
+      return "quota_admitted";
+    case EventType::QUOTA_RELEASED:
+      return "quota_released";
+    case EventType::QUOTA_PREEMPTED:
+      return "quota_preempted";
     case EventType::RUN_END:
       return "run_end";
   }

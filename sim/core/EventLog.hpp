@@ -31,6 +31,27 @@ enum class EventType : uint8_t {
   RECONFIGURE_START,  // a MIG re-partitioning of a node pool begins (drain); value = replicas on the old instances,
                       // aux = GPUs re-partitioned
   RECONFIGURE_DONE,   // the new instances are up; value = evicted replicas placed again, aux = drain start time
+  // Device memory (models/gpu allocator; tenant/workload/replica = the owner; gpu = the device):
+  MEM_ALLOC,    // value = bytes, aux = bytes of them that other tenants freed unscrubbed (residue handed over)
+  MEM_FREE,     // value = bytes, aux = 1 when they will be scrubbed before reuse
+  MEM_SCRUB,    // a scrub finished; value = bytes overwritten, aux = scrub start time
+  MEM_RESIDUE,  // unscrubbed bytes of another tenant handed to this allocation; value = bytes, aux = source workload
+  MEM_SCRUBBED_REUSE,  // scrubbed bytes of another tenant handed over (closed); value = bytes, aux = source workload
+  // Attacks (models/attack; tenant/workload = the attacker, replica = its process):
+  ATTACK_PROBE,        // one timed probe; value = latency the attacker measured (s), aux = what was sent (bit) or -1
+  ATTACK_BIT,          // covert channel: one payload bit decoded; value = decoded bit, aux = sent bit
+  ATTACK_OBSERVATION,  // fingerprint / extraction: one guess; value = guessed candidate or estimate, aux = truth
+  ATTACK_RECOVERED,    // remanence scrape: bytes read back; value = bytes, aux = source workload
+  ATTACK_DONE,         // value = attack-specific summary (bits sent, guesses, bytes), aux = start time
+  // Tagged data (models/storage; tenant/workload/replica = who moved it, gpu = its device or -1):
+  DATA_MOVE,    // a movement or access of tagged data finished; value = bytes, aux = index into
+                // RunResult::data_movements (owner, from, to, encryption, identity, links crossed)
+  DATA_DENIED,  // an access refused by a storage ACL or network policy; value = bytes asked, aux = index as above
+  // Quotas (sim/engine; tenant/workload = the queued or admitted workload, value = its GPUs):
+  QUOTA_QUEUED,     // the workload waits for quota; aux = the tenant's GPUs in use
+  QUOTA_ADMITTED,   // admitted (placed); aux = GPUs of it borrowed beyond the nominal quota
+  QUOTA_RELEASED,   // its GPUs returned to the quota (finished, failed or preempted)
+  QUOTA_PREEMPTED,  // evicted to give a lender its quota back; aux = the reclaiming tenant
   RUN_END,
 };
 
@@ -41,6 +62,7 @@ enum class FailureReason : uint8_t {
   UNFINISHED = 3,
   FAULT = 4,
   RECONFIGURED = 5,  // evicted by a MIG re-partitioning (work still in flight after the drain is lost)
+  PREEMPTED = 6,     // evicted by quota reclaim (a tenant took its nominal quota back)
 };
 
 const char* event_type_name(EventType t);

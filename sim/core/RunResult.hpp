@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/core/DataEvents.hpp"
 #include "sim/core/EventLog.hpp"
 
 namespace gtw {
@@ -27,6 +28,8 @@ struct GpuLayout {
   double available_from = 0;
   double available_until = -1;
   int layout_generation = 0;  // 0: the initial layout; k: the k-th reconfiguration of its pool
+  double share = 1.0;  // share of a physical GPU one slot is (MIG: compute slices / 7; time-slicing, MPS: 1 / replicas)
+  double price_per_gpu_hour = 0;  // the pool's price (cost units), for chargeback
 };
 
 struct RunCounters {
@@ -40,10 +43,11 @@ struct RunResult {
   std::vector<GpuLayout> gpus;
   RunCounters counters;
   uint64_t seed = 0;
-  double arrivals_end = 0;                  // spec.duration
-  double end_time = 0;                      // simulated time when the run stopped
-  double wall_seconds = 0;                  // engine wall time (provenance only)
-  std::vector<std::string> profile_sha256;  // per profile used, "name:sha"
+  double arrivals_end = 0;                   // spec.duration
+  double end_time = 0;                       // simulated time when the run stopped
+  double wall_seconds = 0;                   // engine wall time (provenance only)
+  std::vector<std::string> profile_sha256;   // per profile used, "name:sha"
+  std::vector<DataMovement> data_movements;  // details of DATA_MOVE / DATA_DENIED events (docs/models/storage.md)
 };
 
 }  // namespace gtw

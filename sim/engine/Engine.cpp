@@ -1,4 +1,5 @@
 #include "sim/engine/Engine.hpp"
+#include "sim/engine/Quota.hpp"
 
 #include <xbt/log.h>
 #include <simgrid/s4u.hpp>
@@ -10,8 +11,11 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <stdexcept>
 
 #include "models/SimContext.hpp"
+#include "models/attack/Attack.hpp"
+#include "models/fabric/Platform.hpp"
 #include "models/gpu/GpuDevice.hpp"
 #include "models/workload/Runtime.hpp"
 #include "models/workload/Workload.hpp"
@@ -64,6 +68,20 @@ class Simulation {
     for (auto& gpu : gpus_) gpu->start();
     policy_ = policy::builtin_placement_registry().create(spec_.placement.name, spec_.placement.params);
     view_ = make_view();
+    for (size_t i = 0; i < view_.gpus.size(); ++i) {
+      const auto& g = view_.gpus[i];
+      result_.gpus[i].share = g.slots > 0 ? g.capacity / g.slots : g.capacity;
+      for (const auto& pool : spec_.node_pools)
+        if (pool.name == result_.gpus[i].pool) result_.gpus[i].price_per_gpu_hour = pool.price_per_gpu_hour;
+    }
+    ctx_.observer = [this](const Event& e) { observe(e); };
+    if (std::any_of(spec_.tenants.begin(), spec_.tenants.end(),
+                    [](const TenantSpec& t) { return t.quota_gpus >= 0; })) {
+      quota_.emplace(spec_.tenants);
+      quota_mutex_ = sg4::Mutex::create();
+      quota_cv_ = sg4::ConditionVariable::create();
+      sg4::Actor::create("quota", controller_host_, [this] { quota_admission(); })->daemonize();
+    }
     sg4::Actor::create("controller", controller_host_, [this] { controller(); });
     sg4::Actor::create("end", controller_host_, [this] { end_of_run(); });
     if (!spec_.faults.empty()) sg4::Actor::create("faults", controller_host_, [this] { inject_faults(); });
@@ -90,33 +108,27 @@ class Simulation {
   void build_platform() {
     auto* root = sg4::create_full_zone("cluster");
     controller_host_ = root->create_host("controller", 1e9);
+    // The network and I/O topology (models/fabric): checked by prepare_scenario already.
+    Diagnostics topo_diags;
+    if (!fabric::build_topology(spec_, profiles_, topology_, topo_diags))
+      throw std::runtime_error("topology: " + topo_diags.format_all());
+    platform_ = std::make_unique<fabric::Platform>(topology_, spec_, root);
+    ctx_.platform = platform_.get();
+    ctx_.data_movements = &result_.data_movements;
     int global_node = 0;
     for (size_t p = 0; p < spec_.node_pools.size(); ++p) {
       const auto& pool = spec_.node_pools[p];
       const HardwareProfile& profile = profiles_.at(pool.profile_key.empty() ? pool.gpu_product : pool.profile_key);
       for (int n = 0; n < pool.count; ++n, ++global_node) {
         const std::string node_name = pool.name + "-" + std::to_string(n);
-        auto* zone = sg4::create_full_zone(node_name);
-        zone->set_parent(root);
-        auto* cpu = zone->create_host(node_name, 1e12);
-        auto* nvswitch = zone->create_router(node_name + "-nvswitch");
-        struct DeviceHosts {
-          sg4::Host* sms;
-          sg4::SplitDuplexLink* pcie;
-          sg4::SplitDuplexLink* nvlink;  // null for MIG instances: no P2P between instances
-        };
-        std::vector<DeviceHosts> devices;
+        // The node's zone, host CPU, switches, links and disks come from its topology graph
+        // (models/fabric); the devices are created here and registered with it.
+        auto& node_parts = platform_->begin_node(global_node);
+        auto* zone = node_parts.zone;
+        auto* cpu = node_parts.cpu;
         for (int g = 0; g < pool.gpus_per_node; ++g) {
           const std::string gname = node_name + "-gpu" + std::to_string(g);
           const SharingSpec& sharing = pool.sharing_for(g);
-          // Per physical GPU: a PCIe link to the host (host to GPU is its UP direction) and an
-          // NVLink to the node's NVSwitch. MIG instances share both; only whole GPUs use NVLink P2P.
-          auto* pcie = zone->create_split_duplex_link(gname + "-pcie", profile.pcie_h2d_achievable.value);
-          pcie->set_latency(PCIE_LATENCY_SECONDS);
-          pcie->get_link_up()->set_bandwidth(profile.pcie_h2d_achievable.value);
-          pcie->get_link_down()->set_bandwidth(profile.pcie_d2h_achievable.value);
-          auto* nvlink = zone->create_split_duplex_link(gname + "-nvlink", profile.nvlink_achievable.value);
-          nvlink->set_latency(0);
 
           // The devices this GPU exposes: itself, or one per MIG instance with its own SMs, memory
           // and memory slices of bandwidth (each its own host pair: no SM or HBM sharing between them).
@@ -171,12 +183,8 @@ class Simulation {
             // HBM: a host whose speed is the achievable bandwidth; a kernel's bytes are work on it.
             // Its pstates are the bandwidths left under shared-L2 pressure (GpuDevice::update_l2_pressure).
             auto* hbm = zone->create_host(part.name + "-hbm", hbm_pstate_speeds(dp));
-            zone->add_route(cpu->get_netpoint(), sms->get_netpoint(), nullptr, nullptr,
-                            {sg4::LinkInRoute(pcie, sg4::LinkInRoute::Direction::UP)}, false);
-            zone->add_route(sms->get_netpoint(), cpu->get_netpoint(), nullptr, nullptr,
-                            {sg4::LinkInRoute(pcie, sg4::LinkInRoute::Direction::DOWN)}, false);
-            const bool whole = part.mig_profile.empty();
-            devices.push_back({sms, pcie, whole ? nvlink : nullptr});
+            // Routes (host, NVLink or PCIe P2P, NIC, NVMe) are added by the platform at end_node.
+            platform_->add_device(global_node, g, sms, part.mig_profile.empty());
             const int global_index = static_cast<int>(gpus_.size());
             gpus_.push_back(std::make_unique<GpuDevice>(global_index, global_node, g, sms, hbm, dp, sharing, ctx_));
             GpuLayout layout;
@@ -197,35 +205,12 @@ class Simulation {
             layout.available_from = part.generation == 0 ? 0.0 : -1.0;
             result_.gpus.push_back(layout);
           }
-          if (parts.size() == 1 && parts[0].mig_profile.empty()) {
-            zone->add_route(devices.back().sms->get_netpoint(), nvswitch, nullptr, nullptr,
-                            {sg4::LinkInRoute(nvlink, sg4::LinkInRoute::Direction::UP)}, false);
-            zone->add_route(nvswitch, devices.back().sms->get_netpoint(), nullptr, nullptr,
-                            {sg4::LinkInRoute(nvlink, sg4::LinkInRoute::Direction::DOWN)}, false);
-          }
         }
-        // Device to device: whole GPUs through the NVSwitch (sender's NVLink up, receiver's down);
-        // anything involving a MIG instance through host memory over PCIe (MIG has no P2P).
-        for (size_t a = 0; a < devices.size(); ++a) {
-          for (size_t b = 0; b < devices.size(); ++b) {
-            if (a == b) continue;
-            if (devices[a].nvlink && devices[b].nvlink) {
-              zone->add_route(devices[a].sms->get_netpoint(), devices[b].sms->get_netpoint(), nullptr, nullptr,
-                              {sg4::LinkInRoute(devices[a].nvlink, sg4::LinkInRoute::Direction::UP),
-                               sg4::LinkInRoute(devices[b].nvlink, sg4::LinkInRoute::Direction::DOWN)},
-                              false);
-            } else {
-              std::vector<sg4::LinkInRoute> hops{sg4::LinkInRoute(devices[a].pcie, sg4::LinkInRoute::Direction::DOWN)};
-              hops.emplace_back(devices[b].pcie, sg4::LinkInRoute::Direction::UP);
-              zone->add_route(devices[a].sms->get_netpoint(), devices[b].sms->get_netpoint(), nullptr, nullptr, hops,
-                              false);
-            }
-          }
-        }
-        zone->seal();
+        platform_->end_node(global_node);
         nodes_.push_back(NodeHosts{cpu});
       }
     }
+    platform_->finish();
     root->seal();
     for (const auto& [name, profile] : profiles_) result_.profile_sha256.push_back(name + ":" + profile.sha256);
   }
@@ -244,9 +229,44 @@ class Simulation {
       g.memory_total = layout.memory;
       g.mig_profile = layout.mig_profile;
       g.available = layout.available_from >= 0;
+      g.capacity = device_capacity(layout);
       view.gpus.push_back(g);
     }
+    for (const auto& t : spec_.tenants) view.tenant_classification.push_back(t.classification);
+    // The expected request mix, for fragmentation-aware policies: every workload, weighted by the GPUs
+    // its replicas ask for.
+    double total = 0;
+    for (const auto& ws : spec_.workloads) total += static_cast<double>(ws.replicas) * ws.gpus;
+    for (size_t w = 0; w < spec_.workloads.size() && total > 0; ++w)
+      view.demand.push_back({make_request(w, 0), spec_.workloads[w].replicas * spec_.workloads[w].gpus / total});
     return view;
+  }
+
+  // Share of a physical GPU a device is: 1, or a MIG instance's compute slices over the GPU's.
+  double device_capacity(const GpuLayout& layout) const {
+    if (layout.mig_profile.empty()) return 1.0;
+    for (const auto& pool : spec_.node_pools) {
+      if (pool.name != layout.pool) continue;
+      const HardwareProfile& profile = profiles_.at(pool.profile_key.empty() ? pool.gpu_product : pool.profile_key);
+      if (!profile.mig) break;
+      if (const MigProfile* mp = profile.mig->find(layout.mig_profile))
+        return static_cast<double>(mp->compute_slices) / profile.mig->compute_slices;
+    }
+    return 1.0;
+  }
+
+  policy::PlacementRequest make_request(size_t w, int r) const {
+    const auto& ws = spec_.workloads[w];
+    policy::PlacementRequest req;
+    req.workload = static_cast<int>(w);
+    req.replica = r;
+    req.tenant = ws.replica_tenant(r);
+    req.gpus = ws.gpus;
+    req.memory = workload_memory(ws);
+    req.allowed_sharing = runtime_sharing_modes(ws);
+    req.node_pool = ws.node_pool;
+    req.mig_profile = ws.mig_profile;
+    return req;
   }
 
   // The sharing modes a workload's replicas may be placed on: its own constraint, narrowed to the modes
@@ -264,20 +284,12 @@ class Simulation {
   // Places one replica with the placement policy on the current view; records the outcome.
   std::optional<ReplicaPlacement> place_replica(size_t w, int r) {
     const auto& ws = spec_.workloads[w];
-    policy::PlacementRequest req;
-    req.workload = static_cast<int>(w);
-    req.replica = r;
-    req.tenant = ws.tenant_index;
-    req.gpus = ws.gpus;
-    req.memory = workload_memory(ws);
-    req.allowed_sharing = runtime_sharing_modes(ws);
-    req.node_pool = ws.node_pool;
-    req.mig_profile = ws.mig_profile;
-    auto chosen = policy_->place(req, view_);
+    const policy::PlacementRequest req = make_request(w, r);
+    auto chosen = ws.nodes > 1 || !ws.pin_nodes.empty() ? place_across_nodes(ws, req) : policy_->place(req, view_);
     const double now = sg4::Engine::get_clock();
     if (!chosen || static_cast<int>(chosen->size()) != ws.gpus) {
-      ctx_.emit(now, EventType::PLACEMENT_FAILED, ws.tenant_index, static_cast<int>(w), r, -1, req.memory);
-      ctx_.emit(now, EventType::WORKLOAD_FAILED, ws.tenant_index, static_cast<int>(w), r, -1, 0,
+      ctx_.emit(now, EventType::PLACEMENT_FAILED, req.tenant, static_cast<int>(w), r, -1, req.memory);
+      ctx_.emit(now, EventType::WORKLOAD_FAILED, req.tenant, static_cast<int>(w), r, -1, 0,
                 static_cast<double>(FailureReason::NOT_PLACED));
       return std::nullopt;
     }
@@ -286,13 +298,37 @@ class Simulation {
       auto& gv = view_.gpus[static_cast<size_t>(g)];
       gv.used_slots += 1;
       gv.memory_committed += req.memory;
-      gv.tenants.push_back(ws.tenant_index);
+      gv.tenants.push_back(req.tenant);
       place.gpus.push_back(gpus_[static_cast<size_t>(g)].get());
-      place.contexts.push_back(gpus_[static_cast<size_t>(g)]->add_context(ws.tenant_index, static_cast<int>(w), r));
-      ctx_.emit(now, EventType::PLACED, ws.tenant_index, static_cast<int>(w), r, g, req.memory);
+      place.contexts.push_back(gpus_[static_cast<size_t>(g)]->add_context(req.tenant, static_cast<int>(w), r));
+      ctx_.emit(now, EventType::PLACED, req.tenant, static_cast<int>(w), r, g, req.memory);
     }
     place.node_cpu = nodes_[static_cast<size_t>(place.gpus[0]->node())].cpu;
     return place;
+  }
+
+  // A replica spanning `nodes` nodes (or pinned to named nodes): gpus / nodes GPUs on each, one node at a
+  // time with the placement policy on a view restricted to that node (pinned) or to nodes not used yet.
+  std::optional<std::vector<int>> place_across_nodes(const WorkloadSpec& ws, const policy::PlacementRequest& req) {
+    const int nodes = std::max(1, ws.nodes);
+    policy::PlacementRequest part = req;
+    part.gpus = ws.gpus / nodes;
+    std::vector<int> all;
+    std::set<int> used_nodes;
+    for (int k = 0; k < nodes; ++k) {
+      policy::ClusterView masked = view_;
+      for (size_t i = 0; i < masked.gpus.size(); ++i) {
+        const auto& layout = result_.gpus[i];
+        const bool allowed = ws.pin_nodes.empty() ? !used_nodes.count(layout.node)
+                                                  : layout.node_name == ws.pin_nodes[static_cast<size_t>(k)];
+        if (!allowed) masked.gpus[i].available = false;
+      }
+      auto chosen = policy_->place(part, masked);
+      if (!chosen || static_cast<int>(chosen->size()) != part.gpus) return std::nullopt;
+      used_nodes.insert(result_.gpus[static_cast<size_t>(chosen->front())].node);
+      all.insert(all.end(), chosen->begin(), chosen->end());
+    }
+    return all;
   }
 
   // Starts each workload at its start time: placement, then the workload's own actors.
@@ -305,16 +341,173 @@ class Simulation {
     for (size_t w : order) {
       const auto& ws = spec_.workloads[w];
       sg4::this_actor::sleep_until(ws.start.value);
-      const int n_replicas = ws.kind == WorkloadKind::TRAINING ? 1 : ws.replicas;
-      std::vector<ReplicaPlacement> placements;
-      for (int r = 0; r < n_replicas; ++r) {
-        if (auto place = place_replica(w, r)) placements.push_back(std::move(*place));
+      if (quota_ && quota_->managed(ws.tenant_index)) {
+        submit_to_quota(w);
+        continue;
       }
-      if (placements.empty() && ws.kind == WorkloadKind::TRAINING) continue;
-      workloads_.push_back(make_workload(ctx_, static_cast<int>(w), std::move(placements)));
-      by_index_[w] = workloads_.back().get();
-      workloads_.back()->start();
+      start_workload(w);
     }
+  }
+
+  static int replica_count(const WorkloadSpec& ws) {
+    return ws.kind == WorkloadKind::TRAINING ? 1 : ws.replicas;
+  }
+
+  // Places every replica (those that fit) and starts the workload's actors.
+  void start_workload(size_t w) {
+    const auto& ws = spec_.workloads[w];
+    std::vector<ReplicaPlacement> placements;
+    for (int r = 0; r < replica_count(ws); ++r) {
+      if (auto place = place_replica(w, r)) placements.push_back(std::move(*place));
+    }
+    if (placements.empty() && ws.kind == WorkloadKind::TRAINING) return;
+    if (ws.kind == WorkloadKind::ATTACK)
+      workloads_.push_back(make_attack(ctx_, static_cast<int>(w), std::move(placements), attack_env()));
+    else
+      workloads_.push_back(make_workload(ctx_, static_cast<int>(w), std::move(placements)));
+    by_index_[w] = workloads_.back().get();
+    workloads_.back()->start();
+  }
+
+  // ---- Quotas (docs/models/quotas.md): admission of whole workloads, borrowing, reclaim by preemption.
+
+  static int quota_gpus(const WorkloadSpec& ws) {
+    return replica_count(ws) * ws.gpus;
+  }
+
+  void submit_to_quota(size_t w) {
+    const auto& ws = spec_.workloads[w];
+    if (try_admit(w)) return;
+    pending_.push_back(w);
+    ctx_.emit(sg4::Engine::get_clock(), EventType::QUOTA_QUEUED, ws.tenant_index, static_cast<int>(w), -1, -1,
+              quota_gpus(ws), quota_->used(ws.tenant_index));
+  }
+
+  // Admits the workload if its quota allows (preempting borrowers when it reclaims its nominal quota)
+  // and every replica can be placed; false leaves everything as it was.
+  bool try_admit(size_t w) {
+    const auto& ws = spec_.workloads[w];
+    const int tenant = ws.tenant_index, gpus = quota_gpus(ws);
+    std::vector<int> victims;
+    if (!quota_->fits(tenant, gpus)) {
+      auto v = quota_->victims(tenant, gpus);
+      if (!v) return false;
+      victims = std::move(*v);
+    }
+    policy::ClusterView trial = view_;
+    for (int v : victims) release_slots(trial, static_cast<size_t>(v));
+    if (!would_place(w, std::move(trial))) return false;
+    for (int v : victims) preempt(static_cast<size_t>(v), tenant);
+    const int borrowed = quota_->admit(static_cast<int>(w), tenant, gpus);
+    ctx_.emit(sg4::Engine::get_clock(), EventType::QUOTA_ADMITTED, tenant, static_cast<int>(w), -1, -1, gpus, borrowed);
+    if (!by_index_[w] || ws.kind == WorkloadKind::TRAINING) {
+      start_workload(w);  // first admission, or a preempted job starting over
+    } else {
+      for (int r = 0; r < replica_count(ws); ++r)
+        if (auto place = place_replica(w, r)) by_index_[w]->move_replica(r, std::move(*place));
+    }
+    return true;
+  }
+
+  // Whether every replica of the workload would be placed on `view` (a trial: the real view is untouched).
+  bool would_place(size_t w, policy::ClusterView view) {
+    const auto& ws = spec_.workloads[w];
+    std::swap(view_, view);  // place_across_nodes reads view_
+    bool ok = true;
+    for (int r = 0; r < replica_count(ws) && ok; ++r) {
+      const policy::PlacementRequest req = make_request(w, r);
+      auto chosen = ws.nodes > 1 || !ws.pin_nodes.empty() ? place_across_nodes(ws, req) : policy_->place(req, view_);
+      ok = chosen && static_cast<int>(chosen->size()) == ws.gpus;
+      if (!ok) break;
+      for (int g : *chosen) {
+        auto& gv = view_.gpus[static_cast<size_t>(g)];
+        gv.used_slots += 1;
+        gv.memory_committed += req.memory;
+        gv.tenants.push_back(req.tenant);
+      }
+    }
+    std::swap(view_, view);
+    return ok;
+  }
+
+  // Frees the view slots a started workload's replicas hold.
+  void release_slots(policy::ClusterView& view, size_t w) const {
+    const Workload* inst = by_index_[w];
+    if (!inst) return;
+    const auto& ws = spec_.workloads[w];
+    const double memory = workload_memory(ws);
+    for (int r = 0; r < replica_count(ws); ++r) {
+      const ReplicaPlacement* place = inst->placement(r);
+      if (!place) continue;
+      for (const GpuDevice* g : place->gpus) {
+        auto& gv = view.gpus[static_cast<size_t>(g->index())];
+        gv.used_slots = std::max(0, gv.used_slots - 1);
+        gv.memory_committed = std::max(0.0, gv.memory_committed - memory);
+        auto it = std::find(gv.tenants.begin(), gv.tenants.end(), ws.tenant_index);
+        if (it != gv.tenants.end()) gv.tenants.erase(it);
+      }
+    }
+  }
+
+  void preempt(size_t w, int reclaimer) {
+    const auto& ws = spec_.workloads[w];
+    const double now = sg4::Engine::get_clock();
+    // Released first, so the kill's own failure events do not release it twice.
+    quota_->release(static_cast<int>(w));
+    release_slots(view_, w);
+    ctx_.emit(now, EventType::QUOTA_PREEMPTED, ws.tenant_index, static_cast<int>(w), -1, -1, quota_gpus(ws), reclaimer);
+    ctx_.emit(now, EventType::QUOTA_RELEASED, ws.tenant_index, static_cast<int>(w), -1, -1, quota_gpus(ws));
+    for (int r = 0; r < replica_count(ws); ++r)
+      if (by_index_[w]->placement(r)) by_index_[w]->kill_replica(r, FailureReason::PREEMPTED);
+    // Requeued in submission order (Kueue requeues an evicted workload).
+    pending_.push_back(w);
+    std::stable_sort(pending_.begin(), pending_.end(), [this](size_t a, size_t b) {
+      return spec_.workloads[a].start.value < spec_.workloads[b].start.value;
+    });
+    ctx_.emit(now, EventType::QUOTA_QUEUED, ws.tenant_index, static_cast<int>(w), -1, -1, quota_gpus(ws),
+              quota_->used(ws.tenant_index));
+  }
+
+  // Events as they happen: a training job that ends returns its GPUs (to the view, and to its quota).
+  void observe(const Event& e) {
+    if (ctx_.stopping) return;  // the end of the run: nothing is admitted any more
+    if (e.type != EventType::JOB_DONE && e.type != EventType::WORKLOAD_FAILED) return;
+    if (e.workload < 0 || spec_.workloads[static_cast<size_t>(e.workload)].kind != WorkloadKind::TRAINING) return;
+    const auto w = static_cast<size_t>(e.workload);
+    if (e.type == EventType::WORKLOAD_FAILED && static_cast<FailureReason>(e.aux) == FailureReason::PREEMPTED) return;
+    if (!by_index_[w] || released_.count(by_index_[w])) return;
+    released_.insert(by_index_[w]);
+    release_slots(view_, w);
+    if (quota_ && quota_->release(e.workload)) {
+      ctx_.emit(e.time, EventType::QUOTA_RELEASED, e.tenant, e.workload, -1, -1, quota_gpus(spec_.workloads[w]));
+      quota_cv_->notify_all();
+    }
+  }
+
+  // Admits queued workloads when GPUs return to the quota (best-effort FIFO: a later workload that
+  // fits goes ahead of an earlier one that does not).
+  void quota_admission() {
+    std::unique_lock lock(*quota_mutex_);
+    for (;;) {
+      quota_cv_->wait(lock);
+      for (size_t i = 0; i < pending_.size();) {
+        if (try_admit(pending_[i]))
+          pending_.erase(pending_.begin() + static_cast<long>(i));
+        else
+          ++i;
+      }
+    }
+  }
+
+  // What an attacker reaches beyond its placement: every device, the node hosts, the started workloads.
+  AttackEnv attack_env() {
+    AttackEnv env;
+    for (auto& g : gpus_) env.devices.push_back(g.get());
+    for (const auto& n : nodes_) env.node_cpus.push_back(n.cpu);
+    env.workload = [this](int w) {
+      return w >= 0 && static_cast<size_t>(w) < by_index_.size() ? by_index_[static_cast<size_t>(w)] : nullptr;
+    };
+    return env;
   }
 
   // Reconfigurations in time order (stable for equal times).
@@ -481,9 +674,16 @@ class Simulation {
   std::vector<std::unique_ptr<GpuDevice>> gpus_;
   std::deque<HardwareProfile> instance_profiles_;  // MIG instances' derived profiles (stable addresses)
   std::vector<NodeHosts> nodes_;
+  fabric::Topology topology_;
+  std::unique_ptr<fabric::Platform> platform_;
   std::vector<std::unique_ptr<Workload>> workloads_;
   std::vector<Workload*> by_index_ = std::vector<Workload*>(spec_.workloads.size(), nullptr);
   std::unique_ptr<policy::PlacementPolicy> policy_;
+  std::optional<QuotaBook> quota_;      // when a tenant has a quota
+  std::vector<size_t> pending_;         // workloads waiting for quota, in submission order
+  std::set<const Workload*> released_;  // training instances whose GPUs went back
+  sg4::MutexPtr quota_mutex_;
+  sg4::ConditionVariablePtr quota_cv_;
   policy::ClusterView view_;  // the placement policy's view, kept up to date by placements and reconfigurations
   std::chrono::steady_clock::time_point wall_start_;
 };

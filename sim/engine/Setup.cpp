@@ -1,8 +1,12 @@
 #include "sim/engine/Setup.hpp"
 
 #include <algorithm>
+#include <fstream>
 #include <map>
 
+#include "models/channel/ChannelCatalogue.hpp"
+#include "models/fabric/NvidiaSmi.hpp"
+#include "models/fabric/Topology.hpp"
 #include "models/workload/Runtime.hpp"
 #include "models/workload/Workload.hpp"
 #include "policies/api/CheckParams.hpp"
@@ -37,6 +41,33 @@ PreparedScenario prepare_scenario(const std::string& path, const std::vector<Ove
                                 "spec.cluster.nodePools[" + std::to_string(p) + "].hardware", overridden, diags)) {
       pool.profile_key = pool.gpu_product + "@" + pool.name;
       out.profiles.emplace(pool.profile_key, std::move(overridden));
+    }
+  }
+
+  // A MIG layout imported from a saved `nvidia-smi mig -lgi` (topology.mig).
+  for (size_t p = 0; p < spec.node_pools.size(); ++p) {
+    auto& pool = spec.node_pools[p];
+    if (pool.topology.nvidia_smi_mig.empty()) continue;
+    const std::string at = "spec.cluster.nodePools[" + std::to_string(p) + "].topology.mig";
+    if (pool.sharing.mode != SharingMode::MIG) {
+      diags.error(pool.topology.mig_loc, at, "a MIG layout needs the pool's sharing mode to be mig");
+      continue;
+    }
+    std::ifstream in(pool.topology.nvidia_smi_mig, std::ios::binary);
+    if (!in) {
+      diags.error(pool.topology.mig_loc, at, "cannot read '" + pool.topology.nvidia_smi_mig + "'");
+      continue;
+    }
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (auto gis = fabric::parse_mig_lgi(text, pool.topology.nvidia_smi_mig, diags)) {
+      pool.sharing.mig_layout = fabric::mig_layout_of_gpu(*gis, 0);
+      pool.sharing.mig_loc = pool.topology.mig_loc;
+      for (int g = 1; g < pool.gpus_per_node; ++g) {
+        const auto other = fabric::mig_layout_of_gpu(*gis, g);
+        if (!other.empty() && other != pool.sharing.mig_layout)
+          diags.warning(pool.topology.mig_loc, at,
+                        "GPU " + std::to_string(g) + " has a different layout from GPU 0; the pool uses GPU 0's");
+      }
     }
   }
 
@@ -132,6 +163,16 @@ PreparedScenario prepare_scenario(const std::string& path, const std::vector<Ove
                       " offers one");
   }
 
+  // An attack's reference measurement must be one of the catalogue's (attacks.md ids).
+  for (size_t i = 0; i < spec.workloads.size(); ++i) {
+    const auto& a = spec.workloads[i].attack;
+    if (spec.workloads[i].kind != WorkloadKind::ATTACK || a.reference.empty()) continue;
+    const auto ids = channel::published_ids();
+    if (std::find(ids.begin(), ids.end(), a.reference) == ids.end())
+      diags.error(a.reference_loc, "spec.workloads[" + std::to_string(i) + "].attack.reference",
+                  "no published measurement '" + a.reference + "'" + suggest(a.reference, ids));
+  }
+
   // Policies by registered name.
   policy::check_policy_ref(spec.placement, "spec.policies.placement", "placement",
                            policy::builtin_placement_registry().list(), diags);
@@ -175,11 +216,18 @@ PreparedScenario prepare_scenario(const std::string& path, const std::vector<Ove
                       " per GPU, but no allowed node pool has GPUs that large "
                       "(largest: " +
                       format_bytes(Bytes(c->memory)) + ")");
-    } else if (w.gpus > c->gpus_per_node) {
+    } else if (w.gpus / std::max(1, w.nodes) > c->gpus_per_node) {
       diags.error(w.loc, "spec.workloads[" + std::to_string(i) + "].gpus",
-                  std::to_string(w.gpus) + " GPUs on one node, but the allowed node pools have at most " +
-                      std::to_string(c->gpus_per_node) + " GPUs per node");
+                  std::to_string(w.gpus / std::max(1, w.nodes)) +
+                      " GPUs on one node, but the allowed node pools have at most " + std::to_string(c->gpus_per_node) +
+                      " GPUs per node");
     }
+  }
+  // The network and I/O topology: templates, imported nvidia-smi matrices, connectivity
+  // (every GPU reaches its host, every node reaches storage).
+  if (!diags.has_errors()) {
+    fabric::Topology topology;
+    fabric::build_topology(spec, out.profiles, topology, diags);
   }
   return out;
 }

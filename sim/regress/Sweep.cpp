@@ -553,7 +553,9 @@ std::vector<std::optional<double>> extract_metrics(const SweepSpec& spec, const 
     const double duration = report["scenario"].value("duration_s", 0.0);
     m[GPU_HOURS] = gpus * duration / 3600.0;
   }
-  if (report.contains("cost") && report["cost"].is_object() && report["cost"].contains("total"))
+  // An unpriced design (every pool at price 0) has no cost: the Pareto front then uses GPU-hours.
+  if (report.contains("cost") && report["cost"].is_object() && report["cost"].contains("total") &&
+      number(report["cost"]["total"]) > 0)
     m[COST] = number(report["cost"]["total"]);
   double utilisation = 0;
   size_t gpus = 0;
@@ -640,7 +642,7 @@ std::string sweep_markdown(const SweepSpec& spec, const std::vector<PointResult>
       "Designs no other design beats on every objective, each judged by its worst seed. Objectives (all "
       "minimised): **" +
       std::string(cost == COST ? "cost" : "gpu_hours") + "** (" +
-      (cost == COST ? "the report's cost.total" : "provisioned GPU-hours: GPUs x duration; report.json has no cost") +
+      (cost == COST ? "the report's cost.total" : "provisioned GPU-hours: GPUs x duration; no pool is priced") +
       "), **worst_slo_ratio** (worst window's value / threshold over every SLO; > 1 missed)" +
       (leakage ? ", **leakage_bits** (leakage.totals.bits)" : " (leakage bound: not in these reports)") + ".\n\n";
   md += "| design | parameters | " + std::string(cost == COST ? "cost" : "gpu_hours") +

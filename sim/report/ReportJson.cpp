@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "sim/analysis/DataExposure.hpp"
 #include "sim/report/Writers.hpp"
 
 namespace gtw {
@@ -29,7 +30,9 @@ json leakage_json(const ScenarioSpec& spec, const LeakageReport& l) {
   json out;
   out["options"] = {{"scrub_on_free", l.options.scrub_on_free},
                     {"timer_resolution_s", l.options.timer_resolution_s},
-                    {"query_rate_limit_per_s", l.options.query_rate_limit}};
+                    {"query_rate_limit_per_s", l.options.query_rate_limit},
+                    {"noise_injection_s", l.options.noise_injection_s}};
+  out["mitigation_costs"] = {{"scrubbed_bytes", l.scrubbed_bytes}, {"scrub_seconds", l.scrub_seconds}};
   out["totals"] = {{"bits", l.total_bits},
                    {"bytes", l.total_bytes},
                    {"open_channels", l.open_channels},
@@ -118,10 +121,90 @@ json leakage_json(const ScenarioSpec& spec, const LeakageReport& l) {
                          {"atlas", e.atlas}});
   }
   out["catalogue"] = catalogue;
+  json attacks = json::array();
+  for (const auto& r : l.attacks) {
+    json j = {{"name", r.name},
+              {"type", r.type},
+              {"attacker", r.attacker},
+              {"victim", r.victim},
+              {"target", r.target.empty() ? json(nullptr) : json(r.target)},
+              {"resource", r.resource},
+              {"relation", r.relation},
+              {"ran", r.ran},
+              {"outcome", r.outcome},
+              {"bound_state", r.bound_state},
+              {"bound_bps", r.bound_bps},
+              {"bound_source", r.bound_source},
+              {"within_bound", r.within_bound}};
+    if (r.type == "covertChannel")
+      j["achieved"] = {{"bits", r.bits},
+                       {"bit_errors", r.bit_errors},
+                       {"bit_rate_bps", r.bit_rate_bps},
+                       {"error_rate", r.error_rate},
+                       {"information_rate_bps", r.information_rate_bps},
+                       {"achieved_bps", r.achieved_bps}};
+    else if (r.type == "primeProbe")
+      j["achieved"] = {{"observations", r.observations},
+                       {"correct", r.correct},
+                       {"accuracy", r.accuracy},
+                       {"answer", r.guess.empty() ? json(nullptr) : json(r.guess)},
+                       {"identified", r.identified}};
+    else if (r.type == "modelExtraction")
+      j["achieved"] = {{"observations", r.observations},
+                       {"estimated_parameters", r.estimate},
+                       {"parameters", r.truth},
+                       {"relative_error", r.relative_error}};
+    else if (r.type == "remanenceScrape")
+      j["achieved"] = {{"bytes_recovered", r.bytes_recovered}, {"bound_bytes", r.bound_bytes}};
+    else
+      j["achieved"] = {{"victim_p99_before_s", r.victim_p99_before_s},
+                       {"victim_p99_during_s", r.victim_p99_during_s},
+                       {"victim_throughput_before_per_s", r.victim_throughput_before},
+                       {"victim_throughput_during_per_s", r.victim_throughput_during},
+                       {"victim_replicas_ended", r.victim_replicas_ended},
+                       {"victim_requests_dropped", r.victim_requests_dropped}};
+    attacks.push_back(std::move(j));
+  }
+  out["attacks"] = attacks;
   out["notes"] = l.notes;
   return out;
 }
 
+}  // namespace
+
+// Movements of tagged data (docs/models/storage.md, "Data events"): one record per DATA_MOVE /
+// DATA_DENIED event, in event order.
+namespace {
+json data_movements_json(const ScenarioSpec& spec, const RunResult& run) {
+  json out = json::array();
+  for (const auto& m : run.data_movements) {
+    json j = {{"start_s", m.start},
+              {"end_s", m.end},
+              {"data", m.data >= 0 ? json(spec.data[static_cast<size_t>(m.data)].name) : json()},
+              {"kind", m.data >= 0 ? json(data_kind_name(spec.data[static_cast<size_t>(m.data)].kind)) : json()},
+              {"owner", tenant_name(spec, m.owner)},
+              {"classification", m.data >= 0 ? json(spec.data[static_cast<size_t>(m.data)].classification) : json()},
+              {"data_region", m.data >= 0 ? json(spec.data[static_cast<size_t>(m.data)].region) : json()},
+              {"tenant", tenant_name(spec, m.tenant)},
+              {"workload", m.workload >= 0 ? json(spec.workloads[static_cast<size_t>(m.workload)].name) : json()},
+              {"identity", m.identity},
+              {"operation", m.operation},
+              {"from", m.from},
+              {"to", m.to},
+              {"store", m.store},
+              {"store_region", m.region},
+              {"bytes", m.bytes},
+              {"encrypted_in_transit", m.encrypted_in_transit},
+              {"encrypted_at_rest", m.encrypted_at_rest},
+              {"gpu_direct", m.gpu_direct},
+              {"segment", m.segment},
+              {"allowed", m.allowed},
+              {"links", m.links}};
+    if (!m.allowed) j["reason"] = m.reason;
+    out.push_back(j);
+  }
+  return out;
+}
 }  // namespace
 
 std::string report_json(const ScenarioSpec& spec, const RunResult& run, const Analysis& a, const Provenance& p,
@@ -149,6 +232,7 @@ std::string report_json(const ScenarioSpec& spec, const RunResult& run, const An
                {"region", tr.region},
                {"classification", tr.classification},
                {"gpu_seconds", tr.gpu_seconds},
+               {"chargeback", {{"allocated_gpu_hours", tr.allocated_gpu_hours}, {"cost", tr.cost}}},
                {"slos_total", tr.slos},
                {"slos_missed", tr.slos_missed}};
     json slos = json::array();
@@ -196,6 +280,10 @@ std::string report_json(const ScenarioSpec& spec, const RunResult& run, const An
             {"arrived", w.requests_arrived}, {"completed", w.requests_completed}, {"dropped", w.requests_dropped}};
         wj["latency"] = latency_json(w.latency);
         wj["queueing"] = latency_json(w.queueing);
+        json cdf = json::array();
+        for (size_t i = 0; i < w.latency_cdf.size(); ++i)
+          cdf.push_back({latency_cdf_percentiles()[i], num(w.latency_cdf[i])});
+        wj["latency_cdf"] = cdf;
         wj["mean_batch"] = w.mean_batch;
         if (spec.workloads[static_cast<size_t>(w.index)].swap_models >= 2)
           wj["model_swapping"] = {{"loads", w.model_loads}, {"load_seconds", w.model_load_seconds}};
@@ -234,7 +322,8 @@ std::string report_json(const ScenarioSpec& spec, const RunResult& run, const An
                     {"utilisation", g.utilisation},
                     {"utilisation_by_tenant", by_tenant},
                     {"context_switches", g.context_switches},
-                    {"context_switch_seconds", g.switch_seconds}});
+                    {"context_switch_seconds", g.switch_seconds},
+                    {"utilisation_windows", g.busy_per_window}});
     if (!g.layout.mig_profile.empty()) {
       gpus.back()["mig_profile"] = g.layout.mig_profile;
       gpus.back()["mig_start"] = g.layout.mig_start;
@@ -254,6 +343,30 @@ std::string report_json(const ScenarioSpec& spec, const RunResult& run, const An
                                 {"replicas_evicted", r.replicas_evicted},
                                 {"replicas_replaced", r.replicas_replaced}});
   root["reconfigurations"] = reconfigurations;
+  json placements = json::array();
+  for (const auto& pl : a.placements) {
+    const auto& ws = spec.workloads[static_cast<size_t>(pl.workload)];
+    placements.push_back({{"workload", ws.name},
+                          {"tenant", tenant_name(spec, pl.tenant)},
+                          {"replica", pl.replica},
+                          {"gpu", pl.gpu},
+                          {"start_s", pl.start},
+                          {"end_s", pl.end >= 0 ? json(pl.end) : json()},
+                          {"end_reason", pl.end_reason}});
+  }
+  root["placements"] = placements;
+  if (!run.data_movements.empty()) {
+    root["data_movements"] = data_movements_json(spec, run);
+    json exposures = json::array();
+    for (const auto& e : data_exposures(spec, run))
+      exposures.push_back({{"observer", tenant_name(spec, e.observer)},
+                           {"source", tenant_name(spec, e.source)},
+                           {"plaintext_link_bytes", e.plaintext_link_bytes},
+                           {"plaintext_storage_bytes", e.plaintext_storage_bytes},
+                           {"links", e.links},
+                           {"stores", e.stores}});
+    root["data_exposures"] = exposures;
+  }
   json boundaries = json::array();
   for (const auto& b : a.boundaries)
     boundaries.push_back({{"tenants", {b.tenant_a, b.tenant_b}},
@@ -262,6 +375,29 @@ std::string report_json(const ScenarioSpec& spec, const RunResult& run, const An
                           {"runtimes", {b.runtimes_a, b.runtimes_b}},
                           {"shared_layers", b.shared_layers}});
   root["isolation_boundaries"] = boundaries;
+  root["cost"] = {{"provisioned_gpu_hours", a.cost.provisioned_gpu_hours},
+                  {"allocated_gpu_hours", a.cost.allocated_gpu_hours},
+                  {"total", a.cost.total},
+                  {"allocated", a.cost.allocated},
+                  {"idle", a.cost.idle}};
+  if (!a.quotas.empty()) {
+    json quotas = json::array();
+    for (const auto& q : a.quotas)
+      quotas.push_back({{"tenant", q.tenant},
+                        {"nominal_gpus", q.nominal},
+                        {"borrowing_limit", q.borrowing_limit >= 0 ? json(q.borrowing_limit) : json()},
+                        {"peak_gpus", q.peak_gpus},
+                        {"gpu_seconds", q.gpu_seconds},
+                        {"borrowed_gpu_seconds", q.borrowed_gpu_seconds},
+                        {"admissions", q.admissions},
+                        {"queued", q.queued},
+                        {"total_wait_s", q.total_wait},
+                        {"max_wait_s", q.max_wait},
+                        {"preempted", q.preempted},
+                        {"reclaimed", q.reclaimed},
+                        {"still_queued", q.still_queued}});
+    root["quotas"] = quotas;
+  }
   json faults = json::array();
   for (const auto& f : a.faults) {
     faults.push_back({{"time_s", f.time},

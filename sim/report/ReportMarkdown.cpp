@@ -9,6 +9,12 @@
 namespace gtw {
 namespace {
 
+std::string two_decimals(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", v);
+  return buf;
+}
+
 std::string pct(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f%%", 100 * v);
@@ -60,10 +66,17 @@ void leakage_markdown(std::ostringstream& md, const ScenarioSpec& spec, const Le
   md << l.open_channels << " open channel(s) between tenants (" << l.unquantified_channels
      << " without a published capacity); bound " << bits_text(l.total_bits) << " over the run; "
      << format_bytes(Bytes(l.total_bytes)) << " of discrete exposure (unscrubbed memory, plaintext transfers).";
-  if (l.options.scrub_on_free || l.options.timer_resolution_s > 0 || l.options.query_rate_limit > 0)
-    md << " Mitigations beyond the sharing modes: " << (l.options.scrub_on_free ? "scrub on free; " : "")
+  if (l.options.scrub_on_free || l.options.timer_resolution_s > 0 || l.options.query_rate_limit > 0 ||
+      l.options.noise_injection_s > 0)
+    md << " Mitigations beyond the sharing modes: "
+       << (l.options.scrub_on_free ? "scrub on free (" + format_bytes(Bytes(l.scrubbed_bytes)) + " overwritten in " +
+                                         format_duration(Seconds(l.scrub_seconds)) + " of HBM time); "
+                                   : "")
        << (l.options.timer_resolution_s > 0
                ? "timer resolution " + format_duration(Seconds(l.options.timer_resolution_s)) + "; "
+               : "")
+       << (l.options.noise_injection_s > 0
+               ? "noise injection " + format_duration(Seconds(l.options.noise_injection_s)) + "; "
                : "")
        << (l.options.query_rate_limit > 0 ? "query rate limit" : "") << ".";
   md << " Formulas and limits: docs/models/leakage.md.\n\n";
@@ -118,6 +131,21 @@ void leakage_markdown(std::ostringstream& md, const ScenarioSpec& spec, const Le
          << format_bytes(Bytes(d.bytes)) << " | " << (d.closed ? "closed: " + d.closed_reason : "**open**") << " |\n";
   }
 
+  if (!l.attacks.empty()) {
+    md << "\n### Attacks replayed in the simulation\n\n";
+    md << "| attack | type | attacker <- victim | channel | achieved | analytic bound | within bound |\n"
+          "|---|---|---|---|---|---|---|\n";
+    for (const auto& r : l.attacks) {
+      std::string bound = "-";
+      if (r.type == "covertChannel" || r.type == "primeProbe" || r.type == "modelExtraction")
+        bound = r.bound_state == "closed" ? "closed" : rate_text(r.bound_bps);
+      if (r.type == "remanenceScrape") bound = format_bytes(Bytes(r.bound_bytes)) + " unscrubbed";
+      md << "| " << r.name << " | " << r.type << " | " << r.attacker << " <- " << (r.victim.empty() ? "-" : r.victim)
+         << " | " << r.resource << " / " << r.relation << " | " << r.outcome << " | " << bound << " | "
+         << (r.within_bound ? "yes" : "**no**") << " |\n";
+    }
+  }
+
   if (!l.models.empty()) {
     md << "\n### Model IP\n\n";
     md << "| model | owner | part | channel | status | exposed to | closed by |\n|---|---|---|---|---|---|---|\n";
@@ -139,6 +167,10 @@ std::string report_markdown(const ScenarioSpec& spec, const RunResult& run, cons
   md << "Scenario `" << spec.source_file << "`, seed " << spec.seed << ", " << format_duration(spec.duration)
      << " simulated (SLO windows of " << format_duration(spec.sla_window) << "), " << a.gpus.size() << " GPUs, "
      << a.tenants.size() << " tenants, placement policy `" << spec.placement.name << "`.\n\n";
+  if (a.cost.total > 0)
+    md << "Cost over the run: " << two_decimals(a.cost.total) << " (" << two_decimals(a.cost.provisioned_gpu_hours)
+       << " GPU-hours provisioned); " << two_decimals(a.cost.allocated) << " charged back to tenants, "
+       << two_decimals(a.cost.idle) << " idle.\n\n";
 
   md << "## Verdict\n\n";
   if (a.slos_missed == 0) {
@@ -173,7 +205,17 @@ std::string report_markdown(const ScenarioSpec& spec, const RunResult& run, cons
     const auto& tr = a.tenants[t];
     md << "\n## Tenant " << tr.name << "\n\n";
     md << "Region " << (tr.region.empty() ? "-" : tr.region) << ", classification " << tr.classification << ", "
-       << format_duration(Seconds(tr.gpu_seconds)) << " of GPU time.\n\n";
+       << format_duration(Seconds(tr.gpu_seconds)) << " of GPU time";
+    // Chargeback: what the tenant held, by partition kind, whether it computed or not.
+    std::string held;
+    double hours = 0;
+    for (const auto& [kind, h] : tr.allocated_gpu_hours) {
+      held += (held.empty() ? "" : ", ") + two_decimals(h) + " " + kind;
+      hours += h;
+    }
+    if (hours > 0) md << "; allocated " << two_decimals(hours) << " GPU-hours (" << held << ")";
+    if (tr.cost > 0) md << ", cost " << two_decimals(tr.cost);
+    md << ".\n\n";
     md << "| workload | kind | replicas (placed/failed) | GPUs | completed | dropped | p50 | p95 | p99 | max | mean "
           "slowdown |\n";
     md << "|---|---|---|---|---|---|---|---|---|---|---|\n";
@@ -217,6 +259,24 @@ std::string report_markdown(const ScenarioSpec& spec, const RunResult& run, cons
       md << "| " << r.node_pool << " | " << format_duration(Seconds(r.start)) << " | "
          << (r.done >= 0 ? format_duration(Seconds(r.done)) : std::string("not within the run")) << " | " << r.gpus
          << " | " << layout << " | " << r.replicas_evicted << " | " << r.replicas_replaced << " |\n";
+    }
+  }
+
+  if (!a.quotas.empty()) {
+    md << "\n## Quotas\n\n";
+    md << "Kueue-like GPU quotas: workloads admitted whole within the nominal quota plus what the tenant borrowed "
+          "from others' unused quota; a lender reclaims by preempting borrowers (docs/models/quotas.md).\n\n";
+    md << "| tenant | nominal | borrowing limit | peak GPUs | GPU time | borrowed | admitted | queued | max wait | "
+          "preempted | reclaimed | still queued |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+    for (const auto& q : a.quotas) {
+      std::string waiting;
+      for (const auto& w : q.still_queued) waiting += (waiting.empty() ? "" : ", ") + w;
+      md << "| " << q.tenant << " | " << q.nominal << " | "
+         << (q.borrowing_limit >= 0 ? std::to_string(q.borrowing_limit) : std::string("none")) << " | " << q.peak_gpus
+         << " | " << format_duration(Seconds(q.gpu_seconds)) << " | "
+         << format_duration(Seconds(q.borrowed_gpu_seconds)) << " | " << q.admissions << " | " << q.queued << " | "
+         << format_duration(Seconds(q.max_wait)) << " | " << q.preempted << " | " << q.reclaimed << " | "
+         << (waiting.empty() ? "-" : waiting) << " |\n";
     }
   }
 

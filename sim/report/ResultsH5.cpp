@@ -517,6 +517,26 @@ struct LeakModelRow {
   const char* tenants;
 };
 
+struct LeakAttackRow {
+  int32_t workload;
+  const char* name;
+  const char* type;
+  const char* attacker;
+  const char* victim;
+  const char* resource;
+  const char* relation;
+  uint8_t ran;
+  double bit_rate_bps;
+  double error_rate;
+  double achieved_bps;
+  double accuracy;
+  double bytes_recovered;
+  double bound_bps;
+  double bound_bytes;
+  uint8_t within_bound;
+  const char* outcome;
+};
+
 // Unquantified channels have no capacity: NaN in the file (null in report.json).
 void write_leakage(hid_t root, const LeakageReport& l, hid_t str) {
   using channel::State;
@@ -570,6 +590,25 @@ void write_leakage(hid_t root, const LeakageReport& l, hid_t str) {
       {GTW_FIELD(LeakTenantRow, name, str, str), GTW_FIELD(LeakTenantRow, bits_as_observer, f64, ff64),
        GTW_FIELD(LeakTenantRow, bits_as_source, f64, ff64), GTW_FIELD(LeakTenantRow, bytes_as_observer, f64, ff64),
        GTW_FIELD(LeakTenantRow, bytes_as_source, f64, ff64)});
+  attr_f64(g.get(), "noise_injection_s", l.options.noise_injection_s);
+  attr_f64(g.get(), "scrubbed_bytes", l.scrubbed_bytes);
+  attr_f64(g.get(), "scrub_seconds", l.scrub_seconds);
+  std::vector<LeakAttackRow> attacks;
+  for (const auto& r : l.attacks)
+    attacks.push_back({r.workload, r.name.c_str(), r.type.c_str(), r.attacker.c_str(), r.victim.c_str(),
+                       r.resource.c_str(), r.relation.c_str(), static_cast<uint8_t>(r.ran), r.bit_rate_bps,
+                       r.error_rate, r.achieved_bps, r.accuracy, r.bytes_recovered, r.bound_bps, r.bound_bytes,
+                       static_cast<uint8_t>(r.within_bound), r.outcome.c_str()});
+  write_table(g.get(), "attacks", attacks,
+              {GTW_FIELD(LeakAttackRow, workload, i32, fi32), GTW_FIELD(LeakAttackRow, name, str, str),
+               GTW_FIELD(LeakAttackRow, type, str, str), GTW_FIELD(LeakAttackRow, attacker, str, str),
+               GTW_FIELD(LeakAttackRow, victim, str, str), GTW_FIELD(LeakAttackRow, resource, str, str),
+               GTW_FIELD(LeakAttackRow, relation, str, str), GTW_FIELD(LeakAttackRow, ran, u8, fu8),
+               GTW_FIELD(LeakAttackRow, bit_rate_bps, f64, ff64), GTW_FIELD(LeakAttackRow, error_rate, f64, ff64),
+               GTW_FIELD(LeakAttackRow, achieved_bps, f64, ff64), GTW_FIELD(LeakAttackRow, accuracy, f64, ff64),
+               GTW_FIELD(LeakAttackRow, bytes_recovered, f64, ff64), GTW_FIELD(LeakAttackRow, bound_bps, f64, ff64),
+               GTW_FIELD(LeakAttackRow, bound_bytes, f64, ff64), GTW_FIELD(LeakAttackRow, within_bound, u8, fu8),
+               GTW_FIELD(LeakAttackRow, outcome, str, str)});
   // Exposed-to lists joined with commas; the strings must outlive the write.
   std::vector<std::string> joined;
   for (const auto& m : l.models)

@@ -147,6 +147,70 @@ std::string findings_sarif(const ScenarioSpec& spec, const RunResult& run, const
                          {"tags", atlas}}}});
   }
 
+  // Attacks replayed in the simulation: one result each, at the attack's line in the scenario. An attack
+  // that achieved something is an error; one the design stopped is a note.
+  for (const auto& r : l.attacks) {
+    const auto& ws = spec.workloads[static_cast<size_t>(r.workload)];
+    const std::string rule_id = "GTW-ATTACK-" + r.type;
+    std::vector<std::string> atlas;
+    bool success = false;
+    switch (ws.attack.type) {
+      case AttackType::COVERT_CHANNEL:
+        atlas = {"AML.T0025"};
+        success = r.achieved_bps > 0;
+        break;
+      case AttackType::PRIME_PROBE:
+        atlas = {"AML.T0014"};
+        success = r.accuracy > 0;
+        break;
+      case AttackType::MODEL_EXTRACTION:
+        atlas = {"AML.T0024.002"};
+        success = r.observations > 0;
+        break;
+      case AttackType::REMANENCE_SCRAPE:
+        atlas = {"AML.T0025", "AML.T0024.002"};
+        success = r.bytes_recovered > 0;
+        break;
+      case AttackType::NOISY_NEIGHBOUR:
+        atlas = {"AML.T0029"};
+        success = r.victim_p99_during_s > 1.1 * r.victim_p99_before_s;
+        break;
+      case AttackType::MPS_KILL:
+        atlas = {"AML.T0029"};
+        success = r.victim_replicas_ended > 0;
+        break;
+    }
+    if (!rules.count(rule_id)) {
+      json tags = json::array({"security", "attack-replay"});
+      for (const auto& t : atlas) tags.push_back(t);
+      rules[rule_id] = {
+          {"id", rule_id},
+          {"name", "AttackReplay/" + r.type},
+          {"shortDescription", {{"text", "Attack replayed in the simulation: " + r.type}}},
+          {"fullDescription",
+           {{"text",
+             "An attacker workload ran this attack against the design (docs/models/leakage.md, "
+             "\"Attack replay\")."}}},
+          {"properties", {{"tags", tags}, {"security-severity", "8.0"}, {"atlas_version", ATLAS_VERSION}}}};
+    }
+    const SourceLoc loc = ws.attack.loc.line > 0 ? ws.attack.loc : ws.loc;
+    results.push_back({{"ruleId", rule_id},
+                       {"level", success ? "error" : "note"},
+                       {"message",
+                        {{"text", r.name + " (" + r.attacker + " <- " +
+                                      (r.victim.empty() ? std::string("-") : r.victim) + "): " + r.outcome}}},
+                       {"locations", json::array({location(loc, spec.source_file)})},
+                       {"partialFingerprints", {{"attack/v1", r.name + "/" + r.type}}},
+                       {"properties",
+                        {{"attacker", r.attacker},
+                         {"victim", r.victim},
+                         {"resource", r.resource},
+                         {"relation", r.relation},
+                         {"bound_bps", r.bound_bps},
+                         {"within_bound", r.within_bound},
+                         {"tags", atlas}}}});
+  }
+
   json rule_list = json::array();
   for (auto& [id, r] : rules) rule_list.push_back(std::move(r));
   json root;

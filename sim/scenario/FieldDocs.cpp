@@ -29,6 +29,9 @@ const std::vector<FieldDoc>& field_docs() {
        "Hardware profile of the GPUs: a file calibration/profiles/<gpu>.yaml (see `gputwin profiles`)."},
       {"spec.cluster.nodePools[].gpusPerNode", "int", "GPUs per node (1..16, default 8)."},
       {"spec.cluster.nodePools[].region", "string", "Region of the pool's nodes (data residency)."},
+      {"spec.cluster.nodePools[].pricePerGpuHour", "number",
+       "Cost of one GPU for an hour, in the user's cost units (e.g. a cloud list price or an amortised purchase); "
+       "gives the design's cost and each tenant's chargeback. Default 0: not priced."},
       {"spec.cluster.nodePools[].hardware", "mapping",
        "Overrides of hardware profile fields for this pool, e.g. {hbmAchievable: 2.2TB/s, computeEfficiency: 0.6}; "
        "the field names are the profile's (`gputwin profiles`), each value is recorded with this location as "
@@ -73,11 +76,67 @@ const std::vector<FieldDoc>& field_docs() {
       {"spec.cluster.nodePools[].gpuSharing[].pinnedMemoryLimit", "size", "As sharing.pinnedMemoryLimit."},
       {"spec.cluster.nodePools[].gpuSharing[].migLayout", "list", "As sharing.migLayout."},
       {"spec.cluster.nodePools[].gpuSharing[].vgpuScheduler", "enum", "As sharing.vgpuScheduler."},
+      {"spec.cluster.nodePools[].topology", "template name or mapping",
+       "Inside each node (docs/models/fabric.md): a template, flat (default: one PCIe link per GPU to the host, "
+       "one NVSwitch; the platform of earlier releases), hgx-h100, hgx-h200 (8 SXM GPUs on NVSwitch, 4 PCIe "
+       "switches with 2 GPUs, 2 NICs each, local NVMe) or pcie-l40s (GPUs behind 2 PCIe switches, no NVLink); or "
+       "a mapping with `template` or `fromNvidiaSmi` and overrides."},
+      {"spec.cluster.nodePools[].topology.template", "string", "flat | hgx-h100 | hgx-h200 | pcie-l40s."},
+      {"spec.cluster.nodePools[].topology.fromNvidiaSmi", "path",
+       "A saved `nvidia-smi topo -m` output: the node's GPUs, NVLink/PCIe connections and NICs are taken "
+       "from it (`gputwin import-topo FILE` shows what is read)."},
+      {"spec.cluster.nodePools[].topology.mig", "path",
+       "A saved `nvidia-smi mig -lgi` output: the MIG layout of every GPU of the pool (replaces sharing.migLayout; "
+       "the pool's sharing mode must be mig)."},
+      {"spec.cluster.nodePools[].topology.nics", "int", "Compute-fabric NICs per node (template default)."},
+      {"spec.cluster.nodePools[].topology.nicBandwidth", "bandwidth", "Per NIC and direction, e.g. 400Gb/s."},
+      {"spec.cluster.nodePools[].topology.nvme", "mapping", "Local NVMe of each node (all drives together)."},
+      {"spec.cluster.nodePools[].topology.nvme.read", "bandwidth", "Sequential read bandwidth."},
+      {"spec.cluster.nodePools[].topology.nvme.write", "bandwidth", "Sequential write bandwidth."},
+      {"spec.cluster.fabric", "mapping",
+       "The network between nodes, storage and the front end (docs/models/fabric.md). Without it nodes have "
+       "no network between them unless storage or multi-node jobs need one (then a single non-blocking switch)."},
+      {"spec.cluster.fabric.kind", "enum: singleSwitch|fatTree",
+       "singleSwitch: every node port on one non-blocking switch. fatTree: leaf switches of `nodesPerLeaf` "
+       "nodes, `spines` spines, leaf uplinks = downlinks / oversubscription; routes pick the spine by "
+       "destination (d-mod-k)."},
+      {"spec.cluster.fabric.nodesPerLeaf", "int", "fatTree: nodes under one leaf switch (default 4)."},
+      {"spec.cluster.fabric.spines", "int", "fatTree: spine switches (default 2)."},
+      {"spec.cluster.fabric.oversubscription", "number",
+       "fatTree: leaf downlink / uplink bandwidth (>= 1, default 1)."},
+      {"spec.cluster.fabric.hopLatency", "duration", "Latency per switch hop (default 1us)."},
+      {"spec.cluster.fabric.frontendBandwidth", "bandwidth",
+       "Front-end (client) network port of each node, for inference requests and responses (default 100Gb/s)."},
+      {"spec.cluster.fabric.encryption", "mapping", "Cost of encryption in transit (networkPolicies)."},
+      {"spec.cluster.fabric.encryption.bandwidthFactor", "number",
+       "Share of link bandwidth an encrypted flow gets out of what a plaintext one would (default 0.9)."},
+      {"spec.cluster.fabric.encryption.latency", "duration", "Added to every encrypted transfer (default 5us)."},
+      {"spec.cluster.storage", "list", "Shared storage systems behind the fabric (docs/models/storage.md)."},
+      {"spec.cluster.storage[].name", "string",
+       "Storage name, unique; data items refer to it (localNvme and host are reserved)."},
+      {"spec.cluster.storage[].kind", "enum: parallelFs|objectStore",
+       "parallelFs: striped over `servers` (default latency 100us per request); objectStore: per-object "
+       "latency 10ms by default."},
+      {"spec.cluster.storage[].readBandwidth", "bandwidth",
+       "Aggregate read bandwidth of the servers (default 40GB/s)."},
+      {"spec.cluster.storage[].writeBandwidth", "bandwidth", "Aggregate write bandwidth (default 20GB/s)."},
+      {"spec.cluster.storage[].servers", "int", "Storage servers; each has 1/servers of the bandwidth (default 4)."},
+      {"spec.cluster.storage[].latency", "duration", "Per-request latency (default by kind)."},
+      {"spec.cluster.storage[].region", "string", "Region where the data lives (data residency)."},
+      {"spec.cluster.storage[].encryptedAtRest", "bool", "Data is encrypted at rest (default false)."},
+      {"spec.cluster.storage[].allow", "list of string",
+       "Storage ACL: tenants allowed to read and write (default: every tenant). Others are refused, with an event."},
       {"spec.tenants", "list", "Tenants: teams or customers who share the cluster."},
       {"spec.tenants[].name", "string", "Tenant name, unique."},
       {"spec.tenants[].region", "string", "Home region of the tenant's data."},
       {"spec.tenants[].classification", "enum: public|internal|confidential|restricted",
        "Data classification (default internal)."},
+      {"spec.tenants[].quota", "mapping",
+       "Kueue-like GPU quota: workloads are admitted whole within the nominal quota, may borrow other "
+       "tenants' unused quota, and are preempted when a lender needs it back (docs/models/quotas.md)."},
+      {"spec.tenants[].quota.gpus", "int", "Nominal quota: GPUs the tenant is guaranteed."},
+      {"spec.tenants[].quota.borrowingLimit", "int",
+       "GPUs it may borrow beyond its nominal quota from other tenants' unused quota (default: no limit)."},
       {"spec.tenants[].slos", "list", "Service-level objectives, evaluated per window."},
       {"spec.tenants[].slos[].name", "string", "SLO name, unique within the tenant."},
       {"spec.tenants[].slos[].kind", "enum: latency|throughput|slowdown|completionTime",
@@ -96,7 +155,9 @@ const std::vector<FieldDoc>& field_docs() {
        "Default 1."},
       {"spec.workloads", "list", "Inference services, training jobs and batch tenants' jobs."},
       {"spec.workloads[].name", "string", "Workload name, unique."},
-      {"spec.workloads[].kind", "enum: inference|training|batch", "What the workload is."},
+      {"spec.workloads[].kind", "enum: inference|training|batch|attack",
+       "What the workload is. attack: an attacker's processes running one of the attacks of `attack` inside the "
+       "simulation (docs/models/leakage.md, \"Attack replay\")."},
       {"spec.workloads[].tenant", "string", "Owner tenant (must be in spec.tenants)."},
       {"spec.workloads[].replicas", "int",
        "inference: serving replicas (requests go to the shortest queue); batch: worker slots; training: 1."},
@@ -118,10 +179,24 @@ const std::vector<FieldDoc>& field_docs() {
       {"spec.workloads[].model.parameters", "count", "Number of parameters, e.g. 8B or 7e9."},
       {"spec.workloads[].model.dtype", "enum: fp32|fp16|bf16|fp8", "Weight precision (default fp16)."},
       {"spec.workloads[].arrival", "mapping", "inference / batch: the arrival process of requests or jobs."},
-      {"spec.workloads[].arrival.process", "enum: poisson|bursty|constant",
+      {"spec.workloads[].arrival.process", "enum: poisson|bursty|constant|diurnal|trace",
        "poisson: exponential gaps at `rate`. bursty: a two-state Markov-modulated Poisson process alternating "
-       "between `rate` and `burstRate`, with exponential gap and burst lengths. constant: evenly spaced."},
-      {"spec.workloads[].arrival.rate", "rate", "Mean rate, e.g. 200/s (bursty: rate between bursts)."},
+       "between `rate` and `burstRate`, with exponential gap and burst lengths. constant: evenly spaced. "
+       "diurnal: Poisson with rate(t) = rate x (1 + amplitude x cos(2 pi (t - peakAt) / period)). trace: "
+       "the requests of a file, with their own prompt and output tokens."},
+      {"spec.workloads[].arrival.rate", "rate",
+       "Mean rate, e.g. 200/s (bursty: rate between bursts; diurnal: the mean over a period)."},
+      {"spec.workloads[].arrival.amplitude", "number 0..1", "diurnal: relative swing of the rate (default 0.5)."},
+      {"spec.workloads[].arrival.period", "duration", "diurnal: length of one cycle (default 24h)."},
+      {"spec.workloads[].arrival.peakAt", "duration", "diurnal: simulated time of the first peak (default 0s)."},
+      {"spec.workloads[].arrival.file", "path",
+       "trace: the request trace (relative to this file), e.g. the Azure LLM inference trace "
+       "(data/azure-llm-2023/AzureLLMInferenceTrace_conv.csv)."},
+      {"spec.workloads[].arrival.format", "enum: azure-llm|seconds",
+       "trace: azure-llm (TIMESTAMP,ContextTokens,GeneratedTokens) or seconds (time,promptTokens,outputTokens); "
+       "default azure-llm."},
+      {"spec.workloads[].arrival.speedup", "number", "trace: time compression (60: an hour of trace in a minute)."},
+      {"spec.workloads[].arrival.offset", "duration", "trace: skip the trace's first seconds (default 0s)."},
       {"spec.workloads[].arrival.burstRate", "rate", "bursty: rate during a burst."},
       {"spec.workloads[].arrival.meanBurst", "duration", "bursty: mean burst length."},
       {"spec.workloads[].arrival.meanGap", "duration", "bursty: mean time between bursts."},
@@ -151,6 +226,97 @@ const std::vector<FieldDoc>& field_docs() {
       {"spec.workloads[].job.kernels", "int", "Kernels per job (run one after the other)."},
       {"spec.workloads[].job.flops", "flops", "Floating-point operations per kernel."},
       {"spec.workloads[].job.bytes", "size", "Device-memory traffic per kernel."},
+      {"spec.workloads[].nodes", "int",
+       "training: nodes the job spans (default 1); its `gpus` are split evenly over them and the gradients are "
+       "all-reduced hierarchically (NVLink inside a node, the fabric between nodes)."},
+      {"spec.workloads[].placement.nodes", "list of string",
+       "Node names (pool-N, e.g. train-0) the replica must be placed on, one per node it spans."},
+      {"spec.workloads[].io", "mapping", "Storage and network I/O of the workload (docs/models/storage.md)."},
+      {"spec.workloads[].io.dataset", "string",
+       "training: a data item (spec.data) whose store each step's input (step.data) is read from, instead of "
+       "host memory."},
+      {"spec.workloads[].io.weights", "string",
+       "inference: a data item whose store the model weights are read from at replica start."},
+      {"spec.workloads[].io.checkpoint", "mapping", "training: periodic checkpoints."},
+      {"spec.workloads[].io.checkpoint.data", "string", "Data item (kind checkpoint) naming the target store."},
+      {"spec.workloads[].io.checkpoint.every", "int", "Steps between checkpoints."},
+      {"spec.workloads[].io.checkpoint.bytes", "size", "Bytes each GPU writes per checkpoint."},
+      {"spec.workloads[].io.gpuDirect", "bool",
+       "GPUDirect Storage / RDMA: storage and inter-node traffic go between GPU memory and the NIC through the "
+       "PCIe switch, without a bounce through host memory (default false)."},
+      {"spec.workloads[].io.identity", "string", "Principal the accesses run as (default: the tenant's name)."},
+      {"spec.workloads[].io.requestBytes", "size",
+       "inference: request payload sent from the clients over the front-end network (default 0: not modelled)."},
+      {"spec.workloads[].io.responseBytes", "size", "inference: response payload sent back to the clients."},
+      {"spec.workloads[].attack", "mapping",
+       "attack: what the attacker runs. Its replicas are placed like any workload's (placement constraints "
+       "apply); its memory defaults to 1GiB per process."},
+      {"spec.workloads[].attack.type",
+       "enum: covertChannel|primeProbe|remanenceScrape|noisyNeighbour|mpsKill|modelExtraction",
+       "covertChannel: a sender (replica 0) modulates `channel` with a bit stream, a receiver (replica 1) probes it "
+       "and decodes the bits from the simulated probe latencies; reports bits/s and bit error rate. primeProbe: "
+       "probes HBM latency beside the `target` inference service and tells which of `candidates` it serves from "
+       "the length of its contention bursts; reports fingerprint accuracy. remanenceScrape: allocates device memory "
+       "and reads what earlier tenants left in it unscrubbed; reports bytes recovered per victim. noisyNeighbour: "
+       "runs memory- and compute-heavy kernels without pause beside `target` (its SLA shows the damage). mpsKill: "
+       "its own client faults at `at`; under MPS or time-slicing the fault domain ends every client of the GPU. "
+       "modelExtraction: as primeProbe, but estimates the victim's parameter count from its decode bursts."},
+      {"spec.workloads[].attack.channel", "enum: nvlink|pcie|l2|hbm",
+       "covertChannel: the resource modulated and probed. nvlink: both write to a third GPU of the node over "
+       "NVLink; pcie: host-to-device copies on the GPU's PCIe link; l2, hbm: memory-bound kernels on the GPU's HBM "
+       "(and its shared L2 under MPS)."},
+      {"spec.workloads[].attack.senderTenant", "string",
+       "covertChannel: the tenant the sender (a trojan) runs as (default: the attacker's tenant)."},
+      {"spec.workloads[].attack.bits", "int", "covertChannel: payload bits sent (8..1000000, default 4096)."},
+      {"spec.workloads[].attack.preamble", "int",
+       "covertChannel: alternating training bits sent first; the receiver sets its decision threshold halfway "
+       "between their mean 1 and 0 latencies (default 64)."},
+      {"spec.workloads[].attack.bitRate", "rate",
+       "covertChannel: symbols per second, e.g. 45500/s; default the reference measurement's rate."},
+      {"spec.workloads[].attack.reference", "string",
+       "covertChannel: id of the published measurement (attacks.md, e.g. A5, A6) whose rate and error calibrate "
+       "the probe noise; default the catalogue's best measurement for the channel and sharing relation."},
+      {"spec.workloads[].attack.noise", "duration",
+       "covertChannel / primeProbe / modelExtraction: standard deviation of the probe-latency noise. Default: "
+       "covertChannel, the noise at which the receiver errs with the reference's error rate when signalling at "
+       "its rate (docs/models/leakage.md); primeProbe / modelExtraction, none."},
+      {"spec.workloads[].attack.target", "string",
+       "primeProbe / noisyNeighbour / mpsKill / modelExtraction: the victim workload."},
+      {"spec.workloads[].attack.probeInterval", "duration",
+       "primeProbe / modelExtraction: time between two probes (default 500us)."},
+      {"spec.workloads[].attack.candidates", "list",
+       "primeProbe: the models the attacker can tell apart (at least two); the victim's may or may not be one."},
+      {"spec.workloads[].attack.candidates[].name", "string", "Candidate name."},
+      {"spec.workloads[].attack.candidates[].parameters", "count", "Its parameter count, e.g. 8B."},
+      {"spec.workloads[].attack.candidates[].dtype", "enum: fp32|fp16|bf16|fp8",
+       "Its weight precision (default fp16)."},
+      {"spec.workloads[].attack.bytes", "size",
+       "remanenceScrape: bytes allocated and read (default: all free memory of its GPU); noisyNeighbour: HBM "
+       "traffic per kernel (default 1GiB)."},
+      {"spec.workloads[].attack.flops", "flops", "noisyNeighbour: FLOPs per kernel (default 0)."},
+      {"spec.workloads[].attack.interval", "duration",
+       "remanenceScrape: free and scrape again every interval until the end of the run (default 0: once)."},
+      {"spec.workloads[].attack.at", "duration", "mpsKill: when its client faults (default: when it starts)."},
+      {"spec.data", "list",
+       "Tagged data items: datasets, checkpoints, model weights and request streams, each with an owner, region "
+       "and classification; every movement of one is a data event (docs/models/storage.md)."},
+      {"spec.data[].name", "string", "Data item name, unique."},
+      {"spec.data[].kind", "enum: dataset|checkpoint|weights|requests", "What the data is."},
+      {"spec.data[].tenant", "string", "Owner tenant."},
+      {"spec.data[].region", "string", "Region the data belongs to (default: the owner's)."},
+      {"spec.data[].classification", "enum: public|internal|confidential|restricted",
+       "Sensitivity (default: the owner's)."},
+      {"spec.data[].store", "string",
+       "Where it is stored: a spec.cluster.storage name, localNvme (the node's own NVMe) or host (host memory, "
+       "the default)."},
+      {"spec.networkPolicies", "list", "Per-tenant network segmentation and encryption in transit."},
+      {"spec.networkPolicies[].tenant", "string", "The tenant the policy applies to."},
+      {"spec.networkPolicies[].isolated", "bool",
+       "The tenant's traffic is in a segment of its own (partition key / VLAN): tenants outside it cannot read it "
+       "on shared links (default false)."},
+      {"spec.networkPolicies[].encryptInTransit", "bool",
+       "Every transfer of the tenant's data is encrypted (at fabric.encryption's cost) (default false)."},
+      {"spec.networkPolicies[].allowFrom", "list of string", "Other tenants admitted to the tenant's segment."},
       {"spec.faults", "list",
        "Injected fatal GPU errors. A fault in one client ends its fault domain: every client on the GPU under "
        "mps or timeSlicing, only the client itself on an exclusive GPU or a MIG instance."},
@@ -174,6 +340,19 @@ const std::vector<FieldDoc>& field_docs() {
       {"spec.policies.placement", "mapping", "The placement policy."},
       {"spec.policies.placement.name", "string", "Registered placement policy name."},
       {"spec.policies.placement.params", "mapping", "Parameters of the policy."},
+      {"spec.policies.isolation", "mapping",
+       "Isolation mitigations in force, each with its cost (docs/models/leakage.md, \"Mitigations\")."},
+      {"spec.policies.isolation.scrubOnFree", "bool",
+       "Freed device memory is overwritten before another allocation may use it: an HBM write of the freed bytes "
+       "that competes with the GPU's other clients, and allocations wait for it. Closes remanence."},
+      {"spec.policies.isolation.timerResolution", "duration",
+       "Coarsest timer tenants can read (e.g. 1us): probe latencies are rounded down to it, and a channel's "
+       "probe rate is at most 1 / resolution. 0: native timers."},
+      {"spec.policies.isolation.noiseInjection", "duration",
+       "Standard deviation of a random delay added to each timed operation tenants observe (probe noise)."},
+      {"spec.policies.isolation.queryRateLimit", "rate",
+       "Per-client query rate limit on inference services (the behaviour channel of model IP), e.g. 10/s."},
+
   };
   return docs;
 }

@@ -152,6 +152,7 @@ class Loader {
   // Mappings and list items walked. A legitimate 8 MiB file stays well below; YAML aliases can make a
   // small file expand to far more, and each visit costs microseconds.
   static constexpr size_t MAX_NODES = 500'000;
+  bool mig_from_file_ = false;  // the node pool being read takes its MIG layout from topology.mig
 
   // ---- files and references ----
   std::optional<YAML::Node> read_yaml_file(const std::string& file, const SourceLoc& from, const std::string& path,
@@ -190,6 +191,17 @@ class Loader {
   void read_workload(const Ctx& c, WorkloadSpec& w);
   void read_arrival(const Ctx& c, ArrivalSpec& a);
   void read_policy(const Ctx& c, PolicyRef& p);
+  void read_attack(const Ctx& c, WorkloadSpec& w);
+  void read_isolation(const Ctx& c, IsolationPolicySpec& iso);
+  void get_bool(const Ctx& parent, const std::string& key, bool& out);
+  // ---- network, storage, data (models/fabric, models/storage) ----
+  void read_string_list(const Ctx& parent, const std::string& key, std::vector<std::string>& out);
+  void read_node_topology(const Ctx& c, NodeTopologySpec& t);
+  void read_fabric(const Ctx& c, FabricSpec& f);
+  void read_storage(const Ctx& c, StorageSpec& s);
+  void read_data(const Ctx& c, DataSpec& d);
+  void read_network_policy(const Ctx& c, NetworkPolicySpec& n);
+  void read_workload_io(const Ctx& c, WorkloadIoSpec& io);
 };
 
 std::optional<YAML::Node> Loader::read_yaml_file(const std::string& file, const SourceLoc& from,
@@ -629,6 +641,14 @@ void Loader::read_spec(const Ctx& c, ScenarioSpec& spec) {
       } else {
         missing(*cluster, "nodePools");
       }
+      if (auto fabric = child(*cluster, "fabric")) read_fabric(*fabric, spec.fabric);
+      if (auto storage = child(*cluster, "storage")) {
+        for (const auto& item : items(*storage)) {
+          StorageSpec st;
+          read_storage(item, st);
+          spec.storage.push_back(std::move(st));
+        }
+      }
     }
   } else {
     missing(c, "cluster");
@@ -653,6 +673,20 @@ void Loader::read_spec(const Ctx& c, ScenarioSpec& spec) {
                  "starts at or after the end of the run (spec.duration = " + format_duration(spec.duration) + ")");
       }
       spec.workloads.push_back(std::move(w));
+    }
+  }
+  if (auto data = child(c, "data")) {
+    for (const auto& item : items(*data)) {
+      DataSpec d;
+      read_data(item, d);
+      spec.data.push_back(std::move(d));
+    }
+  }
+  if (auto np = child(c, "networkPolicies")) {
+    for (const auto& item : items(*np)) {
+      NetworkPolicySpec n;
+      read_network_policy(item, n);
+      spec.network_policies.push_back(std::move(n));
     }
   }
   if (auto faults = child(c, "faults")) {
@@ -689,6 +723,7 @@ void Loader::read_spec(const Ctx& c, ScenarioSpec& spec) {
   if (auto policies = child(c, "policies")) {
     if (check_map(*policies)) {
       if (auto placement = child(*policies, "placement")) read_policy(*placement, spec.placement);
+      if (auto isolation = child(*policies, "isolation")) read_isolation(*isolation, spec.isolation);
     }
   }
 }
@@ -767,7 +802,7 @@ void Loader::read_sharing_fields(const Ctx& c, SharingSpec& sharing) {
   only_for_mode("migLayout", SharingMode::MIG);
   only_for_mode("activeThreadPercentage", SharingMode::MPS);
   only_for_mode("pinnedMemoryLimit", SharingMode::MPS);
-  if (sharing.mode == SharingMode::MIG && sharing.mig_layout.empty() && !child(c, "migLayout")) {
+  if (sharing.mode == SharingMode::MIG && sharing.mig_layout.empty() && !child(c, "migLayout") && !mig_from_file_) {
     d_.error(sharing.loc, c.path + ".migLayout", "mode mig needs a migLayout (the GPU instances of each GPU)");
   }
   if (sharing.mode == SharingMode::MIG && child(c, "replicas")) {
@@ -874,6 +909,9 @@ void Loader::read_node_pool(const Ctx& c, NodePoolSpec& pool) {
   if (auto g = child(c, "gpu")) pool.product_loc = g->loc();
   get_int(c, "gpusPerNode", pool.gpus_per_node, false, 1, 16);
   get_string(c, "region", pool.region, false);
+  get_number(c, "pricePerGpuHour", pool.price_per_gpu_hour, false, 0.0, 1e9);
+  if (auto topo = child(c, "topology")) read_node_topology(*topo, pool.topology);
+  mig_from_file_ = !pool.topology.nvidia_smi_mig.empty();
   if (auto sharing = child(c, "sharing")) {
     if (check_map(*sharing)) read_sharing_fields(*sharing, pool.sharing);
   }
@@ -944,6 +982,13 @@ void Loader::read_tenant(const Ctx& c, TenantSpec& t) {
   get_string(c, "name", t.name, true);
   get_string(c, "region", t.region, false);
   get_enum(c, "classification", t.classification, classification_names(), false);
+  if (auto quota = child(c, "quota")) {
+    t.quota_loc = quota->loc();
+    if (check_map(*quota)) {
+      get_int(*quota, "gpus", t.quota_gpus, true, 0, 1000000);
+      get_int(*quota, "borrowingLimit", t.borrowing_limit, false, 0, 1000000);
+    }
+  }
   if (auto slos = child(c, "slos")) {
     for (const auto& item : items(*slos)) {
       SloSpec slo;
@@ -975,10 +1020,47 @@ void Loader::read_arrival(const Ctx& c, ArrivalSpec& a) {
   if (!check_map(c)) return;
   get_enum(c, "process", a.process, arrival_process_names(), true);
   const bool bursty = a.process == ArrivalProcess::BURSTY;
-  get_quantity(c, "rate", a.rate, parse_rate, !bursty, !bursty);
+  const bool needs_rate = !bursty && a.process != ArrivalProcess::TRACE;
+  get_quantity(c, "rate", a.rate, parse_rate, needs_rate, !bursty);
   get_quantity(c, "burstRate", a.burst_rate, parse_rate, bursty, true);
   get_quantity(c, "meanBurst", a.mean_burst, parse_duration, bursty, true);
   get_quantity(c, "meanGap", a.mean_gap, parse_duration, bursty, true);
+  const bool diurnal = a.process == ArrivalProcess::DIURNAL;
+  const bool trace = a.process == ArrivalProcess::TRACE;
+  get_number(c, "amplitude", a.amplitude, false, 0.0, 1.0);
+  get_quantity(c, "period", a.period, parse_duration, false, true);
+  get_quantity(c, "peakAt", a.peak_at, parse_duration, false, false);
+  for (const char* key : {"amplitude", "period", "peakAt"})
+    if (!diurnal)
+      if (auto k = child(c, key)) d_.warning(k->loc(), k->path, std::string("ignored: only for process 'diurnal'"));
+  get_string(c, "file", a.trace_file, trace);
+  get_string(c, "format", a.trace_format, false);
+  if (auto k = child(c, "format")) {
+    const auto& formats = request_trace_format_names();
+    if (std::find(formats.begin(), formats.end(), a.trace_format) == formats.end())
+      d_.error(k->loc(), k->path,
+               "unknown request trace format '" + a.trace_format + "'" + suggest(a.trace_format, formats));
+  }
+  get_number(c, "speedup", a.speedup, false, 1e-6, 1e9);
+  get_quantity(c, "offset", a.trace_offset, parse_duration, false, false);
+  for (const char* key : {"file", "format", "speedup", "offset"})
+    if (!trace)
+      if (auto k = child(c, key)) d_.warning(k->loc(), k->path, std::string("ignored: only for process 'trace'"));
+  if (trace && !a.trace_file.empty()) {
+    if (auto f = child(c, "file")) {
+      a.trace_loc = f->loc();
+      fs::path p(a.trace_file);
+      if (p.is_relative() && f->file != "--set") p = fs::path(f->file).parent_path() / p;
+      a.trace_file = p.lexically_normal().string();
+      auto parsed = std::make_shared<RequestTrace>();
+      if (read_request_trace(a.trace_file, a.trace_format, *parsed, d_, a.trace_loc, f->path)) {
+        if (a.trace_offset.value >= parsed->span())
+          d_.error(a.loc, c.path + ".offset",
+                   "offset skips the whole trace (it spans " + std::to_string(parsed->span()) + " s)");
+        a.trace = std::move(parsed);
+      }
+    }
+  }
 }
 
 void Loader::read_workload(const Ctx& c, WorkloadSpec& w) {
@@ -990,7 +1072,8 @@ void Loader::read_workload(const Ctx& c, WorkloadSpec& w) {
   if (auto t = child(c, "tenant")) w.tenant_loc = t->loc();
   get_int(c, "replicas", w.replicas, false, 1, 100000);
   get_int(c, "gpus", w.gpus, false, 1, 16);
-  get_quantity(c, "memory", w.memory, parse_bytes, w.kind != WorkloadKind::INFERENCE, true);
+  get_quantity(c, "memory", w.memory, parse_bytes, w.kind != WorkloadKind::INFERENCE && w.kind != WorkloadKind::ATTACK,
+               true);
   get_quantity(c, "start", w.start, parse_duration, false, false);
   get_enum(c, "runtime", w.runtime, runtime_kind_names(), false);
   if (auto rt = child(c, "runtime")) w.runtime_loc = rt->loc();
@@ -1013,6 +1096,8 @@ void Loader::read_workload(const Ctx& c, WorkloadSpec& w) {
       get_string(*placement, "migProfile", w.mig_profile, false);
       if (auto mp = child(*placement, "migProfile")) w.mig_profile_loc = mp->loc();
       if (auto np = child(*placement, "nodePool")) w.node_pool_loc = np->loc();
+      read_string_list(*placement, "nodes", w.pin_nodes);
+      if (auto pn = child(*placement, "nodes")) w.nodes_loc = pn->loc();
     }
   }
   const bool inference = w.kind == WorkloadKind::INFERENCE;
@@ -1034,6 +1119,20 @@ void Loader::read_workload(const Ctx& c, WorkloadSpec& w) {
   only_for("iterations", training, "training");
   only_for("step", training, "training");
   only_for("job", batch, "batch");
+  only_for("nodes", training, "training");
+  get_int(c, "nodes", w.nodes, false, 1, 4096);
+  if (auto io = child(c, "io")) read_workload_io(*io, w.io);
+  only_for("attack", w.kind == WorkloadKind::ATTACK, "attack");
+  if (w.kind == WorkloadKind::ATTACK) {
+    // replicas unset: the attack's own count (a covert channel's sender and receiver, else one process).
+    if (c.node.IsMap() && !std::as_const(c.node)["replicas"]) w.replicas = 0;
+    if (auto attack = child(c, "attack")) {
+      read_attack(*attack, w);
+    } else {
+      missing(c, "attack");
+      w.replicas = std::max(w.replicas, 1);
+    }
+  }
 
   if (inference) {
     if (auto model = child(c, "model")) {
@@ -1122,6 +1221,136 @@ void Loader::read_workload(const Ctx& c, WorkloadSpec& w) {
   }
 }
 
+void Loader::get_bool(const Ctx& parent, const std::string& key, bool& out) {
+  auto c = child(parent, key);
+  if (!c) return;
+  std::string s;
+  if (!scalar(*c, s, "true or false")) return;
+  if (s == "true") {
+    out = true;
+  } else if (s == "false") {
+    out = false;
+  } else {
+    d_.error(c->loc(), c->path, "expected true or false, got \"" + s + "\"");
+  }
+}
+
+// An attacker workload's `attack` mapping: which attack, on which channel or victim, with which knobs.
+void Loader::read_attack(const Ctx& c, WorkloadSpec& w) {
+  AttackSpec& a = w.attack;
+  a.loc = c.loc();
+  if (!check_map(c)) return;
+  get_enum(c, "type", a.type, attack_type_names(), true);
+  const bool covert = a.type == AttackType::COVERT_CHANNEL;
+  const bool probe = a.type == AttackType::PRIME_PROBE || a.type == AttackType::MODEL_EXTRACTION;
+  const bool needs_target = a.type == AttackType::PRIME_PROBE || a.type == AttackType::NOISY_NEIGHBOUR ||
+                            a.type == AttackType::MPS_KILL || a.type == AttackType::MODEL_EXTRACTION;
+  auto only_for = [&](const char* key, bool allowed, const char* types) {
+    if (allowed || !c.node.IsMap() || !c.node[key]) return;
+    d_.error(Ctx{c.node[key], c.file, c.path, "", {}, c.loc()}.loc(), c.path + "." + key,
+             std::string("only meaningful for attack type ") + types + ", this attack is " + attack_type_name(a.type));
+  };
+  only_for("channel", covert, "covertChannel");
+  only_for("senderTenant", covert, "covertChannel");
+  only_for("bits", covert, "covertChannel");
+  only_for("preamble", covert, "covertChannel");
+  only_for("bitRate", covert, "covertChannel");
+  only_for("reference", covert, "covertChannel");
+  only_for("noise", covert || probe, "covertChannel, primeProbe or modelExtraction");
+  only_for("target", needs_target, "primeProbe, noisyNeighbour, mpsKill or modelExtraction");
+  only_for("probeInterval", probe, "primeProbe or modelExtraction");
+  only_for("candidates", a.type == AttackType::PRIME_PROBE, "primeProbe");
+  only_for("bytes", a.type == AttackType::REMANENCE_SCRAPE || a.type == AttackType::NOISY_NEIGHBOUR,
+           "remanenceScrape or noisyNeighbour");
+  only_for("flops", a.type == AttackType::NOISY_NEIGHBOUR, "noisyNeighbour");
+  only_for("interval", a.type == AttackType::REMANENCE_SCRAPE, "remanenceScrape");
+  only_for("at", a.type == AttackType::MPS_KILL, "mpsKill");
+  if (covert) {
+    if (auto ch = child(c, "channel")) {
+      a.channel_loc = ch->loc();
+      std::string s;
+      if (scalar(*ch, s, "a resource: nvlink, pcie, l2 or hbm")) {
+        static const std::vector<std::string> channels{"nvlink", "pcie", "l2", "hbm"};
+        if (std::find(channels.begin(), channels.end(), s) == channels.end()) {
+          d_.error(ch->loc(), ch->path, "unknown covert-channel resource '" + s + "'" + suggest(s, channels));
+        } else {
+          a.channel = s;
+        }
+      }
+    } else {
+      missing(c, "channel");
+    }
+    get_string(c, "senderTenant", a.sender_tenant, false);
+    if (auto st = child(c, "senderTenant")) a.sender_loc = st->loc();
+    get_int(c, "bits", a.bits, false, 8, 1'000'000);
+    get_int(c, "preamble", a.preamble, false, 8, 100'000);
+    get_quantity(c, "bitRate", a.bit_rate, parse_rate, false, true);
+    get_string(c, "reference", a.reference, false);
+    if (auto r = child(c, "reference")) a.reference_loc = r->loc();
+  }
+  if (covert || probe) get_quantity(c, "noise", a.noise, parse_duration, false, false);
+  if (needs_target) {
+    get_string(c, "target", a.target, true);
+    if (auto t = child(c, "target")) a.target_loc = t->loc();
+  }
+  if (probe) get_quantity(c, "probeInterval", a.probe_interval, parse_duration, false, true);
+  if (a.type == AttackType::PRIME_PROBE) {
+    if (auto cands = child(c, "candidates")) {
+      for (const auto& item : items(*cands)) {
+        AttackCandidate cand;
+        cand.loc = item.loc();
+        if (!check_map(item)) continue;
+        get_string(item, "name", cand.name, true);
+        if (auto params = child(item, "parameters")) {
+          std::string s;
+          if (scalar(*params, s, "a parameter count such as 8B")) {
+            auto r = parse_count(s);
+            if (!r || !std::isfinite(*r.quantity) || *r.quantity < 1) {
+              d_.error(params->loc(), params->path, r ? "must be a finite count of at least 1" : r.error);
+            } else {
+              cand.model.parameters = *r.quantity;
+            }
+          }
+        } else {
+          missing(item, "parameters");
+        }
+        get_enum(item, "dtype", cand.model.dtype, dtype_names(), false);
+        a.candidates.push_back(std::move(cand));
+      }
+      if (a.candidates.size() < 2)
+        d_.error(cands->loc(), cands->path, "a fingerprint library needs at least two candidate models");
+    } else {
+      missing(c, "candidates");
+    }
+  }
+  if (a.type == AttackType::REMANENCE_SCRAPE || a.type == AttackType::NOISY_NEIGHBOUR)
+    get_quantity(c, "bytes", a.bytes, parse_bytes, false, false);
+  if (a.type == AttackType::NOISY_NEIGHBOUR) get_quantity(c, "flops", a.flops, parse_flops, false, false);
+  if (a.type == AttackType::REMANENCE_SCRAPE) get_quantity(c, "interval", a.interval, parse_duration, false, false);
+  if (a.type == AttackType::MPS_KILL) get_quantity(c, "at", a.at, parse_duration, false, false);
+  if (w.replicas == 0) w.replicas = covert ? 2 : 1;
+  if (!covert && w.replicas != 1) {
+    // One attacker process; a covert channel's sender and receiver are its two replicas.
+    d_.error(w.loc, c.path,
+             std::string("attack type ") + attack_type_name(a.type) + " runs one replica, got " +
+                 std::to_string(w.replicas));
+  }
+  if (covert && w.replicas != 2) {
+    d_.error(w.loc, c.path,
+             "a covert channel has two replicas (0: the sender, 1: the receiver), got " + std::to_string(w.replicas));
+  }
+}
+
+// spec.policies.isolation: mitigations in force and their costs.
+void Loader::read_isolation(const Ctx& c, IsolationPolicySpec& iso) {
+  iso.loc = c.loc();
+  if (!check_map(c)) return;
+  get_bool(c, "scrubOnFree", iso.scrub_on_free);
+  get_quantity(c, "timerResolution", iso.timer_resolution, parse_duration, false, false);
+  get_quantity(c, "noiseInjection", iso.noise_injection, parse_duration, false, false);
+  get_quantity(c, "queryRateLimit", iso.query_rate_limit, parse_rate, false, false);
+}
+
 void Loader::read_policy(const Ctx& c, PolicyRef& p) {
   p.loc = c.loc();
   if (!check_map(c)) return;
@@ -1152,6 +1381,145 @@ void Loader::read_policy(const Ctx& c, PolicyRef& p) {
       }
     }
   }
+}
+
+void Loader::read_string_list(const Ctx& parent, const std::string& key, std::vector<std::string>& out) {
+  auto list = child(parent, key);
+  if (!list) return;
+  for (const auto& item : items(*list)) {
+    std::string s;
+    if (scalar(item, s, "a name")) out.push_back(s);
+  }
+}
+
+// A node's inside: a template name, or a mapping {template | fromNvidiaSmi, mig, nics, nicBandwidth, nvme}.
+void Loader::read_node_topology(const Ctx& c, NodeTopologySpec& t) {
+  t.loc = c.loc();
+  const auto resolve_file = [&](const Ctx& at, const std::string& s) {
+    fs::path p(s);
+    if (p.is_relative() && at.file != "--set") p = fs::path(at.file).parent_path() / p;
+    return p.lexically_normal().string();
+  };
+  if (c.node.IsScalar()) {
+    scalar(c, t.template_name, "a node template name");
+    return;
+  }
+  if (!check_map(c)) return;
+  get_string(c, "template", t.template_name, false);
+  if (auto f = child(c, "fromNvidiaSmi")) {
+    std::string s;
+    if (scalar(*f, s, "the path of a saved `nvidia-smi topo -m` output")) {
+      t.nvidia_smi_topo = resolve_file(*f, s);
+      t.topo_loc = f->loc();
+    }
+    if (!t.template_name.empty()) d_.error(f->loc(), f->path, "give either template or fromNvidiaSmi, not both");
+  }
+  if (auto f = child(c, "mig")) {
+    std::string s;
+    if (scalar(*f, s, "the path of a saved `nvidia-smi mig -lgi` output")) {
+      t.nvidia_smi_mig = resolve_file(*f, s);
+      t.mig_loc = f->loc();
+    }
+  }
+  get_int(c, "nics", t.nics, false, 0, 64);
+  get_quantity(c, "nicBandwidth", t.nic_bandwidth, parse_bandwidth, false, true);
+  if (auto nvme = child(c, "nvme")) {
+    if (check_map(*nvme)) {
+      get_quantity(*nvme, "read", t.nvme_read, parse_bandwidth, false, true);
+      get_quantity(*nvme, "write", t.nvme_write, parse_bandwidth, false, true);
+    }
+  }
+}
+
+void Loader::read_fabric(const Ctx& c, FabricSpec& f) {
+  f.loc = c.loc();
+  f.declared = true;
+  if (!check_map(c)) return;
+  get_enum(c, "kind", f.kind, fabric_kind_names(), true);
+  get_int(c, "nodesPerLeaf", f.nodes_per_leaf, false, 1, 4096);
+  get_int(c, "spines", f.spines, false, 1, 1024);
+  get_number(c, "oversubscription", f.oversubscription, false, 1.0, 64.0);
+  get_quantity(c, "hopLatency", f.hop_latency, parse_duration, false, false);
+  get_quantity(c, "frontendBandwidth", f.frontend_bandwidth, parse_bandwidth, false, true);
+  if (auto enc = child(c, "encryption")) {
+    if (check_map(*enc)) {
+      get_number(*enc, "bandwidthFactor", f.encryption_bandwidth_factor, false, 0.01, 1.0);
+      get_quantity(*enc, "latency", f.encryption_latency, parse_duration, false, false);
+    }
+  }
+  const auto only_fat_tree = [&](const char* key) {
+    if (f.kind == FabricKind::FAT_TREE) return;
+    if (auto k = child(c, key)) d_.error(k->loc(), k->path, "only meaningful for kind fatTree");
+  };
+  only_fat_tree("nodesPerLeaf");
+  only_fat_tree("spines");
+  only_fat_tree("oversubscription");
+}
+
+void Loader::read_storage(const Ctx& c, StorageSpec& st) {
+  st.loc = c.loc();
+  if (!check_map(c)) return;
+  get_string(c, "name", st.name, true);
+  get_enum(c, "kind", st.kind, storage_kind_names(), true);
+  get_quantity(c, "readBandwidth", st.read_bandwidth, parse_bandwidth, false, true);
+  get_quantity(c, "writeBandwidth", st.write_bandwidth, parse_bandwidth, false, true);
+  get_int(c, "servers", st.servers, false, 1, 1024);
+  get_quantity(c, "latency", st.latency, parse_duration, false, false);
+  get_string(c, "region", st.region, false);
+  get_bool(c, "encryptedAtRest", st.encrypted_at_rest);
+  read_string_list(c, "allow", st.allow);
+  if (st.name == LOCAL_NVME_STORE || st.name == HOST_MEMORY_STORE) {
+    auto n = child(c, "name");
+    d_.error(n ? n->loc() : st.loc, c.path + ".name",
+             "'" + st.name + "' is reserved (the node's own NVMe / host memory); choose another name");
+  }
+}
+
+void Loader::read_data(const Ctx& c, DataSpec& d) {
+  d.loc = c.loc();
+  if (!check_map(c)) return;
+  get_string(c, "name", d.name, true);
+  get_enum(c, "kind", d.kind, data_kind_names(), true);
+  get_string(c, "tenant", d.tenant, true);
+  if (auto t = child(c, "tenant")) d.tenant_loc = t->loc();
+  get_string(c, "region", d.region, false);
+  if (child(c, "classification")) {
+    Classification cls = Classification::INTERNAL;
+    get_enum(c, "classification", cls, classification_names(), false);
+    d.classification = classification_names()[static_cast<size_t>(cls)];
+  }
+  get_string(c, "store", d.store, false);
+  if (auto s = child(c, "store")) d.store_loc = s->loc();
+}
+
+void Loader::read_network_policy(const Ctx& c, NetworkPolicySpec& n) {
+  n.loc = c.loc();
+  if (!check_map(c)) return;
+  get_string(c, "tenant", n.tenant, true);
+  get_bool(c, "isolated", n.isolated);
+  get_bool(c, "encryptInTransit", n.encrypt_in_transit);
+  read_string_list(c, "allowFrom", n.allow_from);
+}
+
+void Loader::read_workload_io(const Ctx& c, WorkloadIoSpec& io) {
+  io.loc = c.loc();
+  if (!check_map(c)) return;
+  get_string(c, "dataset", io.dataset, false);
+  if (auto x = child(c, "dataset")) io.dataset_loc = x->loc();
+  get_string(c, "weights", io.weights, false);
+  if (auto x = child(c, "weights")) io.weights_loc = x->loc();
+  if (auto ck = child(c, "checkpoint")) {
+    io.checkpoint_loc = ck->loc();
+    if (check_map(*ck)) {
+      get_string(*ck, "data", io.checkpoint, true);
+      get_int(*ck, "every", io.checkpoint_every, true, 1, 100'000'000);
+      get_quantity(*ck, "bytes", io.checkpoint_bytes, parse_bytes, true, true);
+    }
+  }
+  get_bool(c, "gpuDirect", io.gpu_direct);
+  get_string(c, "identity", io.identity, false);
+  get_quantity(c, "requestBytes", io.request_bytes, parse_bytes, false, false);
+  get_quantity(c, "responseBytes", io.response_bytes, parse_bytes, false, false);
 }
 
 }  // namespace

@@ -30,5 +30,7 @@ ScenarioSpec load_scenario(const std::string& path, const std::vector<Override>&
 /// Resolves tenant indices and fills defaults that depend on other fields (SLO windows). Safe on a
 /// partial spec (after schema errors), so that every problem is reported in one pass.
 void check_references(ScenarioSpec& spec, Diagnostics& diags);
+/// The network, storage and data sections' references (called by check_references).
+void check_fabric_references(ScenarioSpec& spec, Diagnostics& diags);
 
 }  // namespace gtw

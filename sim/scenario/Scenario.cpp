@@ -44,16 +44,25 @@ const char* slo_kind_name(SloKind k) {
 }
 
 const std::vector<std::string>& arrival_process_names() {
-  static const std::vector<std::string> names{"poisson", "bursty", "constant"};
+  static const std::vector<std::string> names{"poisson", "bursty", "constant", "diurnal", "trace"};
   return names;
 }
 
 const std::vector<std::string>& workload_kind_names() {
-  static const std::vector<std::string> names{"inference", "training", "batch"};
+  static const std::vector<std::string> names{"inference", "training", "batch", "attack"};
   return names;
 }
 const char* workload_kind_name(WorkloadKind k) {
   return workload_kind_names()[static_cast<size_t>(k)].c_str();
+}
+
+const std::vector<std::string>& attack_type_names() {
+  static const std::vector<std::string> names{"covertChannel",  "primeProbe", "remanenceScrape",
+                                              "noisyNeighbour", "mpsKill",    "modelExtraction"};
+  return names;
+}
+const char* attack_type_name(AttackType t) {
+  return attack_type_names()[static_cast<size_t>(t)].c_str();
 }
 
 const std::vector<std::string>& runtime_kind_names() {

@@ -4,12 +4,15 @@
 // can point at the right file:line:col.
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "sim/core/Diagnostics.hpp"
 #include "sim/core/Registry.hpp"
 #include "sim/core/Units.hpp"
+#include "sim/scenario/FabricSpec.hpp"
+#include "sim/scenario/RequestTrace.hpp"
 
 namespace gtw {
 
@@ -54,7 +57,9 @@ struct NodePoolSpec {
   std::vector<GpuSharingOverride> gpu_sharing;  // per-GPU-index exceptions
   std::map<std::string, std::string> hardware;  // overrides of hardware profile fields
   std::map<std::string, SourceLoc> hardware_locs;
-  std::string profile_key;  // key of the effective profile (the product, or product@pool when overridden)
+  std::string profile_key;        // key of the effective profile (the product, or product@pool when overridden)
+  double price_per_gpu_hour = 0;  // cost units per GPU-hour (chargeback and the design's cost); 0: not priced
+  NodeTopologySpec topology;      // inside each node (models/fabric)
   SourceLoc loc;
   SourceLoc product_loc;
   /// Sharing that applies to GPU index `gpu` of a node of this pool.
@@ -87,10 +92,17 @@ struct TenantSpec {
   std::string region;
   Classification classification = Classification::INTERNAL;
   std::vector<SloSpec> slos;
+  // Kueue-like GPU quota (docs/models/quotas.md): the tenant's workloads are admitted whole while
+  // its GPUs in use stay within quota_gpus (nominal) plus what it may borrow from the unused nominal
+  // quota of the other tenants with quotas (at most borrowing_limit; < 0: no limit). quota_gpus < 0:
+  // no quota (admitted at start, as without quotas).
+  int quota_gpus = -1;
+  int borrowing_limit = -1;
+  SourceLoc quota_loc;
   SourceLoc loc;
 };
 
-enum class ArrivalProcess { POISSON, BURSTY, CONSTANT };
+enum class ArrivalProcess { POISSON, BURSTY, CONSTANT, DIURNAL, TRACE };
 const std::vector<std::string>& arrival_process_names();
 
 struct ArrivalSpec {
@@ -99,10 +111,21 @@ struct ArrivalSpec {
   PerSecond burst_rate{0};  // BURSTY: rate during a burst
   Seconds mean_burst{0};    // BURSTY: mean burst length (exponential)
   Seconds mean_gap{0};      // BURSTY: mean time between bursts (exponential)
+  double amplitude = 0.5;   // DIURNAL: rate(t) = rate x (1 + amplitude x cos(2 pi (t - peakAt) / period))
+  Seconds period{86400};    // DIURNAL
+  Seconds peak_at{0};       // DIURNAL: simulated time of the first peak
+  // TRACE: requests replayed from a file, with their own token counts; `speedup` compresses time
+  // (60: an hour of trace in a simulated minute), `offset` skips the trace's first seconds.
+  std::string trace_file;
+  std::string trace_format = "azure-llm";
+  double speedup = 1.0;
+  Seconds trace_offset{0};
+  std::shared_ptr<const RequestTrace> trace;  // read by the loader
+  SourceLoc trace_loc;
   SourceLoc loc;
 };
 
-enum class WorkloadKind { INFERENCE, TRAINING, BATCH };
+enum class WorkloadKind { INFERENCE, TRAINING, BATCH, ATTACK };
 const std::vector<std::string>& workload_kind_names();
 const char* workload_kind_name(WorkloadKind k);
 
@@ -125,6 +148,46 @@ struct ModelSpec {
 struct KernelSpec {
   Flops flops{0};
   Bytes bytes{0};
+};
+
+/// Attacks an attacker workload (`kind: attack`) runs inside the simulation (docs/models/leakage.md,
+/// "Attack replay"; ../shared/reference/attacks.md).
+enum class AttackType { COVERT_CHANNEL, PRIME_PROBE, REMANENCE_SCRAPE, NOISY_NEIGHBOUR, MPS_KILL, MODEL_EXTRACTION };
+const std::vector<std::string>& attack_type_names();
+const char* attack_type_name(AttackType t);
+
+/// A model the prime+probe attacker can tell apart (its fingerprint library).
+struct AttackCandidate {
+  std::string name;
+  ModelSpec model;
+  SourceLoc loc;
+};
+
+struct AttackSpec {
+  AttackType type = AttackType::COVERT_CHANNEL;
+  std::string channel;  // covertChannel: the resource modulated and probed (nvlink | pcie | l2 | hbm)
+  // covertChannel: replica 0 is the sender (a trojan running as `senderTenant`, default the attacker's own
+  // tenant), replica 1 the receiver (the attacker's tenant).
+  std::string sender_tenant;
+  int sender_tenant_index = -1;    // resolved by validation
+  std::string target;              // primeProbe, noisyNeighbour, mpsKill, modelExtraction: the victim workload
+  int target_index = -1;           // resolved by validation
+  int bits = 4096;                 // covertChannel: payload bits
+  int preamble = 64;               // covertChannel: alternating training bits that set the decision threshold
+  PerSecond bit_rate{0};           // covertChannel: symbols per second; 0 = the reference measurement's rate
+  std::string reference;           // covertChannel: attack id (attacks.md) whose rate and error calibrate it
+  Seconds noise{-1};               // probe-latency noise (std dev); < 0: calibrated (docs/models/leakage.md)
+  Seconds probe_interval{0.0005};  // primeProbe / modelExtraction: time between probes
+  Bytes bytes{0};       // remanenceScrape: bytes to allocate (0 = all free); noisyNeighbour: bytes per kernel
+  Flops flops{0};       // noisyNeighbour: FLOPs per kernel
+  Seconds at{-1};       // mpsKill: when the attacker's own client faults (< 0: at its start)
+  Seconds interval{0};  // remanenceScrape: re-scrape period (0 = once)
+  std::vector<AttackCandidate> candidates;  // primeProbe: models it tells apart (the victim's may be one)
+  SourceLoc loc;
+  SourceLoc channel_loc;
+  SourceLoc sender_loc;
+  SourceLoc target_loc;
+  SourceLoc reference_loc;
 };
 
 struct WorkloadSpec {
@@ -164,6 +227,22 @@ struct WorkloadSpec {
   // BATCH (jobs arrive by `arrival`, each runs `kernels` kernels of `kernel` cost)
   int kernels_per_job = 1;
   KernelSpec kernel;
+  // ATTACK
+  AttackSpec attack;
+  // Storage and network I/O (models/fabric, models/storage)
+  WorkloadIoSpec io;
+  int nodes = 1;                       // training: nodes the job spans (gpus split evenly)
+  std::vector<std::string> pin_nodes;  // placement.nodes: node names (pool-N) the replica must use
+  SourceLoc nodes_loc;
+
+  /// The tenant a replica runs as: the attacker's, except a covert channel's sender (replica 0), which
+  /// runs as the sender tenant.
+  int replica_tenant(int replica) const {
+    return kind == WorkloadKind::ATTACK && attack.type == AttackType::COVERT_CHANNEL && replica == 0 &&
+                   attack.sender_tenant_index >= 0
+               ? attack.sender_tenant_index
+               : tenant_index;
+  }
 
   SourceLoc loc;
   SourceLoc tenant_loc;
@@ -202,6 +281,15 @@ struct PolicyRef {
   std::map<std::string, SourceLoc> param_locs;
 };
 
+/// Isolation mitigations in force (spec.policies.isolation; docs/models/leakage.md, "Mitigations").
+struct IsolationPolicySpec {
+  bool scrub_on_free = false;     // freed device memory is overwritten (HBM write time) before reuse
+  Seconds timer_resolution{0};    // coarsest timer a tenant can read; 0 = native timers
+  Seconds noise_injection{0};     // std dev of random delay added to every timed operation a tenant sees
+  PerSecond query_rate_limit{0};  // per-client queries/s on inference services; 0 = unlimited
+  SourceLoc loc;
+};
+
 struct ScenarioSpec {
   std::string api_version;
   std::string kind;
@@ -216,6 +304,11 @@ struct ScenarioSpec {
   std::vector<FaultSpec> faults;
   std::vector<ReconfigurationSpec> reconfigurations;
   PolicyRef placement{"first-fit", {}, {}, {}};
+  FabricSpec fabric;                                // spec.cluster.fabric
+  std::vector<StorageSpec> storage;                 // spec.cluster.storage
+  std::vector<DataSpec> data;                       // spec.data: tagged data items
+  std::vector<NetworkPolicySpec> network_policies;  // spec.networkPolicies
+  IsolationPolicySpec isolation;
   std::string source_file;
   std::string source_sha256;  // of the main file's bytes, for provenance
   std::vector<std::string> included_files;

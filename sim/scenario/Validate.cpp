@@ -29,6 +29,47 @@ std::string suggest_if_collecting(const std::string& name, const std::vector<std
   return diags.error_count() < Diagnostics::MAX_ERRORS ? suggest(name, valid) : std::string();
 }
 
+// An attacker workload: its sender tenant and its victim exist, the victim is of a kind the attack
+// can observe, and the attacker does not target itself.
+void check_attack(ScenarioSpec& spec, size_t i, const std::map<std::string, int>& tenant_index,
+                  const std::vector<std::string>& tenant_names, Diagnostics& diags) {
+  auto& w = spec.workloads[i];
+  auto& a = w.attack;
+  const std::string path = "spec.workloads[" + std::to_string(i) + "].attack";
+  if (w.gpus != 1)
+    diags.error(w.loc, "spec.workloads[" + std::to_string(i) + "].gpus", "an attacker process uses one GPU");
+  if (!a.sender_tenant.empty()) {
+    auto it = tenant_index.find(a.sender_tenant);
+    if (it == tenant_index.end()) {
+      diags.error(
+          a.sender_loc, path + ".senderTenant",
+          "no tenant named '" + a.sender_tenant + "'" + suggest_if_collecting(a.sender_tenant, tenant_names, diags));
+    } else {
+      a.sender_tenant_index = it->second;
+    }
+  }
+  if (a.target.empty()) return;
+  std::vector<std::string> names;
+  for (size_t j = 0; j < spec.workloads.size(); ++j) {
+    if (spec.workloads[j].name == a.target && a.target_index < 0) a.target_index = static_cast<int>(j);
+    if (j != i && spec.workloads[j].kind != WorkloadKind::ATTACK) names.push_back(spec.workloads[j].name);
+  }
+  if (a.target_index < 0) {
+    diags.error(a.target_loc, path + ".target",
+                "no workload named '" + a.target + "'" + suggest_if_collecting(a.target, names, diags));
+    return;
+  }
+  const auto& victim = spec.workloads[static_cast<size_t>(a.target_index)];
+  if (static_cast<size_t>(a.target_index) == i || victim.kind == WorkloadKind::ATTACK) {
+    diags.error(a.target_loc, path + ".target", "the victim must be a tenant workload, not an attack");
+  } else if ((a.type == AttackType::PRIME_PROBE || a.type == AttackType::MODEL_EXTRACTION) &&
+             victim.kind != WorkloadKind::INFERENCE) {
+    diags.error(a.target_loc, path + ".target",
+                std::string(attack_type_name(a.type)) + " fingerprints an inference service; '" + a.target + "' is " +
+                    workload_kind_name(victim.kind));
+  }
+}
+
 }  // namespace
 
 void check_references(ScenarioSpec& spec, Diagnostics& diags) {
@@ -78,6 +119,7 @@ void check_references(ScenarioSpec& spec, Diagnostics& diags) {
       diags.error(w.loc, path + ".gpus",
                   "multi-GPU (tensor-parallel) inference replicas are not modelled yet; use gpus: 1 and more replicas");
     }
+    if (w.kind == WorkloadKind::ATTACK) check_attack(spec, i, tenant_index, tenant_names, diags);
   }
 
   struct OwnKinds {
@@ -178,6 +220,7 @@ void check_references(ScenarioSpec& spec, Diagnostics& diags) {
       }
     }
   }
+  check_fabric_references(spec, diags);
 }
 
 }  // namespace gtw

@@ -122,12 +122,13 @@ TEST(TestCommand, InvalidScenarioOverrideExits2) {
 
 TEST(TestCommand, MissingMetricFailsAndAScenarioFindsItsTestFile) {
   TempDir dir;
-  write_text(dir.file("cost.test.yaml"), "scenario: " + CI + "/training.yaml\nexpect:\n  - metric: cost.total\n" +
+  write_text(dir.file("cost.test.yaml"), "scenario: " + CI + "/training.yaml\nexpect:\n  - metric: carbon.total\n" +
                                              "    max: 10\n  - metric: tenants[name=research].slos[0].mett\n" +
                                              "    equals: true\n");
   auto r = gputwin({"test", dir.file("cost.test.yaml")});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
-  EXPECT_NE(r.out.find("metric not found: cost.total: 'cost' is not a key of the report"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("metric not found: carbon.total: 'carbon' is not a key of the report"), std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("did you mean 'met'?"), std::string::npos) << r.out;
   r = gputwin({"test", CI + "/training.yaml"});  // a scenario: its training.test.yaml runs
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;

@@ -297,8 +297,8 @@ TEST(MalformedExact, FullDiagnosticLines) {
   const Case cases[] = {
       {"unknown-key-nodepool.yaml",
        "16:9: error: spec.cluster.nodePools[0].gpusPerNod: unknown key 'gpusPerNod'; valid values: count, "
-       "devicePluginConfig, gpu, gpuSharing, gpusPerNode, hardware, name, region, sharing; did you mean "
-       "'gpusPerNode'?"},
+       "devicePluginConfig, gpu, gpuSharing, gpusPerNode, hardware, name, pricePerGpuHour, region, sharing, "
+       "topology; did you mean 'gpusPerNode'?"},
       {"enum-sharing-mode.yaml",
        "18:17: error: spec.cluster.nodePools[0].sharing.mode: unknown value 'timeslicing'; valid values: exclusive, "
        "timeSlicing, mps, mig, vgpu, confidential; did you mean 'timeSlicing'?"},

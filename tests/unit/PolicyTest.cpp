@@ -123,6 +123,103 @@ TEST(Placement, ConstraintsOnSharingModePoolAndMemoryAreHonoured) {
   EXPECT_EQ(*p->place(big, v), std::vector<int>{3});
 }
 
+void take_for(ClusterView& v, const std::vector<int>& gpus, int tenant) {
+  take(v, gpus);
+  for (int g : gpus) v.gpus[static_cast<size_t>(g)].tenants.push_back(tenant);
+}
+
+PlacementRequest tenant_request(int tenant, int gpus = 1) {
+  auto r = request(gpus);
+  r.tenant = tenant;
+  return r;
+}
+
+TEST(Placement, PackingFillsGpusInUseThenNodesInUseBeforeOpeningAnIdleNode) {
+  auto p = builtin_placement_registry().create("packing", {});
+  auto v = cluster(2, 2, SharingMode::TIME_SLICING, 2);
+  take(v, {1});
+  EXPECT_EQ(*p->place(request(1), v), std::vector<int>{1}) << "GPU 1 is in use and has a free slot";
+  take(v, {1});
+  EXPECT_EQ(*p->place(request(1), v), std::vector<int>{0}) << "an idle GPU on node 0, which is in use";
+  take(v, {0, 0});
+  EXPECT_EQ(*p->place(request(1), v), std::vector<int>{2}) << "node 0 is full: open node 1";
+  // Spread does the opposite on the first step.
+  auto fresh = cluster(2, 2, SharingMode::TIME_SLICING, 2);
+  take(fresh, {1});
+  EXPECT_EQ(*builtin_placement_registry().create("spread", {})->place(request(1), fresh), std::vector<int>{0});
+}
+
+TEST(Placement, FgdKeepsRoomForTheMultiGpuJobsOfTheDemandMix) {
+  // Node 0 has 2 free GPUs, node 1 has 3. The demand is mostly 2-GPU jobs. A 1-GPU replica on node 0
+  // would strand its last GPU; on node 1 it leaves 2, still a whole 2-GPU job. First-fit and best-fit
+  // take node 0; FGD takes node 1.
+  auto v = cluster(2, 4, SharingMode::EXCLUSIVE, 1);
+  take(v, {0, 1, 4});
+  v.demand = {{request(2), 0.8}, {request(1), 0.2}};
+  auto fgd = builtin_placement_registry().create("fgd", {});
+  const auto chosen = fgd->place(request(1), v);
+  ASSERT_TRUE(chosen);
+  EXPECT_EQ(v.gpus[static_cast<size_t>((*chosen)[0])].node, 1);
+  EXPECT_EQ(
+      v.gpus[static_cast<size_t>((*builtin_placement_registry().create("best-fit", {})->place(request(1), v))[0])].node,
+      0);
+  // A 2-GPU request fits either node exactly or leaves one free GPU: FGD takes node 0 (no stranding).
+  EXPECT_EQ(v.gpus[static_cast<size_t>((*fgd->place(request(2), v))[0])].node, 0);
+  // Both nodes keep one free GPU whatever the choice: equal gradients, the lowest node wins.
+  take(v, {5});
+  EXPECT_EQ(v.gpus[static_cast<size_t>((*fgd->place(request(1), v))[0])].node, 0);
+}
+
+TEST(Placement, TenantAntiAffinityNeverSharesAUnitWithAnotherTenant) {
+  auto gpu_scope = builtin_placement_registry().create("tenant-anti-affinity", {});
+  auto v = cluster(2, 2, SharingMode::TIME_SLICING, 4);
+  take_for(v, {0}, 0);
+  EXPECT_EQ(*gpu_scope->place(tenant_request(0), v), std::vector<int>{0}) << "its own GPU first";
+  EXPECT_EQ(*gpu_scope->place(tenant_request(1), v), std::vector<int>{1}) << "never GPU 0, held by tenant 0";
+  auto node_scope = builtin_placement_registry().create("tenant-anti-affinity", {{"scope", std::string("node")}});
+  EXPECT_EQ(*node_scope->place(tenant_request(1), v), std::vector<int>{2}) << "never node 0";
+  take_for(v, {2}, 2);
+  EXPECT_FALSE(node_scope->place(tenant_request(1), v)) << "every node holds another tenant";
+  // MIG: devices 0 and 1 are instances of one physical GPU.
+  auto mig = cluster(1, 2, SharingMode::MIG, 1);
+  for (auto& g : mig.gpus) {
+    g.local = 0;
+    g.mig_profile = "3g.40gb";
+  }
+  take_for(mig, {0}, 0);
+  EXPECT_FALSE(gpu_scope->place(tenant_request(1), mig)) << "scope gpu: the physical GPU is shared";
+  auto device_scope = builtin_placement_registry().create("tenant-anti-affinity", {{"scope", std::string("device")}});
+  EXPECT_EQ(*device_scope->place(tenant_request(1), mig), std::vector<int>{1});
+}
+
+TEST(Placement, ClassificationAwareKeepsRegulatedTenantsApartButLetsLowerOnesShare) {
+  auto p = builtin_placement_registry().create("classification-aware", {});
+  auto v = cluster(1, 3, SharingMode::TIME_SLICING, 4);
+  v.tenant_classification = {Classification::RESTRICTED, Classification::PUBLIC, Classification::INTERNAL,
+                             Classification::RESTRICTED};
+  take_for(v, {0}, 1);
+  EXPECT_EQ(*p->place(tenant_request(2), v), std::vector<int>{0}) << "public and internal may share";
+  EXPECT_EQ(*p->place(tenant_request(0), v), std::vector<int>{1}) << "restricted never joins public";
+  take_for(v, {1}, 0);
+  EXPECT_EQ(*p->place(tenant_request(3), v), std::vector<int>{1}) << "restricted joins restricted first";
+  take_for(v, {2}, 2);
+  auto strict =
+      builtin_placement_registry().create("classification-aware", {{"minClassification", std::string("internal")}});
+  EXPECT_EQ(*strict->place(tenant_request(2), v), std::vector<int>{2})
+      << "from internal up, internal never joins public";
+  // MIG instances of one GPU are separate units unless allowMig is off.
+  auto mig = cluster(1, 2, SharingMode::MIG, 1);
+  mig.tenant_classification = v.tenant_classification;
+  for (auto& g : mig.gpus) {
+    g.local = 0;
+    g.mig_profile = "3g.40gb";
+  }
+  take_for(mig, {0}, 1);
+  EXPECT_EQ(*p->place(tenant_request(0), mig), std::vector<int>{1});
+  auto no_mig = builtin_placement_registry().create("classification-aware", {{"allowMig", false}});
+  EXPECT_FALSE(no_mig->place(tenant_request(0), mig));
+}
+
 TEST(PolicyParams, UnknownNamesParametersAndValuesAreLocatedErrors) {
   const auto list = builtin_placement_registry().list();
   Diagnostics d;

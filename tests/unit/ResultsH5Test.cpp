@@ -89,7 +89,7 @@ Inputs make_inputs() {
   Analysis& a = in.analysis;
   a.duration = 90;
   a.window = 60;
-  a.tenants = {{"alpha", "eu", "internal", 0, 0, 12.5}, {"beta", "us", "public", 1, 1, 3.0}};
+  a.tenants = {{"alpha", "eu", "internal", 0, 0, 12.5, {}, 0}, {"beta", "us", "public", 1, 1, 3.0, {}, 0}};
   WorkloadResult w0;
   w0.index = 0;
   w0.name = "chat";

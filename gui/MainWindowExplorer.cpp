@@ -1,0 +1,651 @@
+// The explorer half of the window: the scenario panel (examples, structure, what-if controls, run, cancel,
+// baseline), the comparison charts and the compliance table.
+#include <QAction>
+#include <QApplication>
+#include <QComboBox>
+#include <QDir>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QGridLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QMessageBox>
+#include <QPainter>
+#include <QPlainTextEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QStackedWidget>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTextDocument>
+#include <QTimer>
+#include <QToolButton>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+#include <fstream>
+
+#include "gui/MainWindow.hpp"
+#include "gui/RunController.hpp"
+#include "gui/charts/ChartExport.hpp"
+#include "gui/charts/ChartPanel.hpp"
+#include "gui/charts/Charts.hpp"
+
+namespace gtw::gui {
+namespace {
+
+QString q(const std::string& s) {
+  return QString::fromStdString(s);
+}
+
+const char* KNOB_KEY = "knob";
+
+QString small_label_style() {
+  return QStringLiteral("color:#555;");
+}
+
+}  // namespace
+
+// ---- Layout.
+
+QWidget* MainWindow::build_scenario_panel() {
+  auto* panel = new QWidget;
+  panel->setMinimumWidth(330);
+  auto* layout = new QVBoxLayout(panel);
+  layout->setContentsMargins(8, 8, 4, 6);
+  layout->setSpacing(6);
+
+  auto* open_row = new QHBoxLayout;
+  examples_ = new QComboBox;
+  examples_->addItem(QStringLiteral("Open a bundled example..."));
+  const QDir root(QString::fromStdString(examples_dir().string()));
+  for (const auto& p : bundled_examples()) {
+    const QString path = QString::fromStdString(p.string());
+    examples_->addItem(root.relativeFilePath(path), path);
+  }
+  connect(examples_, &QComboBox::activated, this, [this](int index) {
+    if (index <= 0) return;
+    QString error;
+    if (!open_scenario(examples_->itemData(index).toString(), &error)) statusBar()->showMessage(error);
+  });
+  auto* browse = new QToolButton;
+  browse->setText(QStringLiteral("Open..."));
+  connect(browse, &QToolButton::clicked, this, &MainWindow::open_scenario_dialog);
+  open_row->addWidget(examples_, 1);
+  open_row->addWidget(browse);
+  layout->addLayout(open_row);
+
+  scenario_label_ = new QLabel(QStringLiteral("<i>No scenario open.</i>"));
+  scenario_label_->setWordWrap(true);
+  scenario_label_->setTextFormat(Qt::RichText);
+  layout->addWidget(scenario_label_);
+
+  structure_ = new QTreeWidget;
+  structure_->setColumnCount(2);
+  structure_->setHeaderLabels({QStringLiteral("Structure"), QString()});
+  structure_->header()->setStretchLastSection(true);
+  structure_->setAlternatingRowColors(true);
+  structure_->setUniformRowHeights(true);
+
+  controls_ = new QWidget;
+  controls_layout_ = new QVBoxLayout(controls_);
+  controls_layout_->setContentsMargins(0, 0, 0, 0);
+  controls_layout_->setSpacing(4);
+  controls_layout_->addStretch(1);
+  auto* scroll = new QScrollArea;
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  scroll->setWidget(controls_);
+
+  auto* split = new QSplitter(Qt::Vertical);
+  split->addWidget(structure_);
+  split->addWidget(scroll);
+  split->setSizes({280, 420});
+  layout->addWidget(split, 1);
+
+  auto* overrides_title = new QLabel(QStringLiteral("Changes, as gputwin run --set overrides:"));
+  overrides_title->setStyleSheet(small_label_style());
+  layout->addWidget(overrides_title);
+  overrides_view_ = new QPlainTextEdit;
+  overrides_view_->setReadOnly(true);
+  overrides_view_->setMaximumHeight(70);
+  overrides_view_->setPlaceholderText(QStringLiteral("(none: the scenario as written)"));
+  QFont mono(QStringLiteral("DejaVu Sans Mono"));
+  mono.setPointSizeF(8);
+  overrides_view_->setFont(mono);
+  layout->addWidget(overrides_view_);
+
+  diagnostics_ = new QListWidget;
+  diagnostics_->setMaximumHeight(120);
+  diagnostics_->setWordWrap(true);
+  diagnostics_->setStyleSheet(QStringLiteral("QListWidget { color: #b71c1c; background: #fff5f5; }"));
+  diagnostics_->setVisible(false);
+  layout->addWidget(diagnostics_);
+
+  auto* buttons = new QGridLayout;
+  run_button_ = new QPushButton(QStringLiteral("Run"));
+  run_button_->setDefault(true);
+  run_button_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+  run_button_->setToolTip(QStringLiteral("Run gputwin with these changes (Ctrl+R)"));
+  cancel_button_ = new QPushButton(QStringLiteral("Cancel"));
+  pin_button_ = new QPushButton(QStringLiteral("Pin as baseline"));
+  pin_button_->setToolTip(QStringLiteral("Keep the run on show; the next runs are drawn against it"));
+  clear_button_ = new QPushButton(QStringLiteral("Clear baseline"));
+  auto* reset_button = new QPushButton(QStringLiteral("Reset controls"));
+  connect(run_button_, &QPushButton::clicked, this, [this] { run_scenario(); });
+  connect(cancel_button_, &QPushButton::clicked, this, &MainWindow::cancel_run);
+  connect(pin_button_, &QPushButton::clicked, this, &MainWindow::pin_baseline);
+  connect(clear_button_, &QPushButton::clicked, this, &MainWindow::clear_baseline);
+  connect(reset_button, &QPushButton::clicked, this, [this] {
+    if (doc_) build_controls();
+    controls_changed();
+  });
+  buttons->addWidget(run_button_, 0, 0);
+  buttons->addWidget(cancel_button_, 0, 1);
+  buttons->addWidget(reset_button, 0, 2);
+  buttons->addWidget(pin_button_, 1, 0, 1, 2);
+  buttons->addWidget(clear_button_, 1, 2);
+  layout->addLayout(buttons);
+  progress_ = new QProgressBar;
+  progress_->setRange(0, 100);
+  progress_->setValue(0);
+  layout->addWidget(progress_);
+  run_status_ = new QLabel;
+  run_status_->setStyleSheet(small_label_style());
+  run_status_->setWordWrap(true);
+  layout->addWidget(run_status_);
+  return panel;
+}
+
+QWidget* MainWindow::build_overview_tab() {
+  auto* page = new QWidget;
+  auto* grid = new QGridLayout(page);
+  grid->setContentsMargins(0, 4, 0, 0);
+  grid->setSpacing(4);
+  cdf_chart_ = new ChartPanel;
+  violation_chart_ = new ChartPanel;
+  utilisation_chart_ = new ChartPanel;
+  leakage_chart_ = new ChartPanel;
+  grid->addWidget(cdf_chart_, 0, 0);
+  grid->addWidget(violation_chart_, 0, 1);
+  grid->addWidget(utilisation_chart_, 1, 0);
+  grid->addWidget(leakage_chart_, 1, 1);
+  return page;
+}
+
+QWidget* MainWindow::build_leakage_tab() {
+  auto* page = new QWidget;
+  auto* layout = new QVBoxLayout(page);
+  layout->setContentsMargins(0, 4, 0, 0);
+  auto* row = new QHBoxLayout;
+  row->addWidget(new QLabel(QStringLiteral("Channels:")));
+  leakage_resource_ = new QComboBox;
+  leakage_resource_->addItem(QStringLiteral("all"), QString());
+  connect(leakage_resource_, &QComboBox::activated, this, [this] { refresh_charts(); });
+  row->addWidget(leakage_resource_);
+  row->addStretch(1);
+  layout->addLayout(row);
+  leakage_detail_chart_ = new ChartPanel;
+  layout->addWidget(leakage_detail_chart_, 1);
+  return page;
+}
+
+QWidget* MainWindow::build_compliance_tab() {
+  compliance_stack_ = new QStackedWidget;
+  compliance_table_ = new QTableWidget(0, 6);
+  compliance_table_->setHorizontalHeaderLabels({QStringLiteral("Run"), QStringLiteral("Rule"), QStringLiteral("Status"),
+                                                QStringLiteral("Severity"), QStringLiteral("Requirements"),
+                                                QStringLiteral("Evidence")});
+  compliance_table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  compliance_table_->verticalHeader()->setVisible(false);
+  compliance_table_->horizontalHeader()->setStretchLastSection(true);
+  compliance_table_->setAlternatingRowColors(true);
+  compliance_placeholder_ = new QLabel;
+  compliance_placeholder_->setAlignment(Qt::AlignCenter);
+  compliance_placeholder_->setWordWrap(true);
+  compliance_placeholder_->setStyleSheet(QStringLiteral("color: #666; font-size: 11pt; padding: 24px;"));
+  compliance_stack_->addWidget(compliance_placeholder_);
+  compliance_stack_->addWidget(compliance_table_);
+  return compliance_stack_;
+}
+
+// ---- Scenario.
+
+bool MainWindow::open_scenario(const QString& path, QString* error) {
+  if (runner_->running()) {
+    if (error) *error = QStringLiteral("a run is in progress; cancel it first");
+    return false;
+  }
+  doc_ = load_scenario_doc(path.toStdString());
+  const auto& spec = doc_->spec;
+  scenario_label_->setText(
+      QStringLiteral("<b>%1</b> <span style='color:#666'>%2</span><br><span style='color:#444'>%3</span>")
+          .arg(q(spec.name).toHtmlEscaped(), QFileInfo(path).fileName().toHtmlEscaped(),
+               q(spec.description).toHtmlEscaped()));
+  scenario_label_->setToolTip(path);
+  fill_structure();
+  build_controls();
+  QStringList lines;
+  for (const auto& d : doc_->diagnostics) lines << q(d.format());
+  show_diagnostics(lines,
+                   doc_->has_errors() ? QStringLiteral("The scenario has errors; fix them to run it.") : QString());
+  controls_changed();
+  setWindowTitle(
+      QStringLiteral("%1 - gputwin-gui").arg(q(spec.name.empty() ? doc_->path.filename().string() : spec.name)));
+  statusBar()->showMessage(doc_->has_errors() ? QStringLiteral("%1: %2 problem(s)").arg(path).arg(lines.size())
+                                              : QStringLiteral("%1 loaded: change something and press Run").arg(path));
+  if (doc_->has_errors()) {
+    if (error) *error = lines.value(0, QStringLiteral("%1 cannot be loaded").arg(path));
+    return false;
+  }
+  return true;
+}
+
+void MainWindow::fill_structure() {
+  structure_->clear();
+  if (!doc_) return;
+  std::function<void(QTreeWidgetItem*, const TreeNode&, int)> add = [&](QTreeWidgetItem* parent, const TreeNode& n,
+                                                                        int depth) {
+    auto* item = parent ? new QTreeWidgetItem(parent) : new QTreeWidgetItem(structure_);
+    item->setText(0, q(n.label));
+    item->setText(1, q(n.detail));
+    item->setToolTip(1, q(n.detail));
+    if (depth == 0) {
+      QFont f = item->font(0);
+      f.setBold(true);
+      item->setFont(0, f);
+    }
+    for (const auto& c : n.children) add(item, c, depth + 1);
+    item->setExpanded(depth < 2 && n.children.size() <= 12);
+  };
+  for (const auto& n : doc_->structure) add(nullptr, n, 0);
+  structure_->resizeColumnToContents(0);
+}
+
+void MainWindow::build_controls() {
+  // Remove the previous scenario's groups (everything but the final stretch).
+  while (controls_layout_->count() > 1) {
+    QLayoutItem* item = controls_layout_->takeAt(0);
+    delete item->widget();
+    delete item;
+  }
+  knob_widgets_.clear();
+  if (!doc_) return;
+  std::vector<std::string> groups;
+  for (const auto& k : doc_->knobs)
+    if (std::find(groups.begin(), groups.end(), k.group) == groups.end()) groups.push_back(k.group);
+  int position = 0;
+  for (const auto& g : groups) {
+    auto* box = new QGroupBox(q(g));
+    auto* form = new QFormLayout(box);
+    form->setContentsMargins(8, 6, 8, 6);
+    form->setVerticalSpacing(3);
+    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    for (const auto& k : doc_->knobs) {
+      if (k.group != g) continue;
+      QWidget* w = nullptr;
+      switch (k.kind) {
+        case KnobKind::CHOICE: {
+          auto* c = new QComboBox;
+          for (const auto& choice : k.choices)
+            c->addItem(choice.empty() ? QStringLiteral("(default)") : q(choice), q(choice));
+          c->setCurrentIndex(std::max(0, c->findData(q(k.initial))));
+          if (c->findData(q(k.initial)) < 0 && !k.initial.empty()) {
+            c->addItem(q(k.initial), q(k.initial));
+            c->setCurrentIndex(c->count() - 1);
+          }
+          connect(c, &QComboBox::currentIndexChanged, this, &MainWindow::controls_changed);
+          w = c;
+          break;
+        }
+        case KnobKind::NUMBER: {
+          auto* d = new QDoubleSpinBox;
+          d->setRange(k.min, k.max);
+          d->setSingleStep(k.step);
+          d->setDecimals(2);
+          d->setValue(std::atof(k.initial.c_str()));
+          d->setSuffix(QStringLiteral(" x"));
+          connect(d, &QDoubleSpinBox::valueChanged, this, &MainWindow::controls_changed);
+          w = d;
+          break;
+        }
+        case KnobKind::INTEGER: {
+          auto* i = new QSpinBox;
+          i->setRange(static_cast<int>(k.min), static_cast<int>(k.max));
+          i->setValue(std::atoi(k.initial.c_str()));
+          connect(i, &QSpinBox::valueChanged, this, &MainWindow::controls_changed);
+          w = i;
+          break;
+        }
+        case KnobKind::TEXT: {
+          if (!k.suggestions.empty()) {
+            auto* c = new QComboBox;
+            c->setEditable(true);
+            c->addItem(QString());
+            for (const auto& sug : k.suggestions) c->addItem(q(sug));
+            c->setCurrentText(q(k.initial));
+            c->lineEdit()->setPlaceholderText(QStringLiteral("(default)"));
+            connect(c, &QComboBox::currentTextChanged, this, &MainWindow::controls_changed);
+            w = c;
+          } else {
+            auto* e = new QLineEdit(q(k.initial));
+            e->setPlaceholderText(QStringLiteral("(default)"));
+            connect(e, &QLineEdit::textChanged, this, &MainWindow::controls_changed);
+            w = e;
+          }
+          break;
+        }
+      }
+      w->setProperty(KNOB_KEY, q(k.key));
+      w->setToolTip(q(k.help));
+      w->setObjectName(q(k.key));
+      auto* label = new QLabel(q(k.label));
+      label->setToolTip(q(k.help));
+      form->addRow(label, w);
+      knob_widgets_[k.key] = w;
+    }
+    controls_layout_->insertWidget(position++, box);
+  }
+}
+
+QString MainWindow::knob_value(const std::string& key) const {
+  const auto it = knob_widgets_.find(key);
+  if (it == knob_widgets_.end()) return {};
+  QWidget* w = it->second;
+  if (auto* c = qobject_cast<QComboBox*>(w)) return c->isEditable() ? c->currentText() : c->currentData().toString();
+  if (auto* d = qobject_cast<QDoubleSpinBox*>(w)) return QString::number(d->value(), 'g', 6);
+  if (auto* i = qobject_cast<QSpinBox*>(w)) return QString::number(i->value());
+  if (auto* e = qobject_cast<QLineEdit*>(w)) return e->text();
+  return {};
+}
+
+bool MainWindow::set_knob(const std::string& key, const QString& value) {
+  const auto it = knob_widgets_.find(key);
+  if (it == knob_widgets_.end()) return false;
+  QWidget* w = it->second;
+  if (auto* c = qobject_cast<QComboBox*>(w)) {
+    if (c->isEditable()) {
+      c->setCurrentText(value);
+    } else {
+      const int i = c->findData(value);
+      if (i < 0) return false;
+      c->setCurrentIndex(i);
+    }
+  } else if (auto* d = qobject_cast<QDoubleSpinBox*>(w)) {
+    d->setValue(value.toDouble());
+  } else if (auto* i = qobject_cast<QSpinBox*>(w)) {
+    i->setValue(value.toInt());
+  } else if (auto* e = qobject_cast<QLineEdit*>(w)) {
+    e->setText(value);
+  }
+  controls_changed();
+  return true;
+}
+
+void MainWindow::set_extra_overrides(const QStringList& overrides) {
+  extra_overrides_ = overrides;
+  controls_changed();
+}
+
+QStringList MainWindow::current_overrides() const {
+  QStringList out;
+  if (doc_ && !doc_->has_errors()) {
+    std::map<std::string, std::string> values;
+    for (const auto& [key, w] : knob_widgets_) values[key] = knob_value(key).toStdString();
+    for (const auto& o : overrides_for(*doc_, values)) out << q(o);
+  }
+  out << extra_overrides_;
+  return out;
+}
+
+void MainWindow::controls_changed() {
+  overrides_view_->setPlainText(current_overrides().join(QLatin1Char('\n')));
+  // Irrelevant fields of a sharing mapping are greyed out: a time slice means nothing to MIG.
+  if (doc_)
+    for (const auto& k : doc_->knobs) {
+      if (k.target.empty() || k.modes.empty()) continue;
+      const QString mode = knob_value(k.target + "|mode");
+      const bool applies = std::find(k.modes.begin(), k.modes.end(), mode.toStdString()) != k.modes.end();
+      if (auto it = knob_widgets_.find(k.key); it != knob_widgets_.end())
+        if (auto* form = qobject_cast<QFormLayout*>(it->second->parentWidget()->layout()))
+          form->setRowVisible(it->second, applies);
+    }
+  validate_timer_->start();
+  update_buttons();
+}
+
+void MainWindow::validate_overrides() {
+  if (!doc_ || doc_->has_errors()) return;
+  QStringList lines;
+  std::vector<std::string> overrides;
+  for (const auto& o : current_overrides()) overrides.push_back(o.toStdString());
+  for (const auto& d : check_overrides(doc_->path, overrides)) lines << q(d.format());
+  show_diagnostics(lines, lines.isEmpty() ? QString() : QStringLiteral("These changes make the scenario invalid:"));
+}
+
+void MainWindow::show_diagnostics(const QStringList& lines, const QString& headline) {
+  diagnostics_->clear();
+  if (!headline.isEmpty()) {
+    auto* item = new QListWidgetItem(headline);
+    QFont f = item->font();
+    f.setBold(true);
+    item->setFont(f);
+    diagnostics_->addItem(item);
+  }
+  for (const auto& l : lines) diagnostics_->addItem(l);
+  diagnostics_->setVisible(diagnostics_->count() > 0);
+  update_buttons();
+}
+
+void MainWindow::update_buttons() {
+  const bool busy = runner_->running();
+  const bool valid = doc_ && !doc_->has_errors();
+  run_button_->setEnabled(valid && !busy);
+  cancel_button_->setEnabled(busy);
+  pin_button_->setEnabled(report_.has_value() && !busy);
+  clear_button_->setEnabled(baseline_.has_value());
+  examples_->setEnabled(!busy);
+}
+
+// ---- Running.
+
+bool MainWindow::running() const {
+  return runner_->running();
+}
+
+bool MainWindow::run_scenario() {
+  if (!doc_ || runner_->running()) return false;
+  if (doc_->has_errors()) {
+    QStringList lines;
+    for (const auto& d : doc_->diagnostics) lines << q(d.format());
+    show_diagnostics(lines, QStringLiteral("The scenario has errors; nothing was run."));
+    return false;
+  }
+  const QStringList overrides = current_overrides();
+  std::vector<std::string> ov;
+  for (const auto& o : overrides) ov.push_back(o.toStdString());
+  QStringList lines;
+  for (const auto& d : check_overrides(doc_->path, ov))
+    if (d.severity == Severity::ERROR) lines << q(d.format());
+  if (!lines.isEmpty()) {
+    show_diagnostics(lines, QStringLiteral("These changes make the scenario invalid; nothing was run."));
+    return false;
+  }
+  if (!session_dir_)
+    session_dir_ = std::make_unique<QTemporaryDir>(QDir::temp().filePath(QStringLiteral("gputwin-gui-XXXXXX")));
+  const QString out = QDir(session_dir_->path()).filePath(QStringLiteral("run-%1").arg(++run_number_));
+  running_overrides_ = overrides;
+  progress_->setValue(0);
+  runner_->start(q(doc_->path.string()), overrides, out);
+  statusBar()->showMessage(QStringLiteral("running gputwin run %1").arg(q(doc_->path.filename().string())));
+  update_buttons();
+  return true;
+}
+
+void MainWindow::cancel_run() {
+  runner_->cancel();
+}
+
+void MainWindow::on_run_finished(bool ok, const QString& out_dir, const QString& message,
+                                 const QStringList& diagnostics) {
+  if (!ok) {
+    progress_->setValue(0);
+    run_status_->setText(message);
+    show_diagnostics(diagnostics, message);
+    statusBar()->showMessage(message);
+    update_buttons();
+    emit run_finished(false);
+    return;
+  }
+  LoadResult loaded = load_report(std::filesystem::path(out_dir.toStdString()));
+  if (!loaded.report) {
+    show_diagnostics({q(loaded.error)}, QStringLiteral("The run's report cannot be read:"));
+    update_buttons();
+    emit run_finished(false);
+    return;
+  }
+  progress_->setValue(100);
+  run_status_->setText(
+      QStringLiteral("done: %1 of %2 SLOs missed").arg(loaded.report->slos_missed()).arg(loaded.report->slos.size()));
+  report_overrides_ = running_overrides_;
+  show_diagnostics(diagnostics, diagnostics.isEmpty() ? QString() : QStringLiteral("Warnings:"));
+  show_report(std::move(*loaded.report));
+  update_buttons();
+  emit run_finished(true);
+}
+
+void MainWindow::pin_baseline() {
+  if (!report_) return;
+  baseline_ = report_;
+  baseline_overrides_ = report_overrides_;
+  statusBar()->showMessage(QStringLiteral("Pinned as baseline: change something and run again"));
+  fill_header();
+  refresh_charts();
+  fill_compliance();
+  update_buttons();
+}
+
+void MainWindow::clear_baseline() {
+  baseline_.reset();
+  baseline_overrides_.clear();
+  if (report_) {
+    fill_header();
+    refresh_charts();
+    fill_compliance();
+  }
+  update_buttons();
+}
+
+// ---- Charts.
+
+void MainWindow::refresh_charts() {
+  if (!report_) return;
+  const Report* base = baseline();
+  cdf_chart_->set_chart(make_latency_cdf_chart(*report_, base),
+                        QStringLiteral("No inference workloads: no request latencies to show."));
+  violation_chart_->set_chart(make_violation_timeline_chart(*report_, base),
+                              QStringLiteral("No SLOs declared: nothing to violate."));
+  utilisation_chart_->set_chart(make_utilisation_timeline_chart(*report_, base),
+                                QStringLiteral("This report has no utilisation time series (an older gputwin?)."));
+  const QString none = report_->has_leakage ? QString() : QStringLiteral("This report has no leakage section.");
+  leakage_chart_->set_chart(make_leakage_heatmap(*report_, base), none);
+  const QString keep = leakage_resource_->currentData().toString();
+  leakage_resource_->clear();
+  leakage_resource_->addItem(QStringLiteral("all"), QString());
+  for (const auto& r : leakage_resources(*report_, base)) leakage_resource_->addItem(r, r);
+  leakage_resource_->setCurrentIndex(std::max(0, leakage_resource_->findData(keep)));
+  leakage_detail_chart_->set_chart(make_leakage_heatmap(*report_, base, leakage_resource_->currentData().toString()),
+                                   none);
+  placement_chart_->set_chart(make_placement_timeline_chart(*report_, base),
+                              QStringLiteral("This report lists no placements (an older gputwin?)."));
+}
+
+void MainWindow::fill_compliance() {
+  compliance_table_->setRowCount(0);
+  const bool any = report_ && (report_->has_compliance || (baseline_ && baseline_->has_compliance));
+  if (!any) {
+    compliance_placeholder_->setText(
+        QStringLiteral("No compliance findings: this report has no compliance section (compliance rules are not "
+                       "evaluated by this version of the simulator yet)."));
+    compliance_stack_->setCurrentWidget(compliance_placeholder_);
+    return;
+  }
+  int row = 0;
+  const auto add = [&](const Report& r, const QString& run) {
+    for (const auto& f : r.findings) {
+      compliance_table_->insertRow(row);
+      const QStringList cells = {run, q(f.rule), q(f.status), q(f.severity), q(f.requirements), q(f.evidence)};
+      for (int c = 0; c < cells.size(); ++c) {
+        auto* item = new QTableWidgetItem(cells[c]);
+        item->setToolTip(cells[c]);
+        if (c == 2 && f.status == "fail") item->setForeground(violation_color());
+        if (c == 2 && f.status == "pass") item->setForeground(met_color());
+        compliance_table_->setItem(row, c, item);
+      }
+      ++row;
+    }
+  };
+  add(*report_, QStringLiteral("current"));
+  if (baseline_) add(*baseline_, QStringLiteral("baseline"));
+  compliance_table_->setColumnHidden(0, !baseline_);
+  if (row == 0) {
+    compliance_placeholder_->setText(QStringLiteral("The compliance section lists no findings."));
+    compliance_stack_->setCurrentWidget(compliance_placeholder_);
+    return;
+  }
+  compliance_table_->resizeColumnsToContents();
+  compliance_stack_->setCurrentWidget(compliance_table_);
+}
+
+QImage MainWindow::render_summary(QSize size) const {
+  if (!report_) return {};
+  return gtw::gui::render_summary(*report_, baseline(), report_overrides_, baseline_overrides_, size);
+}
+
+// ---- Dialogs.
+
+void MainWindow::open_scenario_dialog() {
+  const QString start = doc_ ? QFileInfo(q(doc_->path.string())).absolutePath() : q(examples_dir().string());
+  const QString file = QFileDialog::getOpenFileName(this, QStringLiteral("Open a scenario"), start,
+                                                    QStringLiteral("Scenarios (*.yaml *.yml)"));
+  if (file.isEmpty()) return;
+  QString error;
+  if (!open_scenario(file, &error)) statusBar()->showMessage(error);
+}
+
+void MainWindow::save_scenario_dialog() {
+  if (!doc_) return;
+  // The original file is never touched: the changes are saved as a new scenario that includes it... which the
+  // format cannot express, so the new file is the original's text plus the overrides, for `gputwin run --set`.
+  const QString file = QFileDialog::getSaveFileName(this, QStringLiteral("Save the changes as a run script"), QString(),
+                                                    QStringLiteral("Shell scripts (*.sh)"));
+  if (file.isEmpty()) return;
+  std::ofstream out(file.toStdString());
+  out << "#!/bin/sh\n# what-if run saved by gputwin-gui\nexec gputwin run '" << doc_->path.string() << "'";
+  for (const auto& o : current_overrides()) out << " \\\n  --set '" << o.toStdString() << "'";
+  out << " \"$@\"\n";
+  if (!out) QMessageBox::warning(this, QStringLiteral("Cannot save"), QStringLiteral("cannot write %1").arg(file));
+}
+
+void MainWindow::export_summary_dialog() {
+  if (!report_) return;
+  const QString file = QFileDialog::getSaveFileName(this, QStringLiteral("Export the one-page summary"),
+                                                    QStringLiteral("summary.png"), QStringLiteral("PNG (*.png)"));
+  if (file.isEmpty()) return;
+  if (!render_summary().save(file, "PNG"))
+    QMessageBox::warning(this, QStringLiteral("Export failed"), QStringLiteral("cannot write %1").arg(file));
+}
+
+}  // namespace gtw::gui

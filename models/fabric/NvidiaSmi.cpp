@@ -1,0 +1,189 @@
+#include "models/fabric/NvidiaSmi.hpp"
+
+#include <algorithm>
+#include <regex>
+#include <sstream>
+
+namespace gtw::fabric {
+
+namespace {
+
+std::vector<std::string> split_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::string line;
+  std::istringstream in(text);
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    lines.push_back(line);
+  }
+  return lines;
+}
+
+// Whitespace-separated tokens with their 1-based columns.
+std::vector<std::pair<std::string, int>> tokens(const std::string& line) {
+  std::vector<std::pair<std::string, int>> out;
+  size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+    if (i >= line.size()) break;
+    const size_t start = i;
+    while (i < line.size() && line[i] != ' ' && line[i] != '\t') ++i;
+    out.emplace_back(line.substr(start, i - start), static_cast<int>(start) + 1);
+  }
+  return out;
+}
+
+bool valid_entry(const std::string& s) {
+  static const std::vector<std::string> kinds{"X", "SYS", "NODE", "PHB", "PXB", "PIX", "SOC"};
+  if (std::find(kinds.begin(), kinds.end(), s) != kinds.end()) return true;
+  if (s.size() > 2 && s.compare(0, 2, "NV") == 0)
+    return std::all_of(s.begin() + 2, s.end(), [](char c) { return c >= '0' && c <= '9'; });
+  return false;
+}
+
+}  // namespace
+
+int SmiTopo::nvlinks(size_t a, size_t b) const {
+  const std::string& s = matrix[a][b];
+  if (s.size() > 2 && s.compare(0, 2, "NV") == 0) return std::stoi(s.substr(2));
+  return 0;
+}
+
+std::optional<SmiTopo> parse_topo(const std::string& text, const std::string& file, Diagnostics& diags) {
+  const auto lines = split_lines(text);
+  SmiTopo topo;
+  size_t header = lines.size();
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const auto t = tokens(lines[i]);
+    if (!t.empty() && t[0].first == "GPU0" && !lines[i].empty() && (lines[i][0] == ' ' || lines[i][0] == '\t')) {
+      header = i;
+      for (const auto& [tok, col] : t) {
+        if (tok == "CPU" || tok == "NUMA") break;
+        topo.devices.push_back(tok);
+      }
+      break;
+    }
+  }
+  if (header == lines.size() || topo.devices.empty()) {
+    diags.error(SourceLoc{file, 1, 1}, "",
+                "not an `nvidia-smi topo -m` output: no header line of device names (GPU0 GPU1 ... CPU Affinity)");
+    return std::nullopt;
+  }
+  const size_t n = topo.devices.size();
+  topo.matrix.assign(n, std::vector<std::string>(n));
+  topo.cpu_affinity.assign(n, "");
+  topo.numa_affinity.assign(n, "N/A");
+  std::vector<bool> seen(n, false);
+  bool ok = true;
+  for (size_t i = header + 1; i < lines.size(); ++i) {
+    const auto t = tokens(lines[i]);
+    if (t.empty()) {
+      // A blank line ends the matrix (the legend follows).
+      if (std::all_of(seen.begin(), seen.end(), [](bool b) { return b; })) break;
+      continue;
+    }
+    if (t[0].first == "Legend:") break;
+    auto it = std::find(topo.devices.begin(), topo.devices.end(), t[0].first);
+    if (it == topo.devices.end()) {
+      diags.error(SourceLoc{file, static_cast<int>(i) + 1, t[0].second}, "",
+                  "row '" + t[0].first + "' is not one of the devices of the header line");
+      ok = false;
+      continue;
+    }
+    const size_t row = static_cast<size_t>(it - topo.devices.begin());
+    if (t.size() < n + 1) {
+      diags.error(
+          SourceLoc{file, static_cast<int>(i) + 1, t.back().second}, "",
+          "row " + t[0].first + " has " + std::to_string(t.size() - 1) + " entries, expected " + std::to_string(n));
+      ok = false;
+      continue;
+    }
+    for (size_t c = 0; c < n; ++c) {
+      const auto& [tok, col] = t[c + 1];
+      if (!valid_entry(tok)) {
+        diags.error(SourceLoc{file, static_cast<int>(i) + 1, col}, "",
+                    "unknown connection '" + tok + "' (expected X, NV#, PIX, PXB, PHB, NODE or SYS)");
+        ok = false;
+      }
+      topo.matrix[row][c] = tok == "SOC" ? "SYS" : tok;
+    }
+    if (topo.matrix[row][row] != "X") {
+      diags.error(SourceLoc{file, static_cast<int>(i) + 1, t[row + 1].second}, "",
+                  "the diagonal entry of " + t[0].first + " must be X");
+      ok = false;
+    }
+    if (t.size() > n + 1) topo.cpu_affinity[row] = t[n + 1].first;
+    if (t.size() > n + 2) topo.numa_affinity[row] = t[n + 2].first;
+    seen[row] = true;
+  }
+  for (size_t r = 0; r < n; ++r) {
+    if (!seen[r]) {
+      diags.error(SourceLoc{file, static_cast<int>(header) + 1, 1}, "", "no row for device " + topo.devices[r]);
+      ok = false;
+    }
+  }
+  if (!ok) return std::nullopt;
+  return topo;
+}
+
+std::optional<std::vector<SmiGpuInstance>> parse_mig_lgi(const std::string& text, const std::string& file,
+                                                         Diagnostics& diags) {
+  const auto lines = split_lines(text);
+  if (text.find("GPU instances:") == std::string::npos) {
+    diags.error(SourceLoc{file, 1, 1}, "", "not an `nvidia-smi mig -lgi` output (no \"GPU instances:\" table)");
+    return std::nullopt;
+  }
+  static const std::regex row(R"(^\|\s+(\d+)\s+MIG\s+(\S+)\s+(\d+)\s+(\d+)\s+(\d+):(\d+)\s+\|\s*$)");
+  std::vector<SmiGpuInstance> out;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    std::smatch m;
+    if (!std::regex_match(lines[i], m, row)) {
+      if (lines[i].find(" MIG ") != std::string::npos)
+        diags.error(SourceLoc{file, static_cast<int>(i) + 1, 1}, "",
+                    "cannot read this GPU-instance row (expected: | GPU  MIG <profile>  <profile id>  <instance id>  "
+                    "<start>:<size> |)");
+      continue;
+    }
+    out.push_back(
+        SmiGpuInstance{std::stoi(m[1]), m[2], std::stoi(m[3]), std::stoi(m[4]), std::stoi(m[5]), std::stoi(m[6])});
+  }
+  if (out.empty()) {
+    diags.error(SourceLoc{file, 1, 1}, "", "no GPU instances listed");
+    return std::nullopt;
+  }
+  return out;
+}
+
+std::optional<std::vector<SmiComputeInstance>> parse_mig_lci(const std::string& text, const std::string& file,
+                                                             Diagnostics& diags) {
+  const auto lines = split_lines(text);
+  if (text.find("Compute instances:") == std::string::npos) {
+    diags.error(SourceLoc{file, 1, 1}, "", "not an `nvidia-smi mig -lci` output (no \"Compute instances:\" table)");
+    return std::nullopt;
+  }
+  static const std::regex row(R"(^\|\s+(\d+)\s+(\d+)\s+MIG\s+(\S+)\s+(\d+)\s+(\d+)\s+(\d+):(\d+)\s+\|\s*$)");
+  std::vector<SmiComputeInstance> out;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    std::smatch m;
+    if (!std::regex_match(lines[i], m, row)) continue;
+    out.push_back(SmiComputeInstance{std::stoi(m[1]), std::stoi(m[2]), m[3], std::stoi(m[4]), std::stoi(m[5]),
+                                     std::stoi(m[6]), std::stoi(m[7])});
+  }
+  if (out.empty()) {
+    diags.error(SourceLoc{file, 1, 1}, "", "no compute instances listed");
+    return std::nullopt;
+  }
+  return out;
+}
+
+std::vector<std::string> mig_layout_of_gpu(const std::vector<SmiGpuInstance>& instances, int gpu) {
+  std::vector<SmiGpuInstance> mine;
+  for (const auto& gi : instances)
+    if (gi.gpu == gpu) mine.push_back(gi);
+  std::stable_sort(mine.begin(), mine.end(), [](const auto& a, const auto& b) { return a.start < b.start; });
+  std::vector<std::string> layout;
+  for (const auto& gi : mine) layout.push_back(gi.profile);
+  return layout;
+}
+
+}  // namespace gtw::fabric

@@ -1,0 +1,55 @@
+#pragma once
+// Readers for the text nvidia-smi prints, so a user builds the twin of a node they have:
+// `nvidia-smi topo -m` (the connection matrix between GPUs and NICs) and `nvidia-smi mig -lgi` /
+// `nvidia-smi mig -lci` (GPU and compute instances). Samples in tests/fixtures/nvidia-smi/.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/core/Diagnostics.hpp"
+
+namespace gtw::fabric {
+
+/// `nvidia-smi topo -m`: devices (GPU0.., NIC0..) and the matrix of their connections
+/// (X, NV#, PIX, PXB, PHB, NODE, SYS; SOC is read as SYS).
+struct SmiTopo {
+  std::vector<std::string> devices;
+  std::vector<std::vector<std::string>> matrix;  // [row][column], "X" on the diagonal
+  std::vector<std::string> cpu_affinity;         // per device row ("" when not printed)
+  std::vector<std::string> numa_affinity;        // per device row ("N/A" or a number)
+  bool is_gpu(size_t i) const { return devices[i].rfind("GPU", 0) == 0; }
+  /// NVLink count between two devices (NV18 -> 18), 0 when not NVLink.
+  int nvlinks(size_t a, size_t b) const;
+};
+
+/// Parses the matrix; errors at file:line:col. nullopt when it is not a topology matrix.
+std::optional<SmiTopo> parse_topo(const std::string& text, const std::string& file, Diagnostics& diags);
+
+/// One row of `nvidia-smi mig -lgi` (GPU instances).
+struct SmiGpuInstance {
+  int gpu = 0;
+  std::string profile;  // 3g.40gb
+  int profile_id = 0;
+  int instance_id = 0;
+  int start = 0;  // placement: first memory slice
+  int size = 0;
+};
+/// One row of `nvidia-smi mig -lci` (compute instances).
+struct SmiComputeInstance {
+  int gpu = 0;
+  int gpu_instance = 0;
+  std::string profile;
+  int profile_id = 0;
+  int instance_id = 0;
+  int start = 0;
+  int size = 0;
+};
+
+std::optional<std::vector<SmiGpuInstance>> parse_mig_lgi(const std::string& text, const std::string& file,
+                                                         Diagnostics& diags);
+std::optional<std::vector<SmiComputeInstance>> parse_mig_lci(const std::string& text, const std::string& file,
+                                                             Diagnostics& diags);
+/// The GPU-instance profiles of one GPU, in placement order (a scenario migLayout).
+std::vector<std::string> mig_layout_of_gpu(const std::vector<SmiGpuInstance>& instances, int gpu);
+
+}  // namespace gtw::fabric

@@ -1,0 +1,302 @@
+#include "models/fabric/Platform.hpp"
+
+#include <algorithm>
+#include <set>
+
+namespace gtw::fabric {
+
+namespace {
+
+using NetPoint = simgrid::kernel::routing::NetPoint;
+
+// Hops of the reverse path: same links, opposite order and directions.
+Path reversed(const Path& p) {
+  Path r(p.rbegin(), p.rend());
+  for (auto& h : r) h.up = !h.up;
+  return r;
+}
+
+Path concat(Path a, const Path& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+// Index of the NIC link (nic -> port) of NIC j in the node graph.
+int nic_link(const NodeGraph& ng, int j) {
+  const int nic = ng.nics[static_cast<size_t>(j)];
+  for (size_t i = 0; i < ng.links.size(); ++i) {
+    const auto& l = ng.link(static_cast<int>(i));
+    if (l.kind == LinkKind::NIC && l.from == nic) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+}  // namespace
+
+Platform::Platform(const Topology& topo, const ScenarioSpec& spec, sg4::NetZone* root)
+    : topo_(topo), spec_(spec), root_(root), nodes_(topo.nodes.size()), node_points_(topo.nodes.size()) {}
+
+sg4::Link* Platform::make_link(sg4::NetZone* zone, const std::string& name, const Link& l) {
+  auto* link = zone->create_split_duplex_link(name, l.up);
+  link->set_latency(l.latency);
+  link->get_link_up()->set_bandwidth(l.up);
+  link->get_link_down()->set_bandwidth(l.down);
+  return link;
+}
+
+void Platform::route(sg4::NetZone* zone, NetPoint* a, NetPoint* b, const std::vector<sg4::Link*>& links,
+                     const Path& path) {
+  if (path.empty()) return;
+  std::vector<sg4::LinkInRoute> hops;
+  for (const auto& h : path) {
+    auto* link = links[static_cast<size_t>(h.link)];
+    if (!link) return;  // a part of the node the scenario does not use
+    hops.emplace_back(link, h.up ? sg4::LinkInRoute::Direction::UP : sg4::LinkInRoute::Direction::DOWN);
+  }
+  zone->add_route(a, b, nullptr, nullptr, hops, false);
+}
+
+NodeParts& Platform::begin_node(int n) {
+  const auto& ref = topo_.nodes[static_cast<size_t>(n)];
+  const NodeGraph& ng = topo_.pools[static_cast<size_t>(ref.pool)];
+  auto& parts = nodes_[static_cast<size_t>(n)];
+  auto& points = node_points_[static_cast<size_t>(n)];
+  const bool network = topo_.inter_node || topo_.storage;
+  parts.zone = sg4::create_full_zone(ref.name);
+  parts.zone->set_parent(root_);
+  parts.cpu = parts.zone->create_host(ref.name, 1e12);
+  points[ng.cpu] = parts.cpu->get_netpoint();
+  std::set<int> skipped;  // vertices the scenario does not use
+  for (auto [v, end] = boost::vertices(ng.g); v != end; ++v) {
+    const auto& vx = ng.g[*v];
+    const int vi = static_cast<int>(*v);
+    switch (vx.kind) {
+      case VertexKind::NVSWITCH:
+      case VertexKind::PCIE_SWITCH:
+        points[vi] = parts.zone->create_router(ref.name + "-" + vx.name);
+        break;
+      case VertexKind::NIC:
+      case VertexKind::NODE_PORT:
+        if (network) {
+          points[vi] = parts.zone->create_router(ref.name + "-" + vx.name);
+        } else {
+          skipped.insert(vi);
+        }
+        break;
+      case VertexKind::NVME:
+        if (topo_.local_nvme) {
+          parts.nvme = parts.zone->create_host(ref.name + "-nvme", 1e9);
+          parts.nvme_disk = parts.nvme->create_disk(ref.name + "-nvme-disk", ng.nvme_read, ng.nvme_write);
+          parts.nvme_disk->seal();
+          points[vi] = parts.nvme->get_netpoint();
+          node_of_[parts.nvme] = n;
+        } else {
+          skipped.insert(vi);
+        }
+        break;
+      default:
+        break;
+    }
+  }
+  parts.links.assign(ng.links.size(), nullptr);
+  for (size_t i = 0; i < ng.links.size(); ++i) {
+    if (skipped.count(ng.links[i].from) || skipped.count(ng.links[i].to)) continue;
+    parts.links[i] =
+        make_link(parts.zone, ref.name + "-" + ng.link(static_cast<int>(i)).name, ng.link(static_cast<int>(i)));
+  }
+  node_of_[parts.cpu] = n;
+  return parts;
+}
+
+void Platform::add_device(int n, int local_gpu, sg4::Host* host, bool whole) {
+  nodes_[static_cast<size_t>(n)].devices.push_back({host, local_gpu, whole});
+  node_of_[host] = n;
+}
+
+void Platform::end_node(int n) {
+  const auto& ref = topo_.nodes[static_cast<size_t>(n)];
+  const NodeGraph& ng = topo_.pools[static_cast<size_t>(ref.pool)];
+  auto& parts = nodes_[static_cast<size_t>(n)];
+  auto& points = node_points_[static_cast<size_t>(n)];
+  auto* zone = parts.zone;
+  const auto& links = parts.links;
+  NetPoint* cpu = parts.cpu->get_netpoint();
+  // Host <-> device.
+  for (const auto& d : parts.devices) {
+    const Path p = ng.path(ng.cpu, ng.gpus[static_cast<size_t>(d.local_gpu)], false);
+    route(zone, cpu, d.host->get_netpoint(), links, p);
+    route(zone, d.host->get_netpoint(), cpu, links, reversed(p));
+  }
+  // Device <-> device: NVLink between whole GPUs, through host memory otherwise (MIG has no P2P).
+  for (const auto& a : parts.devices) {
+    for (const auto& b : parts.devices) {
+      if (a.host == b.host) continue;
+      const int ga = ng.gpus[static_cast<size_t>(a.local_gpu)];
+      const int gb = ng.gpus[static_cast<size_t>(b.local_gpu)];
+      Path p;
+      if (ga == gb) {
+        const Path up = ng.path(ng.cpu, ga, false);
+        p = concat(reversed(up), up);  // two instances of one GPU: down to host memory and back
+      } else {
+        p = ng.path(ga, gb, a.whole && b.whole);
+      }
+      route(zone, a.host->get_netpoint(), b.host->get_netpoint(), links, p);
+    }
+  }
+  // Host and devices <-> the node's fabric port, through each GPU's own NIC (GPUDirect RDMA / Storage).
+  if ((topo_.inter_node || topo_.storage) && ng.port >= 0 && !ng.nics.empty()) {
+    NetPoint* port = points.at(ng.port);
+    const Path host_out = concat(ng.path(ng.cpu, ng.nics[0], false), Path{Hop{nic_link(ng, 0), true}});
+    route(zone, cpu, port, links, host_out);
+    route(zone, port, cpu, links, reversed(host_out));
+    for (const auto& d : parts.devices) {
+      const int gv = ng.gpus[static_cast<size_t>(d.local_gpu)];
+      const int j = ng.gpu_nic.empty() ? -1 : ng.gpu_nic[static_cast<size_t>(d.local_gpu)];
+      const Path out =
+          j >= 0 ? concat(ng.path(gv, ng.nics[static_cast<size_t>(j)], false), Path{Hop{nic_link(ng, j), true}})
+                 : concat(reversed(ng.path(ng.cpu, gv, false)), host_out);
+      route(zone, d.host->get_netpoint(), port, links, out);
+      route(zone, port, d.host->get_netpoint(), links, reversed(out));
+    }
+  }
+  // Local NVMe.
+  if (parts.nvme) {
+    const Path p = ng.path(ng.cpu, ng.nvme, false);
+    route(zone, cpu, parts.nvme->get_netpoint(), links, p);
+    route(zone, parts.nvme->get_netpoint(), cpu, links, reversed(p));
+    for (const auto& d : parts.devices) {
+      const Path q = ng.path(ng.gpus[static_cast<size_t>(d.local_gpu)], ng.nvme, false);
+      route(zone, d.host->get_netpoint(), parts.nvme->get_netpoint(), links, q);
+      route(zone, parts.nvme->get_netpoint(), d.host->get_netpoint(), links, reversed(q));
+    }
+  }
+  // Front-end network port.
+  if (topo_.frontend) {
+    NetPoint* fe = zone->create_router(ref.name + "-fe");
+    points[-1] = fe;
+    Link l{LinkKind::FRONTEND,
+           "fe-nic",
+           -1,
+           -1,
+           spec_.fabric.frontend_bandwidth.value,
+           spec_.fabric.frontend_bandwidth.value,
+           0,
+           1,
+           -1};
+    auto* nic = static_cast<sg4::SplitDuplexLink*>(make_link(zone, ref.name + "-fe-nic", l));
+    zone->add_route(fe, cpu, nullptr, nullptr, {sg4::LinkInRoute(nic, sg4::LinkInRoute::Direction::UP)}, false);
+    zone->add_route(cpu, fe, nullptr, nullptr, {sg4::LinkInRoute(nic, sg4::LinkInRoute::Direction::DOWN)}, false);
+  }
+  zone->seal();
+}
+
+void Platform::finish() {
+  const auto& f = topo_.fabric;
+  // Storage systems: striped over servers, each with its share of the bandwidth on its own disk.
+  for (size_t k = 0; k < spec_.storage.size() && topo_.storage; ++k) {
+    const auto& st = spec_.storage[k];
+    StoreParts parts;
+    parts.zone = sg4::create_full_zone("storage-" + st.name);
+    parts.zone->set_parent(root_);
+    NetPoint* gw = parts.zone->create_router(st.name + "-gw");
+    const double servers = static_cast<double>(std::max(1, st.servers));
+    const double read = st.read_bandwidth.value / servers, write = st.write_bandwidth.value / servers;
+    for (int s = 0; s < st.servers; ++s) {
+      const std::string name = st.name + "-s" + std::to_string(s);
+      auto* host = parts.zone->create_host(name, 1e9);
+      auto* disk = host->create_disk(name + "-disk", read, write);
+      disk->seal();
+      // The server's network port is not the bottleneck (25% above its disk).
+      Link l{LinkKind::STORAGE,
+             name + "-port",
+             -1,
+             -1,
+             1.25 * std::max(read, write),
+             1.25 * std::max(read, write),
+             0,
+             1,
+             -1};
+      auto* port = static_cast<sg4::SplitDuplexLink*>(make_link(parts.zone, name + "-port", l));
+      parts.zone->add_route(gw, host->get_netpoint(), nullptr, nullptr,
+                            {sg4::LinkInRoute(port, sg4::LinkInRoute::Direction::UP)}, false);
+      parts.zone->add_route(host->get_netpoint(), gw, nullptr, nullptr,
+                            {sg4::LinkInRoute(port, sg4::LinkInRoute::Direction::DOWN)}, false);
+      parts.servers.push_back(host);
+      parts.disks.push_back(disk);
+    }
+    parts.zone->seal();
+    stores_.push_back(parts);
+    store_gw_.push_back(gw);
+  }
+  if (topo_.frontend) {
+    frontend_zone_ = sg4::create_full_zone("frontend");
+    frontend_zone_->set_parent(root_);
+    frontend_ = frontend_zone_->create_host("clients", 1e9);
+    frontend_zone_->seal();
+  }
+  // Fabric links in the root zone.
+  fabric_links_.assign(f.links.size(), nullptr);
+  for (size_t i = 0; i < f.links.size(); ++i)
+    fabric_links_[i] = make_link(root_, f.link(static_cast<int>(i)).name, f.link(static_cast<int>(i)));
+  const auto root_route = [&](NetPoint* za, NetPoint* zb, NetPoint* ga, NetPoint* gb, const Path& p) {
+    if (p.empty()) return;
+    std::vector<sg4::LinkInRoute> hops;
+    for (const auto& h : p)
+      hops.emplace_back(fabric_links_[static_cast<size_t>(h.link)],
+                        h.up ? sg4::LinkInRoute::Direction::UP : sg4::LinkInRoute::Direction::DOWN);
+    root_->add_route(za, zb, ga, gb, hops, false);
+  };
+  const auto port_of = [&](size_t n) {
+    const NodeGraph& ng = topo_.pools[static_cast<size_t>(topo_.nodes[n].pool)];
+    return node_points_[n].count(ng.port) ? node_points_[n].at(ng.port) : nullptr;
+  };
+  if (topo_.inter_node) {
+    for (size_t a = 0; a < nodes_.size(); ++a)
+      for (size_t b = 0; b < nodes_.size(); ++b) {
+        if (a == b || !port_of(a) || !port_of(b)) continue;
+        root_route(nodes_[a].zone->get_netpoint(), nodes_[b].zone->get_netpoint(), port_of(a), port_of(b),
+                   f.path(f.node_port[a], f.node_port[b], static_cast<int>(b)));
+      }
+  }
+  for (size_t k = 0; k < stores_.size(); ++k) {
+    for (size_t n = 0; n < nodes_.size(); ++n) {
+      if (!port_of(n)) continue;
+      root_route(nodes_[n].zone->get_netpoint(), stores_[k].zone->get_netpoint(), port_of(n), store_gw_[k],
+                 f.path(f.node_port[n], f.store[k], static_cast<int>(n)));
+      root_route(stores_[k].zone->get_netpoint(), nodes_[n].zone->get_netpoint(), store_gw_[k], port_of(n),
+                 f.path(f.store[k], f.node_port[n], static_cast<int>(n)));
+    }
+  }
+  if (frontend_) {
+    for (size_t n = 0; n < nodes_.size(); ++n) {
+      // The front-end port of node n is vertex "<node>-fe" of the fabric graph.
+      int fe_vertex = -1;
+      for (auto [v, end] = boost::vertices(f.g); v != end; ++v)
+        if (f.g[*v].kind == VertexKind::FRONTEND_PORT && f.g[*v].index == static_cast<int>(n))
+          fe_vertex = static_cast<int>(*v);
+      const Path p = f.path(f.frontend, fe_vertex, 0);
+      root_route(frontend_zone_->get_netpoint(), nodes_[n].zone->get_netpoint(), frontend_->get_netpoint(),
+                 node_points_[n].at(-1), p);
+      root_route(nodes_[n].zone->get_netpoint(), frontend_zone_->get_netpoint(), node_points_[n].at(-1),
+                 frontend_->get_netpoint(), reversed(p));
+    }
+  }
+}
+
+int Platform::node_of(const sg4::Host* host) const {
+  auto it = node_of_.find(host);
+  return it == node_of_.end() ? -1 : it->second;
+}
+
+std::vector<std::string> Platform::route_links(sg4::Host* a, sg4::Host* b) {
+  std::vector<sg4::Link*> links;
+  double latency = 0;
+  a->route_to(b, links, &latency);
+  std::vector<std::string> names;
+  for (auto* l : links) names.push_back(l->get_name());
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return names;
+}
+
+}  // namespace gtw::fabric

@@ -1,0 +1,79 @@
+#pragma once
+// Turns the topology graphs (models/fabric/Topology.hpp) into the SimGrid platform: one full zone per
+// node (host CPU, devices, routers for switches and ports, split-duplex links, local NVMe disk), one
+// zone per storage system (servers with disks), a front-end zone, and routes between them computed on
+// the graphs. The engine creates the devices (GPUs, MIG instances) itself and registers them here.
+#include <simgrid/s4u.hpp>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "models/fabric/Topology.hpp"
+
+namespace gtw::fabric {
+
+namespace sg4 = simgrid::s4u;
+
+/// Where a transfer starts or ends, for the SimGrid platform.
+struct NodeParts {
+  sg4::NetZone* zone = nullptr;
+  sg4::Host* cpu = nullptr;
+  sg4::Host* nvme = nullptr;  // hosts the local NVMe disk
+  sg4::Disk* nvme_disk = nullptr;
+  struct Device {
+    sg4::Host* host;
+    int local_gpu;
+    bool whole;  // false for a MIG instance (no NVLink P2P)
+  };
+  std::vector<Device> devices;
+  std::vector<sg4::Link*> links;  // by node-graph link index (split-duplex)
+};
+
+struct StoreParts {
+  sg4::NetZone* zone = nullptr;
+  std::vector<sg4::Host*> servers;
+  std::vector<sg4::Disk*> disks;
+};
+
+class Platform {
+ public:
+  Platform(const Topology& topo, const ScenarioSpec& spec, sg4::NetZone* root);
+
+  /// Creates the node's zone, host CPU, routers, links and NVMe disk.
+  NodeParts& begin_node(int node);
+  /// A device (GPU or MIG instance) of the node, created by the engine in the node's zone.
+  void add_device(int node, int local_gpu, sg4::Host* host, bool whole);
+  /// Adds the node's routes and seals its zone.
+  void end_node(int node);
+  /// Storage and front-end zones, fabric links and the routes between zones. Call after every node.
+  void finish();
+
+  const NodeParts& node(int n) const { return nodes_.at(static_cast<size_t>(n)); }
+  const StoreParts& store(int k) const { return stores_.at(static_cast<size_t>(k)); }
+  sg4::Host* frontend() const { return frontend_; }
+  const Topology& topology() const { return topo_; }
+  /// Global node index of a device host (-1 if unknown).
+  int node_of(const sg4::Host* host) const;
+  /// Names of the links a transfer from a to b crosses, sorted (shared resources on the path).
+  static std::vector<std::string> route_links(sg4::Host* a, sg4::Host* b);
+
+ private:
+  sg4::Link* make_link(sg4::NetZone* zone, const std::string& name, const Link& l);
+  void route(sg4::NetZone* zone, simgrid::kernel::routing::NetPoint* a, simgrid::kernel::routing::NetPoint* b,
+             const std::vector<sg4::Link*>& links, const Path& path);
+
+  const Topology& topo_;
+  const ScenarioSpec& spec_;
+  sg4::NetZone* root_;
+  std::vector<NodeParts> nodes_;
+  std::vector<std::map<int, simgrid::kernel::routing::NetPoint*>> node_points_;  // per node: graph vertex -> netpoint
+  std::vector<StoreParts> stores_;
+  std::vector<simgrid::kernel::routing::NetPoint*> store_gw_;
+  sg4::NetZone* frontend_zone_ = nullptr;
+  sg4::Host* frontend_ = nullptr;
+  std::vector<sg4::Link*> fabric_links_;
+  std::map<const sg4::Host*, int> node_of_;
+};
+
+}  // namespace gtw::fabric

@@ -1,0 +1,325 @@
+#include "models/storage/DataPath.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "models/fabric/Platform.hpp"
+
+namespace gtw::storage {
+
+namespace {
+
+// Default per-request latency by storage kind (assumptions, docs/models/storage.md).
+double store_latency(const StorageSpec& st) {
+  if (st.latency.value >= 0) return st.latency.value;
+  return st.kind == StorageKind::OBJECT_STORE ? 10e-3 : 100e-6;
+}
+
+const StorageSpec* find_store(const ScenarioSpec& spec, const std::string& name, int* index = nullptr) {
+  for (size_t i = 0; i < spec.storage.size(); ++i) {
+    if (spec.storage[i].name == name) {
+      if (index) *index = static_cast<int>(i);
+      return &spec.storage[i];
+    }
+  }
+  return nullptr;
+}
+
+// A batch of activities started together and waited for together.
+struct Flows {
+  std::vector<sg4::CommPtr> comms;
+  std::vector<sg4::IoPtr> ios;
+  std::set<std::string> links;
+  void comm(sg4::Host* a, sg4::Host* b, double bytes) {
+    if (bytes <= 0 || a == b) return;
+    for (auto& l : fabric::Platform::route_links(a, b)) links.insert(l);
+    comms.push_back(sg4::Comm::sendto_async(a, b, static_cast<uint64_t>(bytes)));
+  }
+  void read(sg4::Disk* d, double bytes) {
+    if (bytes > 0) ios.push_back(d->read_async(static_cast<sg_size_t>(bytes)));
+  }
+  void write(sg4::Disk* d, double bytes) {
+    if (bytes > 0) ios.push_back(d->write_async(static_cast<sg_size_t>(bytes)));
+  }
+  void wait() {
+    for (auto& c : comms) c->wait();
+    for (auto& io : ios) io->wait();
+  }
+};
+
+sg4::Host* cpu_of(const SimContext& ctx, const GpuDevice* gpu) {
+  return ctx.platform->node(gpu->node()).cpu;
+}
+
+std::string node_name(const SimContext& ctx, int node) {
+  return ctx.platform->topology().nodes[static_cast<size_t>(node)].name;
+}
+
+DataMovement base_record(const SimContext& ctx, const Mover& who, int data) {
+  DataMovement m;
+  m.start = sg4::Engine::get_clock();
+  m.data = data;
+  m.owner = data >= 0 ? ctx.spec.data[static_cast<size_t>(data)].tenant_index : who.tenant;
+  m.tenant = who.tenant;
+  m.workload = who.workload;
+  m.replica = who.replica;
+  m.identity = who.identity;
+  m.gpu_direct = who.gpu_direct;
+  m.segment = segment_of(ctx.spec, who.tenant);
+  m.encrypted_in_transit = encrypts_in_transit(ctx.spec, who.tenant);
+  return m;
+}
+
+void record(SimContext& ctx, DataMovement m, const std::set<std::string>& links) {
+  m.end = sg4::Engine::get_clock();
+  m.links.assign(links.begin(), links.end());
+  const double index = static_cast<double>(ctx.data_movements ? ctx.data_movements->size() : 0);
+  const EventType type = m.allowed ? EventType::DATA_MOVE : EventType::DATA_DENIED;
+  const int tenant = m.tenant, workload = m.workload, replica = m.replica, gpu = m.gpu;
+  const double bytes = m.bytes;
+  if (ctx.data_movements) ctx.data_movements->push_back(std::move(m));
+  ctx.emit(sg4::Engine::get_clock(), type, tenant, workload, replica, gpu, bytes, index);
+}
+
+// Bytes a flow puts on the network: encrypted flows get `bandwidthFactor` of a link's bandwidth, i.e.
+// cost 1/factor as many bytes of capacity.
+double wire_bytes(const SimContext& ctx, const Mover& who, double bytes) {
+  return encrypts_in_transit(ctx.spec, who.tenant) ? bytes / ctx.spec.fabric.encryption_bandwidth_factor : bytes;
+}
+
+// Refuses an access the store's ACL does not allow. True when allowed.
+bool check_acl(SimContext& ctx, const StorageSpec& st, DataMovement& m) {
+  if (st.allow.empty()) return true;
+  const std::string tenant = m.tenant >= 0 ? ctx.spec.tenants[static_cast<size_t>(m.tenant)].name : "";
+  if (std::find(st.allow.begin(), st.allow.end(), tenant) != st.allow.end()) return true;
+  m.allowed = false;
+  m.reason = "storage '" + st.name + "' does not allow tenant '" + tenant + "'";
+  return false;
+}
+
+// Moves data between GPUs and a store: read (store to GPUs) or write.
+bool storage_io(SimContext& ctx, const Mover& who, int data, const std::vector<GpuDevice*>& gpus, double bytes,
+                bool read) {
+  if (gpus.empty() || bytes <= 0) return true;
+  const auto& item = ctx.spec.data[static_cast<size_t>(data)];
+  DataMovement m = base_record(ctx, who, data);
+  m.operation = read ? "read" : "write";
+  m.gpu = gpus[0]->index();
+  m.bytes = bytes * static_cast<double>(gpus.size());
+  m.store = item.store;
+  const std::string gpu_end = "gpu:" + std::to_string(gpus[0]->index());
+  Flows flows;
+  if (item.store == HOST_MEMORY_STORE) {
+    m.encrypted_in_transit = false;  // PCIe inside the node
+    m.gpu_direct = false;
+    const std::string host = "host:" + node_name(ctx, gpus[0]->node());
+    m.from = read ? host : gpu_end;
+    m.to = read ? gpu_end : host;
+    for (auto* g : gpus)
+      read ? flows.comm(cpu_of(ctx, g), g->host(), bytes) : flows.comm(g->host(), cpu_of(ctx, g), bytes);
+    flows.wait();
+    record(ctx, std::move(m), flows.links);
+    return true;
+  }
+  if (item.store == LOCAL_NVME_STORE) {
+    m.encrypted_in_transit = false;
+    const std::string nvme = "nvme:" + node_name(ctx, gpus[0]->node());
+    m.from = read ? nvme : gpu_end;
+    m.to = read ? gpu_end : nvme;
+    m.region =
+        ctx.spec
+            .node_pools[static_cast<size_t>(ctx.platform->topology().nodes[static_cast<size_t>(gpus[0]->node())].pool)]
+            .region;
+    for (auto* g : gpus) {
+      const auto& node = ctx.platform->node(g->node());
+      sg4::Host* cpu = node.cpu;
+      sg4::Host* end = who.gpu_direct ? g->host() : cpu;
+      if (read) {
+        flows.read(node.nvme_disk, bytes);
+        flows.comm(node.nvme, end, bytes);
+        if (!who.gpu_direct) flows.comm(cpu, g->host(), bytes);
+      } else {
+        flows.write(node.nvme_disk, bytes);
+        flows.comm(end, node.nvme, bytes);
+        if (!who.gpu_direct) flows.comm(g->host(), cpu, bytes);
+      }
+    }
+    flows.wait();
+    record(ctx, std::move(m), flows.links);
+    return true;
+  }
+  int k = -1;
+  const StorageSpec* st = find_store(ctx.spec, item.store, &k);
+  if (!st) return true;  // refused by validation
+  m.region = st->region;
+  m.encrypted_at_rest = st->encrypted_at_rest;
+  const std::string store_end = "store:" + st->name;
+  m.from = read ? store_end : gpu_end;
+  m.to = read ? gpu_end : store_end;
+  if (!check_acl(ctx, *st, m)) {
+    record(ctx, std::move(m), {});
+    return false;
+  }
+  const auto& parts = ctx.platform->store(k);
+  const double servers = static_cast<double>(parts.servers.size());
+  double extra = store_latency(*st);
+  if (m.encrypted_in_transit) extra += ctx.spec.fabric.encryption_latency.value;
+  sg4::this_actor::sleep_for(extra);
+  const double wire = wire_bytes(ctx, who, bytes);
+  for (auto* g : gpus) {
+    sg4::Host* cpu = cpu_of(ctx, g);
+    sg4::Host* end = who.gpu_direct ? g->host() : cpu;
+    // Striped over the servers: each moves its share over its own port and disk.
+    for (size_t s = 0; s < parts.servers.size(); ++s) {
+      if (read) {
+        flows.read(parts.disks[s], bytes / servers);
+        flows.comm(parts.servers[s], end, wire / servers);
+      } else {
+        flows.write(parts.disks[s], bytes / servers);
+        flows.comm(end, parts.servers[s], wire / servers);
+      }
+    }
+    // Without GPUDirect Storage the data bounces through host memory (a second PCIe crossing).
+    if (!who.gpu_direct) read ? flows.comm(cpu, g->host(), bytes) : flows.comm(g->host(), cpu, bytes);
+  }
+  flows.wait();
+  record(ctx, std::move(m), flows.links);
+  return true;
+}
+
+}  // namespace
+
+Mover mover_of(const SimContext& ctx, int workload, int replica) {
+  Mover m;
+  const auto& w = ctx.spec.workloads[static_cast<size_t>(workload)];
+  m.tenant = w.tenant_index;
+  m.workload = workload;
+  m.replica = replica;
+  m.identity = !w.io.identity.empty() ? w.io.identity
+               : w.tenant_index >= 0  ? ctx.spec.tenants[static_cast<size_t>(w.tenant_index)].name
+                                      : "";
+  m.gpu_direct = w.io.gpu_direct;
+  return m;
+}
+
+int data_index(const ScenarioSpec& spec, const std::string& name) {
+  for (size_t i = 0; i < spec.data.size(); ++i)
+    if (spec.data[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+bool encrypts_in_transit(const ScenarioSpec& spec, int tenant) {
+  if (tenant < 0) return false;
+  const std::string& name = spec.tenants[static_cast<size_t>(tenant)].name;
+  for (const auto& p : spec.network_policies)
+    if (p.tenant == name && p.encrypt_in_transit) return true;
+  return false;
+}
+
+std::string segment_of(const ScenarioSpec& spec, int tenant) {
+  if (tenant < 0) return "shared";
+  const std::string& name = spec.tenants[static_cast<size_t>(tenant)].name;
+  for (const auto& p : spec.network_policies)
+    if (p.tenant == name && p.isolated) return name;
+  return "shared";
+}
+
+double ideal_step_io_seconds(const SimContext& ctx, const WorkloadSpec& w, int dataset, int checkpoint,
+                             const std::vector<GpuDevice*>& gpus) {
+  if (gpus.empty() || !ctx.platform) return 0;
+  const auto& topo = ctx.platform->topology();
+  const auto& node = topo.pools[static_cast<size_t>(topo.nodes[static_cast<size_t>(gpus[0]->node())].pool)];
+  const auto& profile = gpus[0]->profile();
+  const double n = static_cast<double>(gpus.size());
+  const double per_node = n / std::max(1, w.nodes);
+  // Alone: the slower of the store (aggregate), the NVMe (per node) and the GPU's PCIe link.
+  const auto io_time = [&](int data, double bytes, bool read) {
+    if (data < 0 || bytes <= 0) return 0.0;
+    const auto& item = ctx.spec.data[static_cast<size_t>(data)];
+    const double pcie = read ? profile.pcie_h2d_achievable.value : profile.pcie_d2h_achievable.value;
+    if (item.store == HOST_MEMORY_STORE) return bytes / pcie;
+    if (item.store == LOCAL_NVME_STORE)
+      return std::max(per_node * bytes / (read ? node.nvme_read : node.nvme_write), bytes / pcie);
+    const StorageSpec* st = find_store(ctx.spec, item.store);
+    if (!st) return 0.0;
+    const double bw = read ? st->read_bandwidth.value : st->write_bandwidth.value;
+    return store_latency(*st) + std::max(n * bytes / bw, bytes / pcie);
+  };
+  double t = 0;
+  if (dataset >= 0) t += w.iterations * io_time(dataset, w.data_per_step.value, true);
+  if (checkpoint >= 0 && w.io.checkpoint_every > 0)
+    t += (w.iterations / w.io.checkpoint_every) * io_time(checkpoint, w.io.checkpoint_bytes.value, false);
+  if (w.nodes > 1 && w.gradient_bytes.value > 0) {
+    // Replace the single-node ring of training_step_ideal by the hierarchical all-reduce.
+    const double g = w.gradient_bytes.value, nvlink = profile.nvlink_achievable.value;
+    const double ring = 2.0 * (n - 1) / n * g / nvlink;
+    const double intra = 2.0 * (per_node - 1) / per_node * g / nvlink;
+    const double k = static_cast<double>(w.nodes);
+    // Each GPU through its own NIC; GPUDirect RDMA into a GPU is taken at the measured PCIe rates.
+    const double per_gpu =
+        std::min({node.nic_bandwidth, profile.pcie_h2d_achievable.value, profile.pcie_d2h_achievable.value});
+    const double inter = 2.0 * (k - 1) / k * g / per_node / std::max(1.0, per_gpu);
+    t += w.iterations * (intra + inter - ring);
+  }
+  return t;
+}
+
+bool read_to_gpus(SimContext& ctx, const Mover& who, int data, const std::vector<GpuDevice*>& gpus, double bytes) {
+  return storage_io(ctx, who, data, gpus, bytes, true);
+}
+
+bool write_from_gpus(SimContext& ctx, const Mover& who, int data, const std::vector<GpuDevice*>& gpus, double bytes) {
+  return storage_io(ctx, who, data, gpus, bytes, false);
+}
+
+void transfer_between_gpus(SimContext& ctx, const Mover& who, int data,
+                           const std::vector<std::pair<GpuDevice*, GpuDevice*>>& pairs, double bytes) {
+  if (pairs.empty() || bytes <= 0) return;
+  DataMovement m = base_record(ctx, who, data);
+  m.operation = "transfer";
+  m.gpu = pairs[0].first->index();
+  m.bytes = bytes * static_cast<double>(pairs.size());
+  m.from = "gpu:" + std::to_string(pairs[0].first->index());
+  m.to = "gpu:" + std::to_string(pairs[0].second->index());
+  if (m.encrypted_in_transit) sg4::this_actor::sleep_for(ctx.spec.fabric.encryption_latency.value);
+  const double wire = wire_bytes(ctx, who, bytes);
+  Flows flows;
+  for (const auto& [a, b] : pairs) {
+    if (who.gpu_direct || a->node() == b->node()) {
+      flows.comm(a->host(), b->host(), a->node() == b->node() ? bytes : wire);
+    } else {
+      // Staged: device to host memory, host to host over the fabric, host memory to device.
+      flows.comm(a->host(), cpu_of(ctx, a), bytes);
+      flows.comm(cpu_of(ctx, a), cpu_of(ctx, b), wire);
+      flows.comm(cpu_of(ctx, b), b->host(), bytes);
+    }
+  }
+  flows.wait();
+  record(ctx, std::move(m), flows.links);
+}
+
+void frontend_transfer(SimContext& ctx, const Mover& who, GpuDevice* gpu, double bytes, bool to_node) {
+  if (bytes <= 0 || !ctx.platform || !ctx.platform->frontend()) return;
+  int data = -1;
+  for (size_t i = 0; i < ctx.spec.data.size(); ++i)
+    if (ctx.spec.data[i].kind == DataKind::REQUESTS && ctx.spec.data[i].tenant_index == who.tenant) {
+      data = static_cast<int>(i);
+      break;
+    }
+  DataMovement m = base_record(ctx, who, data);
+  m.operation = to_node ? "request" : "response";
+  m.gpu = gpu->index();
+  m.bytes = bytes;
+  const std::string host = "host:" + node_name(ctx, gpu->node());
+  m.from = to_node ? "frontend" : host;
+  m.to = to_node ? host : "frontend";
+  if (m.encrypted_in_transit) sg4::this_actor::sleep_for(ctx.spec.fabric.encryption_latency.value);
+  Flows flows;
+  sg4::Host* cpu = cpu_of(ctx, gpu);
+  to_node ? flows.comm(ctx.platform->frontend(), cpu, wire_bytes(ctx, who, bytes))
+          : flows.comm(cpu, ctx.platform->frontend(), wire_bytes(ctx, who, bytes));
+  flows.wait();
+  record(ctx, std::move(m), flows.links);
+}
+
+}  // namespace gtw::storage

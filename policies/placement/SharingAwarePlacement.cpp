@@ -1,0 +1,276 @@
+// Placement policies that look past one request: GPU packing and fragmentation gradient descent
+// (after "Beware of Fragmentation", USENIX ATC'23), and the co-tenancy constraints a shared
+// platform adds: tenant anti-affinity and classification-aware placement.
+#include <algorithm>
+#include <limits>
+#include <set>
+#include <tuple>
+
+#include "policies/placement/PlacementInternal.hpp"
+
+namespace gtw::policy {
+namespace {
+
+// Picks, on each node, the `request.gpus` eligible GPUs of lowest rank (then lowest index) among
+// those `allowed`, and returns the node whose chosen GPUs have the lowest rank sum (then the
+// lowest node). A rank is a preference: 0 is best.
+template <class Allowed, class Rank>
+std::optional<std::vector<int>> place_by_rank(const PlacementRequest& request, const ClusterView& view, Allowed allowed,
+                                              Rank rank) {
+  std::optional<std::vector<int>> best;
+  double best_score = std::numeric_limits<double>::infinity();
+  for (const auto& [node, gpus] : eligible_by_node(request, view)) {
+    std::vector<std::pair<double, const GpuView*>> ranked;
+    for (const GpuView* g : gpus)
+      if (allowed(*g)) ranked.emplace_back(rank(*g), g);
+    if (static_cast<int>(ranked.size()) < request.gpus) continue;
+    std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    double score = 0;
+    std::vector<int> chosen;
+    for (int i = 0; i < request.gpus; ++i) {
+      score += ranked[static_cast<size_t>(i)].first;
+      chosen.push_back(ranked[static_cast<size_t>(i)].second->index);
+    }
+    if (score < best_score) {
+      best = std::move(chosen);
+      best_score = score;
+    }
+  }
+  return best;
+}
+
+// GPU packing: a GPU already in use first, then an idle GPU on a node already in use, then an idle
+// node, so whole GPUs and whole nodes stay free for large requests.
+class Packing final : public PlacementPolicy {
+ public:
+  std::optional<std::vector<int>> place(const PlacementRequest& request, const ClusterView& view) override {
+    std::set<int> nodes_in_use;
+    for (const auto& g : view.gpus)
+      if (g.used_slots > 0) nodes_in_use.insert(g.node);
+    return place_by_rank(
+        request, view, [](const GpuView&) { return true; },
+        [&](const GpuView& g) -> double {
+          if (g.used_slots > 0) return 1.0 - static_cast<double>(g.used_slots) / g.slots;  // fuller is better
+          return nodes_in_use.count(g.node) ? 1.0 : 2.0;
+        });
+  }
+};
+
+// Fragmentation gradient descent. The fragmentation of a node, for one class of the expected
+// demand, is the free capacity (GPU equivalents) on that node that the class cannot use: devices it
+// is not eligible for, or every device when the node has fewer eligible devices than one request of
+// the class needs. Weighted over the demand mix, it is the capacity the cluster is likely to waste.
+// The policy places each GPU of a request where that fragmentation grows least.
+class FragmentationGradient final : public PlacementPolicy {
+ public:
+  std::optional<std::vector<int>> place(const PlacementRequest& request, const ClusterView& view) override {
+    std::vector<DemandClass> demand = view.demand;
+    if (demand.empty()) demand.push_back({request, 1.0});
+    std::map<int, std::vector<GpuView>> nodes;  // node -> copies of its devices
+    for (const auto& g : view.gpus) nodes[g.node].push_back(g);
+
+    std::optional<std::vector<int>> best;
+    std::tuple<double, double, int> best_key{std::numeric_limits<double>::infinity(), 0.0, 0};
+    for (auto& [node, devices] : nodes) {
+      const double before = fragmentation(devices, demand);
+      std::vector<int> chosen;
+      std::vector<bool> taken(devices.size(), false);
+      for (int i = 0; i < request.gpus; ++i) {
+        int pick = -1;
+        std::pair<double, double> pick_key{std::numeric_limits<double>::infinity(), 0.0};
+        for (size_t d = 0; d < devices.size(); ++d) {
+          if (taken[d] || !eligible(devices[d], request)) continue;
+          devices[d].used_slots += 1;
+          const std::pair<double, double> key{fragmentation(devices, demand), devices[d].free_capacity()};
+          devices[d].used_slots -= 1;
+          if (key < pick_key) {
+            pick_key = key;
+            pick = static_cast<int>(d);
+          }
+        }
+        if (pick < 0) break;
+        taken[static_cast<size_t>(pick)] = true;
+        devices[static_cast<size_t>(pick)].used_slots += 1;
+        chosen.push_back(devices[static_cast<size_t>(pick)].index);
+      }
+      double leftover = 0;
+      for (const auto& d : devices) leftover += d.free_capacity();
+      const double after = fragmentation(devices, demand);
+      for (size_t d = 0; d < devices.size(); ++d)
+        if (taken[d]) devices[d].used_slots -= 1;
+      if (static_cast<int>(chosen.size()) < request.gpus) continue;
+      const std::tuple<double, double, int> key{after - before, leftover, node};
+      if (key < best_key) {
+        best_key = key;
+        best = std::move(chosen);
+      }
+    }
+    return best;
+  }
+
+  static double fragmentation(const std::vector<GpuView>& devices, const std::vector<DemandClass>& demand) {
+    double total = 0;
+    for (const auto& cls : demand) {
+      int usable = 0;
+      double unusable_capacity = 0, eligible_capacity = 0;
+      for (const auto& d : devices) {
+        if (eligible(d, cls.request)) {
+          ++usable;
+          eligible_capacity += d.free_capacity();
+        } else {
+          unusable_capacity += d.free_capacity();
+        }
+      }
+      // Too few eligible devices on the node for one request of the class: all of it is stranded.
+      if (usable < cls.request.gpus) unusable_capacity += eligible_capacity;
+      total += cls.weight * unusable_capacity;
+    }
+    return total;
+  }
+};
+
+// The unit two tenants must not share: the device (a whole GPU or one MIG instance), the physical
+// GPU (all MIG instances of it), or the node.
+enum class Scope { DEVICE, GPU, NODE };
+
+Scope parse_scope(const std::string& s) {
+  if (s == "device") return Scope::DEVICE;
+  if (s == "node") return Scope::NODE;
+  return Scope::GPU;
+}
+
+std::tuple<int, int, int> unit_of(const GpuView& g, Scope scope) {
+  switch (scope) {
+    case Scope::DEVICE:
+      return {g.node, g.local, g.index};
+    case Scope::GPU:
+      return {g.node, g.local, -1};
+    case Scope::NODE:
+      return {g.node, -1, -1};
+  }
+  return {g.node, g.local, g.index};
+}
+
+// Tenants placed on each unit, over every device of the unit.
+std::map<std::tuple<int, int, int>, std::set<int>> tenants_by_unit(const ClusterView& view, Scope scope,
+                                                                   bool mig_instance_is_unit) {
+  std::map<std::tuple<int, int, int>, std::set<int>> out;
+  for (const auto& g : view.gpus) {
+    const Scope s = (mig_instance_is_unit && !g.mig_profile.empty() && scope == Scope::GPU) ? Scope::DEVICE : scope;
+    auto& tenants = out[unit_of(g, s)];
+    tenants.insert(g.tenants.begin(), g.tenants.end());
+  }
+  return out;
+}
+
+// Tenant anti-affinity: a replica never shares its unit with another tenant's replica; a tenant's
+// replicas fill units it already holds before opening new ones, so other tenants keep whole units.
+class TenantAntiAffinity final : public PlacementPolicy {
+ public:
+  explicit TenantAntiAffinity(Scope scope) : scope_(scope) {}
+  std::optional<std::vector<int>> place(const PlacementRequest& request, const ClusterView& view) override {
+    const auto units = tenants_by_unit(view, scope_, false);
+    auto tenants_of = [&](const GpuView& g) -> const std::set<int>& { return units.at(unit_of(g, scope_)); };
+    return place_by_rank(
+        request, view,
+        [&](const GpuView& g) {
+          if (request.tenant < 0) return true;
+          for (int t : tenants_of(g))
+            if (t != request.tenant) return false;
+          return true;
+        },
+        [&](const GpuView& g) -> double { return tenants_of(g).count(request.tenant) ? 0.0 : 1.0; });
+  }
+
+ private:
+  Scope scope_;
+};
+
+// Classification-aware placement: a tenant at or above `minClassification` never shares its unit with
+// a tenant of another classification (below it, tenants of different classifications may share).
+// MIG instances count as separate units when `allowMig` is set (hardware partitions). Replicas fill
+// units already holding their classification first.
+class ClassificationAware final : public PlacementPolicy {
+ public:
+  ClassificationAware(Scope scope, bool allow_mig, Classification threshold)
+      : scope_(scope), allow_mig_(allow_mig), threshold_(threshold) {}
+  std::optional<std::vector<int>> place(const PlacementRequest& request, const ClusterView& view) override {
+    const auto units = tenants_by_unit(view, scope_, allow_mig_);
+    auto unit_tenants = [&](const GpuView& g) -> const std::set<int>& {
+      const Scope s = (allow_mig_ && !g.mig_profile.empty() && scope_ == Scope::GPU) ? Scope::DEVICE : scope_;
+      return units.at(unit_of(g, s));
+    };
+    auto cls = [&](int tenant) {
+      const auto& c = view.tenant_classification;
+      return (tenant >= 0 && static_cast<size_t>(tenant) < c.size()) ? c[static_cast<size_t>(tenant)]
+                                                                     : Classification::INTERNAL;
+    };
+    const Classification mine = cls(request.tenant);
+    auto conflicts = [&](Classification other) { return other != mine && std::max(other, mine) >= threshold_; };
+    return place_by_rank(
+        request, view,
+        [&](const GpuView& g) {
+          for (int t : unit_tenants(g))
+            if (conflicts(cls(t))) return false;
+          return true;
+        },
+        [&](const GpuView& g) -> double {
+          for (int t : unit_tenants(g))
+            if (cls(t) == mine) return 0.0;
+          return 1.0;
+        });
+  }
+
+ private:
+  Scope scope_;
+  bool allow_mig_;
+  Classification threshold_;
+};
+
+ParamSpec scope_param(const std::string& help) {
+  return {"scope", ParamType::STRING, std::string("gpu"), help, -1e300, 1e300, {"device", "gpu", "node"}};
+}
+
+}  // namespace
+
+void register_sharing_aware_placement(PlacementRegistry& registry) {
+  registry.add({"packing",
+                "GPU packing (ATC'23): GPUs already in use first, then idle GPUs on nodes in use, then idle nodes.",
+                {}},
+               [](const Params&) { return std::make_unique<Packing>(); });
+  registry.add({"fgd",
+                "Fragmentation gradient descent (ATC'23): the GPUs whose use grows least the free capacity the "
+                "expected request mix (the scenario's workloads) could not use.",
+                {}},
+               [](const Params&) { return std::make_unique<FragmentationGradient>(); });
+  registry.add(
+      {"tenant-anti-affinity",
+       "A replica never shares its unit (device, physical GPU or node) with another tenant; a tenant "
+       "fills its own units first.",
+       {scope_param("unit two tenants must not share: 'device' (a GPU or one MIG instance), 'gpu' (the "
+                    "physical GPU, all its MIG instances) or 'node'")}},
+      [](const Params& p) { return std::make_unique<TenantAntiAffinity>(parse_scope(param_string(p, "scope"))); });
+  registry.add(
+      {"classification-aware",
+       "Tenants at or above a classification never share a unit with tenants of another classification; "
+       "replicas fill units of their own classification first.",
+       {scope_param("unit tenants of different classifications must not share: 'device', 'gpu' or 'node'"),
+        {"allowMig",
+         ParamType::BOOL,
+         true,
+         "MIG instances of one GPU are separate units (hardware partitions) when scope is 'gpu'",
+         -1e300,
+         1e300,
+         {}},
+        {"minClassification", ParamType::STRING, std::string("confidential"),
+         "the lowest classification that must not be mixed with others", -1e300, 1e300, classification_names()}}},
+      [](const Params& p) {
+        const auto& names = classification_names();
+        const auto it = std::find(names.begin(), names.end(), param_string(p, "minClassification"));
+        const auto threshold = static_cast<Classification>(it == names.end() ? 2 : it - names.begin());
+        return std::make_unique<ClassificationAware>(parse_scope(param_string(p, "scope")), param_bool(p, "allowMig"),
+                                                     threshold);
+      });
+}
+
+}  // namespace gtw::policy

@@ -1,0 +1,74 @@
+// gputwin import-topo FILE: reads a saved `nvidia-smi topo -m` (and optionally `nvidia-smi mig -lgi`)
+// and prints the node graph gputwin builds from it, plus the scenario snippet that uses it.
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "models/fabric/NvidiaSmi.hpp"
+#include "models/fabric/Topology.hpp"
+#include "sim/cli/Commands.hpp"
+#include "sim/core/Errors.hpp"
+
+namespace gtw::cli {
+
+namespace {
+
+bool read_file(const std::string& path, std::string& out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::stringstream s;
+  s << in.rdbuf();
+  out = s.str();
+  return true;
+}
+
+}  // namespace
+
+Subcommand register_import_topo_command(CLI::App& app) {
+  struct Options {
+    std::string file, gpu = "H100-80GB-SXM", mig;
+  };
+  auto opts = std::make_shared<Options>();
+  auto* cmd = app.add_subcommand(
+      "import-topo", "Build a node's twin from saved `nvidia-smi topo -m` (and `nvidia-smi mig -lgi`) output");
+  cmd->add_option("file", opts->file, "Saved output of `nvidia-smi topo -m`")->required();
+  cmd->add_option("--gpu", opts->gpu, "Hardware profile of the GPUs (default H100-80GB-SXM)");
+  cmd->add_option("--mig", opts->mig, "Saved output of `nvidia-smi mig -lgi`");
+  return {cmd, [opts]() {
+            Diagnostics diags;
+            std::string text;
+            if (!read_file(opts->file, text)) {
+              std::cerr << "gputwin: error: cannot read '" << opts->file << "'\n";
+              return EXIT_INVALID_INPUT;
+            }
+            auto topo = fabric::parse_topo(text, opts->file, diags);
+            HardwareProfile profile;
+            load_profile(opts->gpu, SourceLoc{"--gpu", 0, 0}, "--gpu", profile, diags);
+            std::vector<std::string> layout;
+            if (!opts->mig.empty()) {
+              std::string mig;
+              if (!read_file(opts->mig, mig)) {
+                std::cerr << "gputwin: error: cannot read '" << opts->mig << "'\n";
+                return EXIT_INVALID_INPUT;
+              }
+              if (auto gis = fabric::parse_mig_lgi(mig, opts->mig, diags)) layout = fabric::mig_layout_of_gpu(*gis, 0);
+            }
+            if (diags.has_errors() || !topo) {
+              std::cerr << diags.format_all();
+              return EXIT_INVALID_INPUT;
+            }
+            fabric::NodeGraph node;
+            fabric::node_graph_from_topo(*topo, profile, NodeTopologySpec{}, node);
+            node.mig_layout = layout;
+            std::cout << fabric::describe(node);
+            std::cout << "\nIn a scenario:\n  nodePools:\n    - name: twin\n      count: 1\n      gpu: " << opts->gpu
+                      << "\n      gpusPerNode: " << node.gpus.size()
+                      << "\n      topology: {fromNvidiaSmi: " << opts->file
+                      << (opts->mig.empty() ? "" : ", mig: " + opts->mig) << "}\n";
+            if (!layout.empty()) std::cout << "      sharing: {mode: mig}\n";
+            return EXIT_OK;
+          }};
+}
+
+}  // namespace gtw::cli

@@ -1,0 +1,172 @@
+#include "sim/scenario/RequestTrace.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <fstream>
+
+namespace gtw {
+
+const std::vector<std::string>& request_trace_format_names() {
+  static const std::vector<std::string> names{"azure-llm", "seconds"};
+  return names;
+}
+
+namespace {
+
+// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil).
+long days_from_civil(long y, unsigned m, unsigned d) {
+  y -= m <= 2;
+  const long era = (y >= 0 ? y : y - 399) / 400;
+  const unsigned yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + static_cast<long>(doe) - 719468;
+}
+
+bool parse_fixed(const std::string& s, size_t pos, size_t len, long& out) {
+  if (pos + len > s.size()) return false;
+  const char* b = s.data() + pos;
+  auto [p, ec] = std::from_chars(b, b + len, out);
+  return ec == std::errc() && p == b + len;
+}
+
+std::vector<std::string> split_csv_line(const std::string& line, std::vector<int>& columns) {
+  std::vector<std::string> fields;
+  columns.clear();
+  size_t start = 0;
+  for (;;) {
+    const size_t comma = line.find(',', start);
+    columns.push_back(static_cast<int>(start) + 1);
+    fields.push_back(line.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return fields;
+}
+
+bool parse_count(const std::string& s, int& out) {
+  // Some exports write counts as floats ("374.0").
+  double v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size() || v < 0 || v > 1e7 || v != static_cast<long>(v)) return false;
+  out = static_cast<int>(v);
+  return true;
+}
+
+}  // namespace
+
+bool parse_trace_timestamp(const std::string& text, double& seconds) {
+  long y = 0, mo = 0, d = 0, h = 0, mi = 0, s = 0;
+  if (text.size() < 19 || text[4] != '-' || text[7] != '-' || (text[10] != ' ' && text[10] != 'T') || text[13] != ':' ||
+      text[16] != ':')
+    return false;
+  if (!parse_fixed(text, 0, 4, y) || !parse_fixed(text, 5, 2, mo) || !parse_fixed(text, 8, 2, d) ||
+      !parse_fixed(text, 11, 2, h) || !parse_fixed(text, 14, 2, mi) || !parse_fixed(text, 17, 2, s))
+    return false;
+  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60) return false;
+  double fraction = 0;
+  if (text.size() > 19) {
+    if (text[19] != '.' || text.size() == 20) return false;
+    double scale = 0.1;
+    for (size_t i = 20; i < text.size(); ++i) {
+      if (text[i] < '0' || text[i] > '9') return false;
+      fraction += (text[i] - '0') * scale;
+      scale /= 10;
+    }
+  }
+  seconds = static_cast<double>(days_from_civil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d))) * 86400.0 +
+            static_cast<double>(h * 3600 + mi * 60 + s) + fraction;
+  return true;
+}
+
+bool read_request_trace(const std::string& path, const std::string& format, RequestTrace& out, Diagnostics& diags,
+                        const SourceLoc& referenced_at, const std::string& yaml_path) {
+  out.file = path;
+  out.requests.clear();
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    diags.error(referenced_at, yaml_path, "cannot open request trace '" + path + "': " + std::strerror(errno));
+    return false;
+  }
+  const bool azure = format == "azure-llm";
+  const std::vector<std::string> header =
+      azure ? std::vector<std::string>{"TIMESTAMP", "ContextTokens", "GeneratedTokens"}
+            : std::vector<std::string>{"time", "promptTokens", "outputTokens"};
+  const size_t errors_before = diags.error_count();
+  std::string line;
+  int line_no = 0;
+  std::vector<int> columns;
+  std::vector<double> raw_times;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) continue;
+    auto fields = split_csv_line(line, columns);
+    if (line_no == 1) {
+      if (fields != header) {
+        std::string expected;
+        for (const auto& h : header) expected += (expected.empty() ? "" : ",") + h;
+        diags.error({path, 1, 1}, yaml_path,
+                    "request trace header is '" + line + "', expected '" + expected + "' for format '" + format + "'");
+        return false;
+      }
+      continue;
+    }
+    if (fields.size() != 3) {
+      diags.error({path, line_no, 1}, yaml_path,
+                  "expected 3 comma-separated fields, found " + std::to_string(fields.size()));
+      continue;
+    }
+    TraceRequest r;
+    double t = 0;
+    bool ok = true;
+    if (azure) {
+      if (!parse_trace_timestamp(fields[0], t)) {
+        diags.error({path, line_no, columns[0]}, yaml_path,
+                    header[0] + ": expected a timestamp 'YYYY-MM-DD hh:mm:ss[.fraction]', got '" + fields[0] + "'");
+        ok = false;
+      }
+    } else {
+      auto [p, ec] = std::from_chars(fields[0].data(), fields[0].data() + fields[0].size(), t);
+      if (ec != std::errc() || p != fields[0].data() + fields[0].size() || !(t >= 0)) {
+        diags.error({path, line_no, columns[0]}, yaml_path,
+                    header[0] + ": expected seconds (a number >= 0), got '" + fields[0] + "'");
+        ok = false;
+      }
+    }
+    for (int k = 1; k <= 2; ++k) {
+      int& target = k == 1 ? r.prompt_tokens : r.output_tokens;
+      if (!parse_count(fields[static_cast<size_t>(k)], target)) {
+        diags.error({path, line_no, columns[static_cast<size_t>(k)]}, yaml_path,
+                    header[static_cast<size_t>(k)] + ": expected a token count (an integer >= 0), got '" +
+                        fields[static_cast<size_t>(k)] + "'");
+        ok = false;
+      }
+    }
+    if (!ok) continue;
+    raw_times.push_back(t);
+    out.requests.push_back(r);
+  }
+  if (diags.error_count() > errors_before) return false;
+  if (out.requests.empty()) {
+    diags.error(referenced_at, yaml_path, "request trace '" + path + "' has no requests");
+    return false;
+  }
+  std::vector<size_t> order(out.requests.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return raw_times[a] < raw_times[b]; });
+  const double first = raw_times[order[0]];
+  std::vector<TraceRequest> sorted;
+  sorted.reserve(order.size());
+  for (size_t i : order) {
+    TraceRequest r = out.requests[i];
+    r.time = raw_times[i] - first;
+    sorted.push_back(r);
+  }
+  out.requests = std::move(sorted);
+  return true;
+}
+
+}  // namespace gtw

@@ -1,0 +1,268 @@
+// Attack replay: the attacks of scenarios/attacks/ run inside the simulation (gputwin run as a child
+// process, one engine per process) and report what they achieved beside the analytic bound. Published
+// targets and tolerances: ../shared/reference/validation-targets.md (V5) and attacks.md (A1, A5, A6, A17).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tests/support/Subprocess.hpp"
+
+namespace gtw::test {
+namespace {
+
+using json = nlohmann::json;
+
+const std::string MIG_LAYOUT = "spec.cluster.nodePools[0].sharing={mode: mig, migLayout: [3g.40gb, 3g.40gb]}";
+
+// Runs scenarios/attacks/<name>.yaml with the given --set overrides; returns report.json.
+json run_attack(const std::string& name, const std::vector<std::string>& sets = {}) {
+  TempDir dir;
+  std::vector<std::string> argv{
+      GTW_BINARY, "run",      std::string(GTW_SOURCE_DIR) + "/scenarios/attacks/" + name + ".yaml",
+      "-o",       dir.path(), "--progress",
+      "none",     "--format", "json"};
+  for (const auto& s : sets) {
+    argv.push_back("--set");
+    argv.push_back(s);
+  }
+  const auto r = run_process(argv);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return json::parse(read_text(dir.file("report.json")));
+}
+
+json attack_named(const json& report, const std::string& name) {
+  for (const auto& a : report["leakage"]["attacks"])
+    if (a["name"] == name) return a;
+  ADD_FAILURE() << "no attack " << name << " in " << report["leakage"]["attacks"].dump();
+  return json::object();
+}
+
+double num(const json& j, const char* key) {
+  return j.at("achieved").at(key).get<double>();
+}
+
+// The capacity of a published measurement: rate x (1 - H(p)).
+double capacity(double rate, double p) {
+  const double h = p <= 0 ? 0 : -p * std::log2(p) - (1 - p) * std::log2(1 - p);
+  return rate * (1 - h);
+}
+
+// V5: Beyond the Bridge, 45.5 kbit/s at 3.22% (arXiv 2404.03877); capacity +-20%, error +-2 pp.
+TEST(AttackReplay, NvlinkCovertChannelReproducesBeyondTheBridge) {
+  const json a = attack_named(run_attack("nvlink-covert-beyond-the-bridge"), "covert");
+  EXPECT_TRUE(a["ran"].get<bool>());
+  EXPECT_EQ(a["resource"], "nvlink");
+  EXPECT_EQ(a["relation"], "separateGpus");
+  EXPECT_EQ(a["victim"], "insider");
+  EXPECT_EQ(num(a, "bits"), 4096);
+  EXPECT_NEAR(num(a, "bit_rate_bps"), 45.5e3, 0.20 * 45.5e3);
+  EXPECT_NEAR(num(a, "error_rate"), 0.0322, 0.02);
+  EXPECT_NEAR(num(a, "information_rate_bps"), capacity(45.5e3, 0.0322), 0.20 * capacity(45.5e3, 0.0322));
+  // The channel's analytic bound is the best published NVLink attack (NVBleed); the replay stays under it.
+  EXPECT_NEAR(a["bound_bps"].get<double>(), capacity(70e3, 0.0478), 1.0);
+  EXPECT_LE(num(a, "achieved_bps"), a["bound_bps"].get<double>());
+  EXPECT_TRUE(a["within_bound"].get<bool>());
+}
+
+// V5: NVBleed, > 70 kbit/s at 4.78% (arXiv 2503.17847).
+TEST(AttackReplay, NvlinkCovertChannelReproducesNvbleed) {
+  const json a = attack_named(run_attack("nvlink-covert-nvbleed"), "covert");
+  EXPECT_EQ(a, attack_named(run_attack("nvlink-covert-nvbleed"), "covert")) << "same seed, same replay";
+  EXPECT_NE(num(a, "bit_errors"),
+            num(attack_named(run_attack("nvlink-covert-nvbleed", {"spec.seed=9"}), "covert"), "bit_errors"))
+      << "the noise comes from the seeded streams";
+  EXPECT_NEAR(num(a, "bit_rate_bps"), 70e3, 0.20 * 70e3);
+  EXPECT_NEAR(num(a, "error_rate"), 0.0478, 0.02);
+  EXPECT_NEAR(num(a, "information_rate_bps"), capacity(70e3, 0.0478), 0.20 * capacity(70e3, 0.0478));
+  EXPECT_LE(num(a, "achieved_bps"), a["bound_bps"].get<double>());
+}
+
+// A1 (MICRO 2017): error-free > 4 Mbit/s between co-resident kernels (MPS).
+TEST(AttackReplay, L2CovertChannelUnderMpsReproducesA1) {
+  const json a = attack_named(run_attack("l2-covert-mps"), "covert");
+  EXPECT_EQ(a["relation"], "mps");
+  EXPECT_NEAR(num(a, "bit_rate_bps"), 4e6, 0.20 * 4e6);
+  EXPECT_LE(num(a, "error_rate"), 0.01);
+  EXPECT_LE(num(a, "achieved_bps"), a["bound_bps"].get<double>());
+}
+
+// MIG closes the L2/HBM channels: the same attack on two MIG instances decodes noise.
+TEST(AttackReplay, MigClosesTheL2AndHbmChannels) {
+  for (const char* resource : {"l2", "hbm"}) {
+    const json a = attack_named(
+        run_attack("l2-covert-mps", {MIG_LAYOUT, std::string("spec.workloads[covert].attack.channel=") + resource}),
+        "covert");
+    EXPECT_EQ(a["relation"], "mig") << resource;
+    EXPECT_EQ(a["bound_state"], "closed") << resource;
+    EXPECT_GT(num(a, "error_rate"), 0.4) << resource;
+    EXPECT_LT(num(a, "error_rate"), 0.6) << resource;
+    EXPECT_LE(num(a, "achieved_bps"), 0.0) << resource;
+    EXPECT_TRUE(a["within_bound"].get<bool>()) << resource;
+  }
+}
+
+// ... but not PCIe (one link per physical GPU; A17: 13.02 kbit/s), nor NVLink, whose copies between
+// instances go through host memory over that same PCIe link.
+TEST(AttackReplay, MigLeavesPcieAndNvlinkOpen) {
+  const json pcie = attack_named(run_attack("pcie-covert-mig"), "covert");
+  EXPECT_EQ(pcie["relation"], "mig");
+  EXPECT_EQ(pcie["bound_state"], "open");
+  EXPECT_NEAR(num(pcie, "bit_rate_bps"), 13.02e3, 0.20 * 13.02e3);
+  EXPECT_LE(num(pcie, "error_rate"), 0.02);
+  EXPECT_LE(num(pcie, "achieved_bps"), pcie["bound_bps"].get<double>());
+  const json nvlink =
+      attack_named(run_attack("pcie-covert-mig", {"spec.workloads[covert].attack.channel=nvlink"}), "covert");
+  EXPECT_EQ(nvlink["resource"], "pcie");
+  EXPECT_LE(num(nvlink, "error_rate"), 0.02);
+  EXPECT_GT(num(nvlink, "achieved_bps"), 5e3);
+  EXPECT_TRUE(nvlink["within_bound"].get<bool>());
+}
+
+// The attacker's achieved rate never exceeds the analytic bound of its channel, whatever it asks for
+// (a faster bit rate than the published probe loop is refused; more noise only lowers it).
+TEST(AttackReplay, AchievedRateNeverExceedsTheBound) {
+  struct Case {
+    const char* scenario;
+    std::vector<std::string> sets;
+  };
+  const std::vector<Case> cases{
+      {"nvlink-covert-nvbleed", {"spec.seed=1"}},
+      {"nvlink-covert-nvbleed", {"spec.seed=2"}},
+      {"nvlink-covert-nvbleed", {"spec.seed=3", "spec.workloads[covert].attack.bitRate=200000/s"}},
+      {"nvlink-covert-beyond-the-bridge", {"spec.seed=4", "spec.workloads[covert].attack.bitRate=20000/s"}},
+      {"l2-covert-mps", {"spec.seed=5", "spec.workloads[covert].attack.bits=1024"}},
+      {"pcie-covert-mig", {"spec.seed=6", "spec.workloads[covert].attack.bits=1024"}},
+  };
+  for (const auto& c : cases) {
+    const json a = attack_named(run_attack(c.scenario, c.sets), "covert");
+    EXPECT_TRUE(a["within_bound"].get<bool>()) << c.scenario << ": " << a.dump();
+    EXPECT_LE(num(a, "achieved_bps"), a["bound_bps"].get<double>()) << c.scenario;
+    EXPECT_LE(num(a, "bit_rate_bps"), 70e3 * 1.01 + (std::string(c.scenario) == "l2-covert-mps" ? 4e6 : 0))
+        << c.scenario;
+  }
+}
+
+// Mitigations lower what the replayed attack gets: coarser timers and injected noise.
+TEST(AttackReplay, TimerCoarseningAndNoiseInjectionLowerTheNvlinkChannel) {
+  const double base = num(attack_named(run_attack("nvlink-covert-nvbleed"), "covert"), "achieved_bps");
+  const json coarse =
+      attack_named(run_attack("nvlink-covert-nvbleed", {"spec.policies.isolation={timerResolution: 20us}"}), "covert");
+  EXPECT_LT(num(coarse, "achieved_bps"), 0.5 * base);
+  EXPECT_LE(coarse["bound_bps"].get<double>(), capacity(1 / 20e-6, 0.0478) + 1);
+  const json noisy =
+      attack_named(run_attack("nvlink-covert-nvbleed", {"spec.policies.isolation={noiseInjection: 2us}"}), "covert");
+  EXPECT_GT(num(noisy, "error_rate"), 0.15);
+  EXPECT_LT(num(noisy, "achieved_bps"), 0.5 * base);
+}
+
+// Remanence: without scrubbing the scraper reads the fine-tune's 30 GiB back; scrub on free closes it
+// and costs an HBM write of the freed bytes (30 GiB / 2.57 TB/s on an idle H100).
+TEST(AttackReplay, ScrubbingClosesRemanenceAndCostsTheHbmWriteTime) {
+  const double freed = 30.0 * 1024 * 1024 * 1024;
+  const json open = run_attack("remanence-scrape");
+  const json a = attack_named(open, "scrape");
+  EXPECT_DOUBLE_EQ(num(a, "bytes_recovered"), freed);
+  EXPECT_DOUBLE_EQ(num(a, "bound_bytes"), freed);
+  EXPECT_EQ(a["victim"], "finetune");
+  bool exposure = false;
+  for (const auto& d : open["leakage"]["discrete"])
+    if (d["observer"] == "scraper" && d["source"] == "research" && d["kind"] == "unscrubbedMemory") {
+      exposure = true;
+      EXPECT_FALSE(d["closed"].get<bool>());
+      EXPECT_DOUBLE_EQ(d["bytes"].get<double>(), freed);
+    }
+  EXPECT_TRUE(exposure);
+  EXPECT_EQ(open["leakage"]["mitigation_costs"]["scrub_seconds"].get<double>(), 0.0);
+
+  const json scrubbed = run_attack("remanence-scrape", {"spec.policies.isolation.scrubOnFree=true"});
+  const json s = attack_named(scrubbed, "scrape");
+  EXPECT_EQ(num(s, "bytes_recovered"), 0.0);
+  EXPECT_TRUE(s["ran"].get<bool>());
+  for (const auto& d : scrubbed["leakage"]["discrete"]) {
+    if (d["kind"] == "unscrubbedMemory") {
+      EXPECT_TRUE(d["closed"].get<bool>()) << d.dump();
+    }
+  }
+  const auto& cost = scrubbed["leakage"]["mitigation_costs"];
+  // The fine-tune's 30 GiB are scrubbed (the scraper holds its memory to the end), alone on an idle
+  // GPU: 30 GiB / 2.57 TB/s.
+  EXPECT_DOUBLE_EQ(cost["scrubbed_bytes"].get<double>(), freed);
+  EXPECT_NEAR(cost["scrub_seconds"].get<double>(), freed / 2.57e12, 1e-9);
+}
+
+TEST(AttackReplay, PrimeProbeFingerprintsTheCoLocatedModelUnderMpsNotMig) {
+  const json mps = attack_named(run_attack("prime-probe"), "fingerprint");
+  EXPECT_GE(num(mps, "observations"), 10);
+  // Per burst: two batches back to back look like one batch of a model twice as large.
+  EXPECT_GE(num(mps, "accuracy"), 0.7);
+  EXPECT_TRUE(mps["achieved"]["identified"].get<bool>());
+  EXPECT_EQ(mps["achieved"]["answer"], "llama-3.1-8b");
+  const json mig = attack_named(run_attack("prime-probe", {MIG_LAYOUT}), "fingerprint");
+  EXPECT_EQ(num(mig, "observations"), 0);
+  EXPECT_EQ(num(mig, "accuracy"), 0);
+  EXPECT_EQ(mig["bound_state"], "closed");
+}
+
+TEST(AttackReplay, ModelExtractionEstimatesTheParameterCount) {
+  const json a = attack_named(run_attack("model-extraction"), "extract");
+  EXPECT_GE(num(a, "observations"), 10);
+  EXPECT_DOUBLE_EQ(num(a, "parameters"), 8e9);
+  EXPECT_LT(num(a, "relative_error"), 0.25);
+}
+
+TEST(AttackReplay, NoisyNeighbourDegradesTheVictimUnderMpsNotMig) {
+  const json mps = attack_named(run_attack("noisy-neighbour"), "hammer");
+  EXPECT_GT(num(mps, "victim_p99_during_s"), 1.3 * num(mps, "victim_p99_before_s"));
+  const json mig = attack_named(run_attack("noisy-neighbour", {MIG_LAYOUT}), "hammer");
+  EXPECT_LT(num(mig, "victim_p99_during_s"), 1.05 * num(mig, "victim_p99_before_s"));
+}
+
+TEST(AttackReplay, MpsKillEndsTheNeighboursOnlyUnderMps) {
+  const json mps = attack_named(run_attack("mps-kill"), "kill");
+  EXPECT_EQ(num(mps, "victim_replicas_ended"), 1);
+  EXPECT_GT(num(mps, "victim_throughput_before_per_s"), 1);
+  EXPECT_EQ(num(mps, "victim_throughput_during_per_s"), 0);
+  const json mig = attack_named(run_attack("mps-kill", {MIG_LAYOUT}), "kill");
+  EXPECT_EQ(num(mig, "victim_replicas_ended"), 0);
+  EXPECT_GT(num(mig, "victim_throughput_during_per_s"), 1);
+}
+
+// findings.sarif: one result per attack, at the line of its `attack:` mapping, tagged with ATLAS ids;
+// an error when it achieved something, a note when the design stopped it.
+TEST(AttackReplay, FindingsPointAtTheAttackLine) {
+  for (const bool scrub : {false, true}) {
+    TempDir dir;
+    const std::string file = std::string(GTW_SOURCE_DIR) + "/scenarios/attacks/remanence-scrape.yaml";
+    const auto r =
+        run_process({GTW_BINARY, "run", file, "-o", dir.path(), "--progress", "none", "--format", "sarif", "--set",
+                     std::string("spec.policies.isolation.scrubOnFree=") + (scrub ? "true" : "false")});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const json sarif = json::parse(read_text(dir.file("findings.sarif")));
+    int line = 0;
+    {
+      std::istringstream in(read_text(file));
+      std::string text;
+      for (int n = 1; std::getline(in, text); ++n)
+        if (text.find("attack: {type: remanenceScrape}") != std::string::npos) line = n;
+    }
+    ASSERT_GT(line, 0);
+    bool found = false;
+    for (const auto& res : sarif["runs"][0]["results"]) {
+      if (res["ruleId"] != "GTW-ATTACK-remanenceScrape") continue;
+      found = true;
+      EXPECT_EQ(res["level"], scrub ? "note" : "error");
+      EXPECT_EQ(res["locations"][0]["physicalLocation"]["region"]["startLine"], line);
+      const auto& tags = res["properties"]["tags"];
+      EXPECT_NE(std::find(tags.begin(), tags.end(), "AML.T0025"), tags.end());
+    }
+    EXPECT_TRUE(found);
+  }
+}
+
+}  // namespace
+}  // namespace gtw::test
