@@ -178,7 +178,9 @@ void MainWindow::build_menus() {
   QAction* open_sc = file->addAction(QStringLiteral("&Open scenario..."), this, &MainWindow::open_scenario_dialog);
   open_sc->setShortcut(QKeySequence::Open);
   file->addAction(QStringLiteral("Open &results directory..."), this, &MainWindow::open_directory_dialog);
-  file->addAction(QStringLiteral("&Save scenario with changes as..."), this, &MainWindow::save_scenario_dialog);
+  QAction* save = file->addAction(QStringLiteral("&Save scenario as..."), this, &MainWindow::save_scenario_dialog);
+  save->setShortcut(QKeySequence::SaveAs);
+  file->addAction(QStringLiteral("Export run &command..."), this, &MainWindow::export_run_command_dialog);
   QAction* reload_action = file->addAction(QStringLiteral("&Reload results"), this, &MainWindow::reload);
   reload_action->setShortcut(QKeySequence::Refresh);
   file->addAction(QStringLiteral("&Export charts..."), this, &MainWindow::export_charts_dialog);

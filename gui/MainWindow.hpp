@@ -64,6 +64,10 @@ class MainWindow : public QMainWindow {
   /// then listed, and Run stays disabled); `error` gets the first.
   bool open_scenario(const QString& path, QString* error = nullptr);
   const ScenarioDoc* scenario() const { return doc_ ? &*doc_ : nullptr; }
+  /// Writes the open scenario with the current overrides applied (a complete scenario YAML, see
+  /// ScenarioSave.hpp) to `path`, after checking the overrides with the loader; saving over the open file
+  /// reopens it. Asks nothing of the user (the dialog does); false with `error` set on failure.
+  bool save_scenario_as(const QString& path, QString* error = nullptr);
   /// Overrides given on the command line (`--set`), added to the controls' own.
   void set_extra_overrides(const QStringList& overrides);
   /// The `--set` overrides of the next run: the controls' changes, then the extra ones.
@@ -151,6 +155,7 @@ class MainWindow : public QMainWindow {
   void on_run_finished(bool ok, const QString& out_dir, const QString& message, const QStringList& diagnostics);
   void open_scenario_dialog();
   void save_scenario_dialog();
+  void export_run_command_dialog();
   void export_summary_dialog();
 
   std::optional<Report> report_;

@@ -38,6 +38,7 @@
 
 #include "gui/MainWindow.hpp"
 #include "gui/RunController.hpp"
+#include "gui/ScenarioSave.hpp"
 #include "gui/charts/ChartExport.hpp"
 #include "gui/charts/ChartPanel.hpp"
 #include "gui/charts/Charts.hpp"
@@ -625,12 +626,57 @@ void MainWindow::open_scenario_dialog() {
   if (!open_scenario(file, &error)) statusBar()->showMessage(error);
 }
 
+bool MainWindow::save_scenario_as(const QString& path, QString* error) {
+  const auto fail = [&](const QString& why) {
+    if (error) *error = why;
+    return false;
+  };
+  if (!doc_) return fail(QStringLiteral("no scenario is open"));
+  if (doc_->has_errors()) return fail(QStringLiteral("the scenario has errors; fix them before saving it"));
+  std::vector<std::string> overrides;
+  for (const auto& o : current_overrides()) overrides.push_back(o.toStdString());
+  // The loader's own messages for changes it would refuse; nothing is written then.
+  for (const auto& d : check_overrides(doc_->path, overrides))
+    if (d.severity == Severity::ERROR) return fail(QStringLiteral("the changes have problems: %1").arg(q(d.format())));
+  std::string why;
+  if (!save_scenario_with_overrides(doc_->path, overrides, path.toStdString(), &why)) return fail(q(why));
+  // The saved file must load as it is, without --set.
+  for (const auto& d : check_overrides(path.toStdString(), {}))
+    if (d.severity == Severity::ERROR)
+      return fail(QStringLiteral("saved %1, but it does not load: %2").arg(path, q(d.format())));
+  const bool over_original = QFileInfo(path) == QFileInfo(q(doc_->path.string()));
+  if (over_original) {
+    // The file now holds the changes: show it as written, the controls back at their (new) initial values.
+    extra_overrides_.clear();
+    QString reopen_error;
+    if (!open_scenario(path, &reopen_error)) return fail(reopen_error);
+  }
+  statusBar()->showMessage(QStringLiteral("Saved %1 (%2 change(s))").arg(path).arg(overrides.size()));
+  return true;
+}
+
 void MainWindow::save_scenario_dialog() {
   if (!doc_) return;
-  // The original file is never touched: the changes are saved as a new scenario that includes it... which the
-  // format cannot express, so the new file is the original's text plus the overrides, for `gputwin run --set`.
-  const QString file = QFileDialog::getSaveFileName(this, QStringLiteral("Save the changes as a run script"), QString(),
-                                                    QStringLiteral("Shell scripts (*.sh)"));
+  const QString original = q(doc_->path.string());
+  const QString file = QFileDialog::getSaveFileName(this, QStringLiteral("Save the scenario with the changes as"),
+                                                    q(default_save_path(doc_->path).string()),
+                                                    QStringLiteral("Scenarios (*.yaml *.yml)"));
+  if (file.isEmpty()) return;
+  if (QFileInfo(file) == QFileInfo(original) &&
+      QMessageBox::question(
+          this, QStringLiteral("Overwrite the scenario?"),
+          QStringLiteral("Write the changes into %1 itself? Its comments are not kept.").arg(original),
+          QMessageBox::Save | QMessageBox::Cancel, QMessageBox::Cancel) != QMessageBox::Save)
+    return;
+  QString error;
+  if (!save_scenario_as(file, &error)) QMessageBox::warning(this, QStringLiteral("Cannot save"), error);
+}
+
+void MainWindow::export_run_command_dialog() {
+  if (!doc_) return;
+  // A shell script that runs the unchanged scenario with the changes as --set overrides.
+  const QString file = QFileDialog::getSaveFileName(this, QStringLiteral("Export the run command as a script"),
+                                                    QString(), QStringLiteral("Shell scripts (*.sh)"));
   if (file.isEmpty()) return;
   std::ofstream out(file.toStdString());
   out << "#!/bin/sh\n# what-if run saved by gputwin-gui\nexec gputwin run '" << doc_->path.string() << "'";

@@ -446,7 +446,8 @@ class TrainingJob final : public Workload {
     // Storage and fabric I/O (models/storage): dataset reads, checkpoints, all-reduce between nodes.
     const auto mover = storage::mover_of(ctx_, index_, 0);
     const int dataset = storage::data_index(ctx_.spec, spec_.io.dataset);
-    const bool dataset_on_storage = dataset >= 0 && ctx_.spec.data[static_cast<size_t>(dataset)].store != HOST_MEMORY_STORE;
+    const bool dataset_on_storage =
+        dataset >= 0 && ctx_.spec.data[static_cast<size_t>(dataset)].store != HOST_MEMORY_STORE;
     const int checkpoint = storage::data_index(ctx_.spec, spec_.io.checkpoint);
     const int nodes = std::max(1, spec_.nodes);
     const double io_extra =
@@ -525,8 +526,8 @@ class TrainingJob final : public Workload {
       std::vector<sg4::CommPtr> ring;
       for (const auto& grp : groups)
         for (size_t g = 0; g < grp.size(); ++g)
-          ring.push_back(sg4::Comm::sendto_async(grp[g]->host(), grp[(g + 1) % grp.size()]->host(),
-                                                 static_cast<uint64_t>(bytes)));
+          ring.push_back(
+              sg4::Comm::sendto_async(grp[g]->host(), grp[(g + 1) % grp.size()]->host(), static_cast<uint64_t>(bytes)));
       for (auto& c : ring) c->wait();
       ctx_.counters.transfers += ring.size();
     };

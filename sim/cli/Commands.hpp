@@ -12,10 +12,10 @@ struct Subcommand {
   std::function<int()> run;
 };
 
-Subcommand register_test_command(CLI::App& app);   // gputwin test DIR|FILE...   (TestCommand.cpp)
-Subcommand register_diff_command(CLI::App& app);   // gputwin diff BASE NEW      (DiffCommand.cpp)
-Subcommand register_sweep_command(CLI::App& app);  // gputwin sweep SWEEP -j N   (SweepCommand.cpp)
-Subcommand register_calibrate_command(CLI::App& app);  // gputwin calibrate [-o P] (CalibrateCommand.cpp)
+Subcommand register_test_command(CLI::App& app);         // gputwin test DIR|FILE...   (TestCommand.cpp)
+Subcommand register_diff_command(CLI::App& app);         // gputwin diff BASE NEW      (DiffCommand.cpp)
+Subcommand register_sweep_command(CLI::App& app);        // gputwin sweep SWEEP -j N   (SweepCommand.cpp)
+Subcommand register_calibrate_command(CLI::App& app);    // gputwin calibrate [-o P] (CalibrateCommand.cpp)
 Subcommand register_import_topo_command(CLI::App& app);  // gputwin import-topo FILE (ImportTopoCommand.cpp)
 
 }  // namespace gtw::cli

@@ -431,7 +431,13 @@ std::vector<Ctx> Loader::items(const Ctx& list) {
           list.alt_path + "[" + (name.empty() ? std::to_string(i) : name) + "]",
           list.chain,
           list.loc()};
-    if (auto r = resolve(c)) out.push_back(*r);
+    if (auto r = resolve(c)) {
+      // An item included with $ref is named by its fragment: spec.cluster.nodePools[hgx] as well.
+      const YAML::Node resolved_name = r->node.IsMap() ? std::as_const(r->node)["name"] : YAML::Node();
+      if (name.empty() && resolved_name && resolved_name.IsScalar() && !resolved_name.Scalar().empty())
+        r->alt_path = list.alt_path + "[" + resolved_name.Scalar() + "]";
+      out.push_back(*r);
+    }
     ++i;
   }
   return out;
