@@ -276,6 +276,8 @@ std::vector<TreeNode> build_structure(const ScenarioSpec& spec, const YAML::Node
         what = "throughput >= " + rate_text(s.min_rate.value);
       else if (s.kind == SloKind::SLOWDOWN)
         what = fmt("slowdown <= %gx", s.max_slowdown);
+      else if (s.kind == SloKind::AVAILABILITY)
+        what = fmt("availability >= %g%%", s.min_availability * 100);
       else
         what = "completion <= " + duration_text(s.threshold.value);
       if (s.target < 1) what += fmt(" in %g%% of windows", s.target * 100);

@@ -76,13 +76,17 @@ bool is_ref(const YAML::Node& n) {
   return ref && ref.IsScalar();
 }
 
-// A path relative to `from` made relative to `to`; absolute when no relative path leads there.
+// A path relative to `from` made relative to `to` (both absolute); absolute when the two have no common
+// directory below the root (../../work/x from /tmp/y would break as soon as either moves).
 std::string moved(const std::string& text, const fs::path& from, const fs::path& to) {
   const fs::path p(text);
   if (text.empty() || p.is_absolute()) return text;
   const fs::path target = (from / p).lexically_normal();
+  auto t = target.begin();
+  size_t common = 0;
+  for (auto d = to.begin(); t != target.end() && d != to.end() && *t == *d; ++t, ++d) ++common;
   const fs::path rel = target.lexically_relative(to);
-  return rel.empty() ? target.generic_string() : rel.generic_string();
+  return rel.empty() || common < 2 ? target.generic_string() : rel.generic_string();
 }
 
 class Saver {

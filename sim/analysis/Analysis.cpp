@@ -413,11 +413,12 @@ Analysis analyse(const ScenarioSpec& spec, const RunResult& run) {
       r.kind = slo_kind_name(slo.kind);
       r.workload = slo.workload;
       r.target = slo.target;
-      const bool request_slo = slo.kind == SloKind::LATENCY || slo.kind == SloKind::THROUGHPUT;
-      r.higher_is_better = slo.kind == SloKind::THROUGHPUT;
-      r.threshold = slo.kind == SloKind::THROUGHPUT ? slo.min_rate.value
-                    : slo.kind == SloKind::SLOWDOWN ? slo.max_slowdown
-                                                    : slo.threshold.value;
+      const bool request_slo = is_request_slo(slo.kind);
+      r.higher_is_better = slo.kind == SloKind::THROUGHPUT || slo.kind == SloKind::AVAILABILITY;
+      r.threshold = slo.kind == SloKind::THROUGHPUT     ? slo.min_rate.value
+                    : slo.kind == SloKind::AVAILABILITY ? slo.min_availability
+                    : slo.kind == SloKind::SLOWDOWN     ? slo.max_slowdown
+                                                        : slo.threshold.value;
       std::vector<size_t> matching;
       for (size_t w = 0; w < spec.workloads.size(); ++w) {
         const auto& ws = spec.workloads[w];
@@ -442,6 +443,23 @@ Analysis analyse(const ScenarioSpec& spec, const RunResult& run) {
           std::sort(per_window[k].begin(), per_window[k].end());
           const double v = percentile_sorted(per_window[k], slo.percentile);
           r.windows.push_back({static_cast<double>(k) * W, v, v > slo.threshold.value});
+        }
+      } else if (slo.kind == SloKind::AVAILABILITY) {
+        r.unit = "ratio";
+        r.objective = "served requests >= " + fmt("%g", 100 * slo.min_availability) + "% per " +
+                      format_duration(slo.window) + " window";
+        std::vector<double> arrived(nw, 0.0), served(nw, 0.0);
+        for (size_t w : matching)
+          for (const auto& o : request_outcomes[w])
+            if (o.arrival >= 0 && o.arrival < a.duration) {
+              const size_t k = std::min(nw - 1, static_cast<size_t>(o.arrival / W));
+              arrived[k] += 1;
+              if (std::isfinite(o.latency)) served[k] += 1;
+            }
+        for (size_t k = 0; k < nw; ++k) {
+          if (arrived[k] == 0) continue;  // no request: nothing to judge
+          const double v = served[k] / arrived[k];
+          r.windows.push_back({static_cast<double>(k) * W, v, v < slo.min_availability});
         }
       } else if (slo.kind == SloKind::THROUGHPUT) {
         r.unit = "1/s";
@@ -474,7 +492,7 @@ Analysis analyse(const ScenarioSpec& spec, const RunResult& run) {
       bool worst_set = false;
       for (const auto& w : r.windows) {
         if (w.violated) ++r.violated;
-        const bool worse = slo.kind == SloKind::THROUGHPUT ? (!worst_set || w.value < worst) : (w.value > worst);
+        const bool worse = r.higher_is_better ? (!worst_set || w.value < worst) : (w.value > worst);
         if (worse) worst = w.value;
         worst_set = true;
       }

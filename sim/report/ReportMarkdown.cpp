@@ -28,6 +28,7 @@ std::string secs(double v) {
 std::string value_text(const SloResult& s, double v) {
   if (!std::isfinite(v)) return "unbounded";
   if (s.unit == "s") return format_duration(Seconds(v));
+  if (s.unit == "ratio") return pct(v);
   char buf[32];
   std::snprintf(buf, sizeof buf, s.unit == "x" ? "%.2fx" : "%.1f/s", v);
   return buf;

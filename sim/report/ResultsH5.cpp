@@ -430,8 +430,7 @@ void write_gpus(hid_t root, const Analysis& a, hid_t str) {
 double slo_window_s(const ScenarioSpec& spec, const SloResult& s) {
   if (s.tenant < 0 || static_cast<size_t>(s.tenant) >= spec.tenants.size()) return 0;
   for (const auto& slo : spec.tenants[static_cast<size_t>(s.tenant)].slos)
-    if (slo.name == s.name)
-      return slo.kind == SloKind::LATENCY || slo.kind == SloKind::THROUGHPUT ? slo.window.value : 0;
+    if (slo.name == s.name) return is_request_slo(slo.kind) ? slo.window.value : 0;
   return 0;
 }
 

@@ -139,11 +139,14 @@ const std::vector<FieldDoc>& field_docs() {
        "GPUs it may borrow beyond its nominal quota from other tenants' unused quota (default: no limit)."},
       {"spec.tenants[].slos", "list", "Service-level objectives, evaluated per window."},
       {"spec.tenants[].slos[].name", "string", "SLO name, unique within the tenant."},
-      {"spec.tenants[].slos[].kind", "enum: latency|throughput|slowdown|completionTime",
+      {"spec.tenants[].slos[].kind", "enum: latency|throughput|slowdown|completionTime|availability",
        "latency: the p-th percentile of request latency in each window must stay under `threshold`. "
        "throughput: completed requests per second in each window must reach `minRate`. slowdown: each job's "
        "completion time over its time alone must stay under `maxSlowdown`. completionTime: each job must finish "
-       "within `threshold` of its submission."},
+       "within `threshold` of its submission. availability: of the requests arriving in each window, the share "
+       "served (not dropped: queue overflow, no live replica, a fault or preemption) must reach `minAvailability`."},
+      {"spec.tenants[].slos[].minAvailability", "number 0..1",
+       "availability: the share of requests that must be served in each window, e.g. 0.999."},
       {"spec.tenants[].slos[].workload", "string", "Workload the SLO applies to (default: all of the tenant's)."},
       {"spec.tenants[].slos[].percentile", "number", "latency: percentile in (0, 100], default 99."},
       {"spec.tenants[].slos[].threshold", "duration", "latency / completionTime: the bound."},

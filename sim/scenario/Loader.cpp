@@ -1017,6 +1017,7 @@ void Loader::read_slo(const Ctx& c, SloSpec& slo) {
   get_quantity(c, "threshold", slo.threshold, parse_duration, needs_threshold, true);
   get_quantity(c, "minRate", slo.min_rate, parse_rate, slo.kind == SloKind::THROUGHPUT, true);
   get_number(c, "maxSlowdown", slo.max_slowdown, slo.kind == SloKind::SLOWDOWN, 1.0, 1e9);
+  get_number(c, "minAvailability", slo.min_availability, slo.kind == SloKind::AVAILABILITY, 0.0, 1.0);
   get_quantity(c, "window", slo.window, parse_duration, false, true);
   get_number(c, "target", slo.target, false, 1e-9, 1.0);
 }

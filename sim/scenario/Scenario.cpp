@@ -36,7 +36,7 @@ const std::vector<std::string>& classification_names() {
 }
 
 const std::vector<std::string>& slo_kind_names() {
-  static const std::vector<std::string> names{"latency", "throughput", "slowdown", "completionTime"};
+  static const std::vector<std::string> names{"latency", "throughput", "slowdown", "completionTime", "availability"};
   return names;
 }
 const char* slo_kind_name(SloKind k) {

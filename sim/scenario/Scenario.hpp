@@ -69,20 +69,25 @@ struct NodePoolSpec {
 enum class Classification { PUBLIC, INTERNAL, CONFIDENTIAL, RESTRICTED };
 const std::vector<std::string>& classification_names();
 
-enum class SloKind { LATENCY, THROUGHPUT, SLOWDOWN, COMPLETION_TIME };
+enum class SloKind { LATENCY, THROUGHPUT, SLOWDOWN, COMPLETION_TIME, AVAILABILITY };
+/// SLOs over the requests of inference services, evaluated per window (the others judge each job).
+inline bool is_request_slo(SloKind k) {
+  return k == SloKind::LATENCY || k == SloKind::THROUGHPUT || k == SloKind::AVAILABILITY;
+}
 const std::vector<std::string>& slo_kind_names();
 const char* slo_kind_name(SloKind k);
 
 struct SloSpec {
   std::string name;
   SloKind kind = SloKind::LATENCY;
-  std::string workload;     // empty: all of the tenant's workloads of the matching kind
-  double percentile = 99;   // LATENCY
-  Seconds threshold{0};     // LATENCY, COMPLETION_TIME
-  PerSecond min_rate{0};    // THROUGHPUT: completed requests per second per window
-  double max_slowdown = 0;  // SLOWDOWN: completion time / time alone
-  Seconds window{60};       // evaluation window (LATENCY, THROUGHPUT)
-  double target = 1.0;      // share of windows that must meet the objective (error budget = 1 - target)
+  std::string workload;         // empty: all of the tenant's workloads of the matching kind
+  double percentile = 99;       // LATENCY
+  Seconds threshold{0};         // LATENCY, COMPLETION_TIME
+  PerSecond min_rate{0};        // THROUGHPUT: completed requests per second per window
+  double max_slowdown = 0;      // SLOWDOWN: completion time / time alone
+  double min_availability = 0;  // AVAILABILITY: share of the requests of each window that must be served
+  Seconds window{60};           // evaluation window (LATENCY, THROUGHPUT, AVAILABILITY)
+  double target = 1.0;          // share of windows that must meet the objective (error budget = 1 - target)
   SourceLoc loc;
   SourceLoc workload_loc;
 };

@@ -190,7 +190,7 @@ void check_references(ScenarioSpec& spec, Diagnostics& diags) {
       auto& slo = tenant.slos[s];
       const std::string path = "spec.tenants[" + std::to_string(t) + "].slos[" + std::to_string(s) + "]";
       if (slo.window.value < 0) slo.window = spec.sla_window;
-      const bool request_slo = slo.kind == SloKind::LATENCY || slo.kind == SloKind::THROUGHPUT;
+      const bool request_slo = is_request_slo(slo.kind);
       const auto& own = own_kinds[tenant.name];
       bool any_matching_kind = false;
       bool named_found = false;

@@ -95,6 +95,22 @@ TEST(TestCommand, DeliberateRegressionFailsNamingScenarioExpectationAndValue) {
   EXPECT_EQ(count_of(xml, "<failure "), 4);
 }
 
+TEST(TestCommand, TurningOffScrubbingFailsTheAttackCaseWithTheBytesRecovered) {
+  // The CI attack case with its scrubbing policy regressed: the scraper now recovers the fine-tune's memory.
+  TempDir dir;
+  std::string text = read_text(CI + "/attack-remanence.test.yaml");
+  text = std::regex_replace(text, std::regex("scrubOnFree: true"), "scrubOnFree: false");
+  text = std::regex_replace(text, std::regex("scenario: \\.\\./attacks/"), "scenario: " + SRC + "/scenarios/attacks/");
+  write_text(dir.file("attack-remanence.test.yaml"), text);
+  const auto r = gputwin({"test", dir.file("attack-remanence.test.yaml")});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("FAIL    attack-remanence"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("nothing recovered by the scraper: leakage.attacks[name=scrape].achieved.bytes_recovered == 0: "
+                       "measured 3.22"),
+            std::string::npos)
+      << r.out;
+}
+
 TEST(TestCommand, InvalidTestFileExits2WithLocationAndRunsNothing) {
   TempDir dir;
   write_text(dir.file("bad.test.yaml"), "scenario: " + CI + "/mps.yaml\nexpect:\n  - slo: chat/p99-latency\n" +

@@ -13,15 +13,8 @@ using json = nlohmann::json;
 
 json run_quota(const TempDir& dir, const std::string& name, const std::vector<std::string>& sets = {}) {
   const std::string out = dir.file(name);
-  std::vector<std::string> args{
-      GTW_BINARY, "run",      std::string(GTW_SOURCE_DIR) + "/scenarios/examples/quota-reclaim.yaml",
-      "-o",       out,        "--progress",
-      "none",     "--format", "json,md"};
-  for (const auto& s : sets) {
-    args.push_back("--set");
-    args.push_back(s);
-  }
-  const auto r = run_process(args);
+  const auto r = run_process(run_argv(
+      GTW_BINARY, std::string(GTW_SOURCE_DIR) + "/scenarios/examples/quota-reclaim.yaml", out, "json,md", sets));
   EXPECT_EQ(r.exit_code, 0) << r.err;
   return json::parse(read_text(out + "/report.json"));
 }
@@ -68,6 +61,33 @@ TEST(Quota, BorrowerIsPreemptedWhenTheLenderReclaimsAndReadmittedWhenItReturns) 
   EXPECT_EQ(readmitted, 2);
   // The borrowed time: burst's 2 GPUs from 5 s to 20 s and from the fine-tune's end to the end of the run.
   EXPECT_GT(serving["borrowed_gpu_seconds"].get<double>(), 2 * 15.0);
+}
+
+TEST(Quota, AvailabilityDropsInExactlyTheWindowsTheBorrowerWasPreempted) {
+  TempDir dir;
+  const json report = run_quota(dir, "availability");
+  const double done = finetune_end(report);
+  const auto& slo = report["tenants"][0]["slos"][0];
+  ASSERT_EQ(slo["kind"], "availability");
+  EXPECT_FALSE(slo["met"].get<bool>());
+  // burst's requests are dropped from its preemption (20 s) until it is back (the fine-tune's end): every
+  // window in between misses; the window before loses only the requests in flight at 20 s; the others
+  // serve every request.
+  int violated = 0;
+  for (const auto& w : slo["windows"]) {
+    const double start = w["start_s"].get<double>(), value = w["value"].get<double>();
+    if (start >= 20.0 && start < done) {
+      EXPECT_TRUE(w["violated"].get<bool>()) << "window at " << start << " s";
+      EXPECT_LT(value, 0.9) << "a third of the tenant's traffic is burst's";
+      ++violated;
+    } else if (start + 10.0 <= 20.0 && start + 10.0 > 20.0 - 5.0) {
+      EXPECT_LT(value, 1.0) << "requests in flight at the preemption are lost";
+    } else {
+      EXPECT_FALSE(w["violated"].get<bool>()) << "window at " << start << " s";
+      EXPECT_DOUBLE_EQ(value, 1.0) << "window at " << start << " s";
+    }
+  }
+  EXPECT_EQ(violated, 3) << "windows at 20, 30 and 40 s";
 }
 
 TEST(Quota, ChargebackBillsTheGpusEachTenantHeldAtItsPoolsPrice) {

@@ -11,24 +11,11 @@ namespace {
 
 using json = nlohmann::json;
 
-json run_replay(const TempDir& dir, const std::string& name, const std::vector<std::string>& sets) {
+json run_replay(const TempDir& dir, const std::string& name, std::vector<std::string> sets) {
   const std::string out = dir.file(name);
-  std::vector<std::string> args{GTW_BINARY,
-                                "run",
-                                std::string(GTW_SOURCE_DIR) + "/scenarios/examples/azure-llm-replay.yaml",
-                                "-o",
-                                out,
-                                "--progress",
-                                "none",
-                                "--format",
-                                "json",
-                                "--set",
-                                "spec.duration=2m"};
-  for (const auto& s : sets) {
-    args.push_back("--set");
-    args.push_back(s);
-  }
-  const auto r = run_process(args);
+  sets.insert(sets.begin(), "spec.duration=2m");
+  const auto r = run_process(run_argv(
+      GTW_BINARY, std::string(GTW_SOURCE_DIR) + "/scenarios/examples/azure-llm-replay.yaml", out, "json", sets));
   EXPECT_EQ(r.exit_code, 0) << r.err;
   return json::parse(read_text(out + "/report.json"));
 }

@@ -107,4 +107,14 @@ void write_text(const std::string& path, const std::string& text) {
   out << text;
 }
 
+std::vector<std::string> run_argv(const std::string& binary, const std::string& scenario, const std::string& out,
+                                  const std::string& formats, const std::vector<std::string>& sets) {
+  std::vector<std::string> argv{binary, "run", scenario, "-o", out, "--progress", "none", "--format", formats};
+  for (const auto& s : sets) {
+    argv.push_back("--set");
+    argv.push_back(s);
+  }
+  return argv;
+}
+
 }  // namespace gtw::test

@@ -46,6 +46,10 @@ class TempDir {
   std::string path_;
 };
 
+/// argv of `BINARY run SCENARIO -o OUT --progress none --format FORMATS`, then `--set S` for each override.
+std::vector<std::string> run_argv(const std::string& binary, const std::string& scenario, const std::string& out,
+                                  const std::string& formats, const std::vector<std::string>& sets = {});
+
 std::string read_text(const std::string& path);
 void write_text(const std::string& path, const std::string& text);
 
