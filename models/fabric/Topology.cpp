@@ -192,6 +192,24 @@ void build_flat(NodeGraph& n, const NodePoolSpec& pool, const HardwareProfile& p
   add_nvme(n);
 }
 
+// The node's NICs, spread over its PCIe switches (NIC j on switch j x switches / nics), each with a port
+// to the fabric; GPU i uses NIC i x nics / GPUs. Then the local NVMe.
+void add_nics_and_nvme(NodeGraph& n, const TemplateDefaults& d, const NodePoolSpec& pool, const HardwareProfile& p,
+                       const std::vector<int>& sw) {
+  const int switches = static_cast<int>(sw.size());
+  n.port = add_vertex(n.g, VertexKind::NODE_PORT, "port");
+  const int nics = pool.topology.nics >= 0 ? pool.topology.nics : d.nics;
+  for (int j = 0; j < nics; ++j) {
+    const int nic = add_vertex(n.g, VertexKind::NIC, "nic" + std::to_string(j), j);
+    n.nics.push_back(nic);
+    add_link(n.g, n.links, sw[static_cast<size_t>(j * switches / nics)], nic, LinkKind::PCIE,
+             "nic" + std::to_string(j) + "-pcie", p.pcie_per_direction.value, p.pcie_per_direction.value, 0);
+    add_link(n.g, n.links, nic, n.port, LinkKind::NIC, "nic" + std::to_string(j), n.nic_bandwidth, n.nic_bandwidth, 0);
+  }
+  for (int i = 0; i < pool.gpus_per_node; ++i) n.gpu_nic.push_back(nics > 0 ? i * nics / pool.gpus_per_node : -1);
+  add_nvme(n);
+}
+
 // HGX H100 / H200 (DGX H100 layout): 8 SXM GPUs on NVSwitch; 4 PCIe Gen5 switches, each with 2 GPUs,
 // 2 ConnectX-7 NICs (400 Gb/s) and an x16 uplink to the host; local NVMe on the host.
 void build_hgx(NodeGraph& n, const NodePoolSpec& pool, const HardwareProfile& p) {
@@ -218,17 +236,7 @@ void build_hgx(NodeGraph& n, const NodePoolSpec& pool, const HardwareProfile& p)
     add_link(n.g, n.links, gpu, n.nvswitch, LinkKind::NVLINK, gname + "-nvlink", p.nvlink_achievable.value,
              p.nvlink_achievable.value, 0);
   }
-  n.port = add_vertex(n.g, VertexKind::NODE_PORT, "port");
-  const int nics = pool.topology.nics >= 0 ? pool.topology.nics : d.nics;
-  for (int j = 0; j < nics; ++j) {
-    const int nic = add_vertex(n.g, VertexKind::NIC, "nic" + std::to_string(j), j);
-    n.nics.push_back(nic);
-    add_link(n.g, n.links, sw[static_cast<size_t>(j * switches / nics)], nic, LinkKind::PCIE,
-             "nic" + std::to_string(j) + "-pcie", p.pcie_per_direction.value, p.pcie_per_direction.value, 0);
-    add_link(n.g, n.links, nic, n.port, LinkKind::NIC, "nic" + std::to_string(j), n.nic_bandwidth, n.nic_bandwidth, 0);
-  }
-  for (int i = 0; i < pool.gpus_per_node; ++i) n.gpu_nic.push_back(nics > 0 ? i * nics / pool.gpus_per_node : -1);
-  add_nvme(n);
+  add_nics_and_nvme(n, d, pool, p, sw);
 }
 
 // A PCIe server (L40S-style): GPUs behind 2 PCIe switches, no NVLink; GPU-to-GPU copies cross the
@@ -257,17 +265,7 @@ void build_pcie(NodeGraph& n, const NodePoolSpec& pool, const HardwareProfile& p
              gname + "-pcie", std::min(p.pcie_h2d_achievable.value, p2p), std::min(p.pcie_d2h_achievable.value, p2p),
              PCIE_LATENCY_SECONDS);
   }
-  n.port = add_vertex(n.g, VertexKind::NODE_PORT, "port");
-  const int nics = pool.topology.nics >= 0 ? pool.topology.nics : d.nics;
-  for (int j = 0; j < nics; ++j) {
-    const int nic = add_vertex(n.g, VertexKind::NIC, "nic" + std::to_string(j), j);
-    n.nics.push_back(nic);
-    add_link(n.g, n.links, sw[static_cast<size_t>(j * switches / nics)], nic, LinkKind::PCIE,
-             "nic" + std::to_string(j) + "-pcie", p.pcie_per_direction.value, p.pcie_per_direction.value, 0);
-    add_link(n.g, n.links, nic, n.port, LinkKind::NIC, "nic" + std::to_string(j), n.nic_bandwidth, n.nic_bandwidth, 0);
-  }
-  for (int i = 0; i < pool.gpus_per_node; ++i) n.gpu_nic.push_back(nics > 0 ? i * nics / pool.gpus_per_node : -1);
-  add_nvme(n);
+  add_nics_and_nvme(n, d, pool, p, sw);
 }
 
 bool read_text(const std::string& file, std::string& out) {

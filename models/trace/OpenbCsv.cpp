@@ -6,125 +6,13 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "sim/core/Csv.hpp"
 #include "sim/core/Diagnostics.hpp"
 #include "sim/core/Errors.hpp"
 
 namespace gtw::trace {
 
 namespace {
-
-struct Field {
-  std::string text;
-  int column = 0;  // 1-based column of the field's first character
-};
-
-struct Row {
-  int line = 0;
-  std::vector<Field> fields;
-};
-
-// Splits one CSV line; double-quoted fields may hold commas ("" is a literal quote).
-std::vector<Field> split_csv_line(const std::string& line) {
-  std::vector<Field> out;
-  size_t i = 0;
-  while (true) {
-    Field field;
-    field.column = static_cast<int>(i) + 1;
-    if (i < line.size() && line[i] == '"') {
-      ++i;
-      while (i < line.size()) {
-        if (line[i] == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-          field.text += '"';
-          i += 2;
-        } else if (line[i] == '"') {
-          ++i;
-          break;
-        } else {
-          field.text += line[i++];
-        }
-      }
-      while (i < line.size() && line[i] != ',') field.text += line[i++];
-    } else {
-      while (i < line.size() && line[i] != ',') field.text += line[i++];
-    }
-    out.push_back(std::move(field));
-    if (i >= line.size()) break;
-    ++i;  // the comma
-  }
-  return out;
-}
-
-// A CSV file with a header: columns by name, rows with their line numbers.
-class CsvTable {
- public:
-  CsvTable(const std::string& path, Diagnostics& diags) : path_(path), diags_(diags) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw InputError(path + ": error: cannot open the file");
-    std::string line;
-    int number = 0;
-    bool have_header = false;
-    while (std::getline(in, line)) {
-      ++number;
-      if (!line.empty() && line.back() == '\r') line.pop_back();
-      if (number == 1 && line.size() >= 3 && line.compare(0, 3, "\xEF\xBB\xBF") == 0) line.erase(0, 3);
-      if (line.empty()) continue;  // blank lines (a trailing newline) carry nothing
-      if (!have_header) {
-        header_line_ = number;
-        for (const auto& f : split_csv_line(line)) header_.push_back(f.text);
-        have_header = true;
-        continue;
-      }
-      Row row{number, split_csv_line(line)};
-      if (row.fields.size() != header_.size()) {
-        diags_.error(loc(number, 1), "",
-                     "expected " + std::to_string(header_.size()) + " comma-separated fields as in the header, got " +
-                         std::to_string(row.fields.size()));
-        continue;
-      }
-      rows_.push_back(std::move(row));
-    }
-    if (!have_header) diags_.error(loc(1, 1), "", "empty file: expected a header line and rows");
-  }
-
-  /// Index of a column; records an error (and returns -1) when a required one is missing.
-  int column(const std::string& name, bool required) {
-    for (size_t i = 0; i < header_.size(); ++i)
-      if (header_[i] == name) return static_cast<int>(i);
-    if (required && header_line_ > 0) {
-      std::string have;
-      for (const auto& h : header_) have += (have.empty() ? "" : ",") + h;
-      diags_.error(loc(header_line_, 1), name, "missing column '" + name + "' in the header (found: " + have + ")");
-    }
-    return -1;
-  }
-
-  const std::vector<Row>& rows() const { return rows_; }
-  SourceLoc loc(int line, int column) const { return SourceLoc{path_, line, column}; }
-
-  /// A non-negative integer in [0, max]; records an error and returns 0 otherwise.
-  int64_t integer(const Row& row, int col, const std::string& name, int64_t max) {
-    const Field& f = row.fields[static_cast<size_t>(col)];
-    int64_t value = 0;
-    const char* begin = f.text.data();
-    const char* end = begin + f.text.size();
-    auto [ptr, ec] = std::from_chars(begin, end, value);
-    if (f.text.empty() || ec != std::errc() || ptr != end || value < 0 || value > max) {
-      diags_.error(loc(row.line, f.column), name,
-                   "expected an integer in [0, " + std::to_string(max) + "], got '" + f.text + "'");
-      return 0;
-    }
-    return value;
-  }
-
-  Diagnostics& diags() { return diags_; }
-
- private:
-  std::string path_;
-  Diagnostics& diags_;
-  std::vector<std::string> header_;
-  int header_line_ = 0;
-  std::vector<Row> rows_;
-};
 
 void throw_if_errors(const Diagnostics& diags) {
   if (!diags.has_errors()) return;
@@ -184,7 +72,7 @@ std::vector<OpenbPod> read_openb_pods(const std::string& path) {
   std::map<std::string, int> seen;
   for (const auto& row : table.rows()) {
     OpenbPod pod;
-    const Field& name = row.fields[static_cast<size_t>(c_name)];
+    const CsvField& name = row.fields[static_cast<size_t>(c_name)];
     pod.name = name.text;
     if (pod.name.empty())
       diags.error(table.loc(row.line, name.column), "name", "expected a pod name, got an empty field");
@@ -248,14 +136,14 @@ std::vector<int> read_openb_arrivals(const std::string& path, const std::vector<
   for (size_t i = 0; i < pods.size(); ++i) index.emplace(pods[i].name, static_cast<int>(i));
   std::vector<int> out;
   for (const auto& row : table.rows()) {
-    const Field& seq = row.fields[static_cast<size_t>(c_seq)];
+    const CsvField& seq = row.fields[static_cast<size_t>(c_seq)];
     const auto expected = static_cast<int64_t>(out.size());
     const int64_t value = table.integer(row, c_seq, "seq", int64_t{1} << 40);
     if (value != expected && !seq.text.empty())
       diags.error(table.loc(row.line, seq.column), "seq",
                   "expected " + std::to_string(expected) + " (arrivals numbered 0, 1, 2, ... in order), got '" +
                       seq.text + "'");
-    const Field& base = row.fields[static_cast<size_t>(c_base)];
+    const CsvField& base = row.fields[static_cast<size_t>(c_base)];
     auto it = index.find(base.text);
     if (it == index.end()) {
       diags.error(table.loc(row.line, base.column), "base_pod",

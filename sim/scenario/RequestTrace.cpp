@@ -1,5 +1,7 @@
 #include "sim/scenario/RequestTrace.hpp"
 
+#include "sim/core/Csv.hpp"
+
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
@@ -30,20 +32,6 @@ bool parse_fixed(const std::string& s, size_t pos, size_t len, long& out) {
   const char* b = s.data() + pos;
   auto [p, ec] = std::from_chars(b, b + len, out);
   return ec == std::errc() && p == b + len;
-}
-
-std::vector<std::string> split_csv_line(const std::string& line, std::vector<int>& columns) {
-  std::vector<std::string> fields;
-  columns.clear();
-  size_t start = 0;
-  for (;;) {
-    const size_t comma = line.find(',', start);
-    columns.push_back(static_cast<int>(start) + 1);
-    fields.push_back(line.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return fields;
 }
 
 bool parse_count(const std::string& s, int& out) {
@@ -85,63 +73,45 @@ bool read_request_trace(const std::string& path, const std::string& format, Requ
                         const SourceLoc& referenced_at, const std::string& yaml_path) {
   out.file = path;
   out.requests.clear();
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  if (!std::ifstream(path, std::ios::binary)) {
     diags.error(referenced_at, yaml_path, "cannot open request trace '" + path + "': " + std::strerror(errno));
     return false;
   }
   const bool azure = format == "azure-llm";
-  const std::vector<std::string> header =
-      azure ? std::vector<std::string>{"TIMESTAMP", "ContextTokens", "GeneratedTokens"}
-            : std::vector<std::string>{"time", "promptTokens", "outputTokens"};
+  const std::vector<std::string> names = azure
+                                             ? std::vector<std::string>{"TIMESTAMP", "ContextTokens", "GeneratedTokens"}
+                                             : std::vector<std::string>{"time", "promptTokens", "outputTokens"};
   const size_t errors_before = diags.error_count();
-  std::string line;
-  int line_no = 0;
-  std::vector<int> columns;
+  CsvTable table(path, diags);
+  int col[3];
+  for (int k = 0; k < 3; ++k) col[k] = table.column(names[static_cast<size_t>(k)], true);
+  if (diags.error_count() > errors_before) return false;
   std::vector<double> raw_times;
-  while (std::getline(in, line)) {
-    ++line_no;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty()) continue;
-    auto fields = split_csv_line(line, columns);
-    if (line_no == 1) {
-      if (fields != header) {
-        std::string expected;
-        for (const auto& h : header) expected += (expected.empty() ? "" : ",") + h;
-        diags.error({path, 1, 1}, yaml_path,
-                    "request trace header is '" + line + "', expected '" + expected + "' for format '" + format + "'");
-        return false;
-      }
-      continue;
-    }
-    if (fields.size() != 3) {
-      diags.error({path, line_no, 1}, yaml_path,
-                  "expected 3 comma-separated fields, found " + std::to_string(fields.size()));
-      continue;
-    }
+  for (const auto& row : table.rows()) {
+    const auto field = [&](int k) -> const CsvField& { return row.fields[static_cast<size_t>(col[k])]; };
     TraceRequest r;
     double t = 0;
     bool ok = true;
+    const std::string& when = field(0).text;
     if (azure) {
-      if (!parse_trace_timestamp(fields[0], t)) {
-        diags.error({path, line_no, columns[0]}, yaml_path,
-                    header[0] + ": expected a timestamp 'YYYY-MM-DD hh:mm:ss[.fraction]', got '" + fields[0] + "'");
+      if (!parse_trace_timestamp(when, t)) {
+        diags.error(table.loc(row.line, field(0).column), yaml_path,
+                    names[0] + ": expected a timestamp 'YYYY-MM-DD hh:mm:ss[.fraction]', got '" + when + "'");
         ok = false;
       }
     } else {
-      auto [p, ec] = std::from_chars(fields[0].data(), fields[0].data() + fields[0].size(), t);
-      if (ec != std::errc() || p != fields[0].data() + fields[0].size() || !(t >= 0)) {
-        diags.error({path, line_no, columns[0]}, yaml_path,
-                    header[0] + ": expected seconds (a number >= 0), got '" + fields[0] + "'");
+      auto [p, ec] = std::from_chars(when.data(), when.data() + when.size(), t);
+      if (ec != std::errc() || p != when.data() + when.size() || !(t >= 0)) {
+        diags.error(table.loc(row.line, field(0).column), yaml_path,
+                    names[0] + ": expected seconds (a number >= 0), got '" + when + "'");
         ok = false;
       }
     }
     for (int k = 1; k <= 2; ++k) {
-      int& target = k == 1 ? r.prompt_tokens : r.output_tokens;
-      if (!parse_count(fields[static_cast<size_t>(k)], target)) {
-        diags.error({path, line_no, columns[static_cast<size_t>(k)]}, yaml_path,
-                    header[static_cast<size_t>(k)] + ": expected a token count (an integer >= 0), got '" +
-                        fields[static_cast<size_t>(k)] + "'");
+      if (!parse_count(field(k).text, k == 1 ? r.prompt_tokens : r.output_tokens)) {
+        diags.error(
+            table.loc(row.line, field(k).column), yaml_path,
+            names[static_cast<size_t>(k)] + ": expected a token count (an integer >= 0), got '" + field(k).text + "'");
         ok = false;
       }
     }

@@ -70,6 +70,28 @@ void check_attack(ScenarioSpec& spec, size_t i, const std::map<std::string, int>
   }
 }
 
+// A workload of a tenant with a quota is admitted whole: one that needs more GPUs than its tenant can
+// ever hold (nominal + borrowing limit, and at most the cohort's nominal total) would wait forever.
+void check_quotas(const ScenarioSpec& spec, Diagnostics& diags) {
+  int cohort = 0;
+  for (const auto& t : spec.tenants)
+    if (t.quota_gpus >= 0) cohort += t.quota_gpus;
+  for (size_t i = 0; i < spec.workloads.size(); ++i) {
+    const auto& w = spec.workloads[i];
+    if (w.tenant_index < 0) continue;
+    const auto& t = spec.tenants[static_cast<size_t>(w.tenant_index)];
+    if (t.quota_gpus < 0) continue;
+    const int needs = (w.kind == WorkloadKind::TRAINING ? 1 : w.replicas) * w.gpus;
+    const int most = std::min(cohort, t.borrowing_limit >= 0 ? t.quota_gpus + t.borrowing_limit : cohort);
+    if (needs > most)
+      diags.error(w.loc, "spec.workloads[" + std::to_string(i) + "]",
+                  "workload '" + w.name + "' needs " + std::to_string(needs) + " GPUs at once, but tenant '" + t.name +
+                      "' can hold at most " + std::to_string(most) + " (quota " + std::to_string(t.quota_gpus) +
+                      (t.borrowing_limit >= 0 ? " + borrowing limit " + std::to_string(t.borrowing_limit) : "") +
+                      ", cohort " + std::to_string(cohort) + "): it would never be admitted");
+  }
+}
+
 }  // namespace
 
 void check_references(ScenarioSpec& spec, Diagnostics& diags) {
@@ -221,6 +243,7 @@ void check_references(ScenarioSpec& spec, Diagnostics& diags) {
     }
   }
   check_fabric_references(spec, diags);
+  check_quotas(spec, diags);
 }
 
 }  // namespace gtw
