@@ -11,7 +11,9 @@
 #include "sim/core/Diagnostics.hpp"
 #include "sim/core/Registry.hpp"
 #include "sim/core/Units.hpp"
+#include "sim/scenario/ComplianceSpec.hpp"
 #include "sim/scenario/FabricSpec.hpp"
+#include "sim/scenario/IdentitySpec.hpp"
 #include "sim/scenario/RequestTrace.hpp"
 
 namespace gtw {
@@ -238,6 +240,8 @@ struct WorkloadSpec {
   WorkloadIoSpec io;
   int nodes = 1;                       // training: nodes the job spans (gpus split evenly)
   std::vector<std::string> pin_nodes;  // placement.nodes: node names (pool-N) the replica must use
+  std::vector<std::string> secrets;    // secrets (spec.identity.secrets) each replica fetches at start (key release)
+  SourceLoc secrets_loc;
   SourceLoc nodes_loc;
 
   /// The tenant a replica runs as: the attacker's, except a covert channel's sender (replica 0), which
@@ -314,6 +318,9 @@ struct ScenarioSpec {
   std::vector<DataSpec> data;                       // spec.data: tagged data items
   std::vector<NetworkPolicySpec> network_policies;  // spec.networkPolicies
   IsolationPolicySpec isolation;
+  IdentitySpec identity;      // spec.identity (models/tenant)
+  AuditSpec audit;            // spec.audit (models/tenant/AuditLog)
+  ComplianceSpec compliance;  // spec.compliance (policies/compliance)
   std::string source_file;
   std::string source_sha256;  // of the main file's bytes, for provenance
   std::vector<std::string> included_files;

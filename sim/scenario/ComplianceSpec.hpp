@@ -1,0 +1,53 @@
+#pragma once
+// spec.compliance (docs/models/compliance.md): compliance rules in a Kyverno-like shape (name, rule,
+// match, parameters, action enforce|audit, requirement references) and the recorded transfer bases
+// the residency rules accept.
+#include <map>
+#include <string>
+#include <vector>
+
+#include "sim/core/Diagnostics.hpp"
+#include "sim/core/Registry.hpp"
+#include "sim/core/Units.hpp"
+
+namespace gtw {
+
+enum class ComplianceAction { ENFORCE, AUDIT };
+
+/// Which tenants / data a rule applies to (empty lists match everything).
+struct ComplianceMatchSpec {
+  std::vector<std::string> tenants;
+  std::vector<std::string> classifications;
+  std::vector<std::string> data;
+  SourceLoc loc;
+};
+
+struct ComplianceRuleSpec {
+  std::string name;  // the policy instance's name (unique in the scenario)
+  std::string rule;  // built-in rule name (registry, policies/compliance)
+  ComplianceAction action = ComplianceAction::AUDIT;
+  ComplianceMatchSpec match;
+  Params params;  // list values are joined with ',' (e.g. allowedRegions)
+  std::map<std::string, SourceLoc> param_locs;
+  std::vector<std::string> requirements;  // extra requirement references (the rule's own are always listed)
+  SourceLoc loc;
+  SourceLoc rule_loc;
+  SourceLoc action_loc;
+};
+
+/// A recorded Chapter V transfer basis: data `data` may be placed or moved to `to_region` from `at` on.
+struct TransferBasisSpec {
+  std::string data;       // data item name, or a tenant name (all its data)
+  std::string to_region;  // region the basis covers
+  std::string mechanism;  // adequacy | SCC | BCR | Art49
+  Seconds at{0};
+  SourceLoc loc;
+};
+
+struct ComplianceSpec {
+  std::vector<ComplianceRuleSpec> rules;
+  std::vector<TransferBasisSpec> transfers;
+  SourceLoc loc;
+};
+
+}  // namespace gtw
