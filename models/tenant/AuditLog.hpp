@@ -38,9 +38,9 @@ struct LostRecord {
 };
 
 struct AuditLog {
-  std::vector<AuditRecord> records;   // in written order (t_written, then event order)
-  std::vector<LostRecord> lost;       // in event order
-  std::vector<int64_t> tampered;      // indices of records modified by spec.audit.tamper (injected)
+  std::vector<AuditRecord> records;  // in written order (t_written, then event order)
+  std::vector<LostRecord> lost;      // in event order
+  std::vector<int64_t> tampered;     // indices of records modified by spec.audit.tamper (injected)
 };
 
 /// Builds the audit stream of a run (deterministic for a seed).

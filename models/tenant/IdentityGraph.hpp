@@ -13,17 +13,17 @@ namespace gtw::identity {
 
 /// One way a principal of `observer_tenant` reaches data or a secret of `source_tenant`.
 struct IdentityPath {
-  int observer_tenant = -1;       // tenant of the principal at the start of the path
-  int source_tenant = -1;         // tenant owning the target
-  std::string principal;          // the starting principal
-  std::string target;             // data item, store or secret name
-  std::string target_kind;        // data | store | secret
-  std::string action;             // read | write | use
-  std::vector<std::string> hops;  // node names from the principal to the target, inclusive
+  int observer_tenant = -1;              // tenant of the principal at the start of the path
+  int source_tenant = -1;                // tenant owning the target
+  std::string principal;                 // the starting principal
+  std::string target;                    // data item, store or secret name
+  std::string target_kind;               // data | store | secret
+  std::string action;                    // read | write | use
+  std::vector<std::string> hops;         // node names from the principal to the target, inclusive
   std::vector<std::string> propagation;  // per hop after the first: passthrough | exchange | replace
   std::string effective_identity;        // the identity the target sees on the last hop
-  bool confused_deputy = false;  // reached only because a hop replaced the caller's identity with a broader one
-  bool granted = false;          // the effective identity holds a grant on the target
+  bool confused_deputy = false;          // reached only because a hop replaced the caller's identity with a broader one
+  bool granted = false;                  // the effective identity holds a grant on the target
 };
 
 /// Every path by which a principal of one tenant reaches another tenant's data or secrets, sorted by

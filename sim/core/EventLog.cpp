@@ -76,6 +76,12 @@ const char* event_type_name(EventType t) {
       return "quota_released";
     case EventType::QUOTA_PREEMPTED:
       return "quota_preempted";
+    case EventType::ATTESTATION:
+      return "attestation";
+    case EventType::KEY_RELEASE:
+      return "key_release";
+    case EventType::COMPLIANCE_REFUSED:
+      return "compliance_refused";
     case EventType::RUN_END:
       return "run_end";
   }

@@ -52,6 +52,13 @@ enum class EventType : uint8_t {
   QUOTA_ADMITTED,   // admitted (placed); aux = GPUs of it borrowed beyond the nominal quota
   QUOTA_RELEASED,   // its GPUs returned to the quota (finished, failed or preempted)
   QUOTA_PREEMPTED,  // evicted to give a lender its quota back; aux = the reclaiming tenant
+  // Identity and compliance (tenant/workload/replica = the replica acting, gpu = its device):
+  ATTESTATION,         // the replica's confidential VM attested its GPU; value = 1 success, 0 failure
+  KEY_RELEASE,         // the replica fetched a secret at start; value = 1 released, 0 refused; aux = secret index
+                       // into spec.identity.secrets
+  COMPLIANCE_REFUSED,  // an enforcing compliance rule refused a decision; value = rule index into
+                       // spec.compliance.rules; aux = what was refused: 0 a placement on `gpu`, 1 a data
+                       // access (its DATA_DENIED event follows), 2 a key release
   RUN_END,
 };
 

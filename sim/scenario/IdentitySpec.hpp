@@ -92,14 +92,14 @@ struct AuditTamperSpec {
 
 struct AuditSpec {
   bool enabled = true;
-  Seconds delay{1};           // shipping delay from access to the audit store
-  Seconds jitter{0};          // uniform extra delay in [0, jitter)
-  PerSecond throughput{0};    // records/s the shipper writes (0: unlimited); a burst queues
-  Seconds retention{0};       // how long records are kept (0: forever)
-  Seconds clock_skew{0};      // offset of the audit timestamps from the reference clock
+  Seconds delay{1};            // shipping delay from access to the audit store
+  Seconds jitter{0};           // uniform extra delay in [0, jitter)
+  PerSecond throughput{0};     // records/s the shipper writes (0: unlimited); a burst queues
+  Seconds retention{0};        // how long records are kept (0: forever)
+  Seconds clock_skew{0};       // offset of the audit timestamps from the reference clock
   bool separate_store = true;  // records on a store apart from the audited system (AU-9(2))
   bool hash_chained = true;
-  double drop_probability = 0;  // each record lost with this probability (seeded)
+  double drop_probability = 0;          // each record lost with this probability (seeded)
   std::vector<AuditGapSpec> gaps;       // the shipper is down: accesses in these windows produce no record
   std::vector<AuditTamperSpec> tamper;  // records modified after they were written (tests integrity)
   SourceLoc loc;

@@ -1,0 +1,40 @@
+#pragma once
+// Built-in compliance rules (docs/models/compliance.md), registered in two groups: the placement and
+// data-path rules (DataRules.cpp: residency, co-tenancy, scrubbing, encryption, leakage budget,
+// segregation) and the identity and audit rules (IdentityAuditRules.cpp: audit completeness and
+// latency, content, chain integrity, retention, logging gaps, unique identity, authorisation,
+// revocation, attestation before key release). Shared helpers for matching and findings are here.
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "policies/api/Compliance.hpp"
+
+namespace gtw::policy {
+
+/// Registers a rule: its plug-in info (name, summary, parameters) and its compliance metadata.
+void add_compliance_rule(ComplianceRegistry& registry, PluginInfo info, ComplianceRuleInfo meta,
+                         ComplianceRegistry::Factory factory);
+
+void register_data_rules(ComplianceRegistry& registry);
+void register_identity_audit_rules(ComplianceRegistry& registry);
+
+/// True when the rule's match selects the tenant (by name or classification); empty lists match all.
+bool matches_tenant(const ComplianceRuleSpec& cfg, const ScenarioSpec& spec, int tenant);
+/// True when the rule's match selects the data item (by name, its owner, or its effective classification).
+bool matches_data(const ComplianceRuleSpec& cfg, const ScenarioSpec& spec, int data);
+/// The data item's effective region and classification (its own, or its owner tenant's).
+std::string data_region(const ScenarioSpec& spec, int data);
+std::string data_classification(const ScenarioSpec& spec, int data);
+/// A comma-separated list parameter, split and trimmed (empty entries dropped).
+std::vector<std::string> param_list(const Params& params, const std::string& name);
+
+/// A finding with the rule's identity filled in (policy, rule, id, title, requirements, action, location).
+ComplianceFinding start_finding(const ComplianceRuleSpec& cfg, const std::string& title);
+/// Records a violation: counts it and keeps at most `max_evidence` pieces of evidence.
+void add_violation(ComplianceFinding& f, ComplianceEvidence e, size_t max_evidence = 20);
+/// Sets status (fail on violations, else pass) and, when the message is empty, a default one.
+void finish_finding(ComplianceFinding& f, const std::string& what_was_checked);
+
+}  // namespace gtw::policy

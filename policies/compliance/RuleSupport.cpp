@@ -1,0 +1,159 @@
+#include <algorithm>
+#include <map>
+
+#include "policies/compliance/BuiltinRules.hpp"
+
+namespace gtw::policy {
+
+namespace {
+
+std::map<std::string, ComplianceRuleInfo>& rule_infos() {
+  static std::map<std::string, ComplianceRuleInfo> infos;
+  return infos;
+}
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+bool contains(const std::vector<std::string>& list, const std::string& v) {
+  return std::find(list.begin(), list.end(), v) != list.end();
+}
+
+}  // namespace
+
+const char* compliance_status_name(ComplianceStatus s) {
+  switch (s) {
+    case ComplianceStatus::PASS:
+      return "pass";
+    case ComplianceStatus::FAIL:
+      return "fail";
+    case ComplianceStatus::WARN:
+      return "warn";
+    case ComplianceStatus::ERROR:
+      return "error";
+    case ComplianceStatus::SKIP:
+      return "skip";
+  }
+  return "error";
+}
+
+void add_compliance_rule(ComplianceRegistry& registry, PluginInfo info, ComplianceRuleInfo meta,
+                         ComplianceRegistry::Factory factory) {
+  rule_infos()[info.name] = std::move(meta);
+  registry.add(std::move(info), std::move(factory));
+}
+
+const ComplianceRegistry& builtin_compliance_registry() {
+  static const ComplianceRegistry registry = [] {
+    ComplianceRegistry r;
+    register_data_rules(r);
+    register_identity_audit_rules(r);
+    return r;
+  }();
+  return registry;
+}
+
+const ComplianceRuleInfo& compliance_rule_info(const std::string& rule) {
+  (void)builtin_compliance_registry();  // registration fills the table
+  return rule_infos().at(rule);
+}
+
+bool matches_tenant(const ComplianceRuleSpec& cfg, const ScenarioSpec& spec, int tenant) {
+  if (tenant < 0 || static_cast<size_t>(tenant) >= spec.tenants.size())
+    return cfg.match.tenants.empty() && cfg.match.classifications.empty();
+  const auto& t = spec.tenants[static_cast<size_t>(tenant)];
+  if (!cfg.match.tenants.empty() && !contains(cfg.match.tenants, t.name)) return false;
+  if (!cfg.match.classifications.empty()) {
+    const std::string cls = lower(classification_names()[static_cast<size_t>(t.classification)]);
+    bool any = false;
+    for (const auto& c : cfg.match.classifications) any = any || lower(c) == cls;
+    if (!any) return false;
+  }
+  return true;
+}
+
+std::string data_region(const ScenarioSpec& spec, int data) {
+  if (data < 0 || static_cast<size_t>(data) >= spec.data.size()) return {};
+  const auto& d = spec.data[static_cast<size_t>(data)];
+  if (!d.region.empty()) return d.region;
+  if (d.tenant_index >= 0) return spec.tenants[static_cast<size_t>(d.tenant_index)].region;
+  return {};
+}
+
+std::string data_classification(const ScenarioSpec& spec, int data) {
+  if (data < 0 || static_cast<size_t>(data) >= spec.data.size()) return {};
+  const auto& d = spec.data[static_cast<size_t>(data)];
+  if (!d.classification.empty()) return lower(d.classification);
+  if (d.tenant_index >= 0)
+    return lower(
+        classification_names()[static_cast<size_t>(spec.tenants[static_cast<size_t>(d.tenant_index)].classification)]);
+  return {};
+}
+
+bool matches_data(const ComplianceRuleSpec& cfg, const ScenarioSpec& spec, int data) {
+  if (data < 0 || static_cast<size_t>(data) >= spec.data.size()) return false;
+  const auto& d = spec.data[static_cast<size_t>(data)];
+  if (!cfg.match.data.empty() && !contains(cfg.match.data, d.name)) return false;
+  if (!cfg.match.tenants.empty() && !contains(cfg.match.tenants, d.tenant)) return false;
+  if (!cfg.match.classifications.empty()) {
+    const std::string cls = data_classification(spec, data);
+    bool any = false;
+    for (const auto& c : cfg.match.classifications) any = any || lower(c) == cls;
+    if (!any) return false;
+  }
+  return true;
+}
+
+std::vector<std::string> param_list(const Params& params, const std::string& name) {
+  std::vector<std::string> out;
+  const auto it = params.find(name);
+  if (it == params.end() || !std::holds_alternative<std::string>(it->second)) return out;
+  const std::string& text = std::get<std::string>(it->second);
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find(',', start);
+    if (end == std::string::npos) end = text.size();
+    std::string item = text.substr(start, end - start);
+    const auto first = item.find_first_not_of(" \t");
+    const auto last = item.find_last_not_of(" \t");
+    if (first != std::string::npos) out.push_back(item.substr(first, last - first + 1));
+    start = end + 1;
+  }
+  return out;
+}
+
+ComplianceFinding start_finding(const ComplianceRuleSpec& cfg, const std::string& title) {
+  ComplianceFinding f;
+  f.policy = cfg.name;
+  f.rule = cfg.rule;
+  const auto& info = compliance_rule_info(cfg.rule);
+  f.rule_id = info.rule_id;
+  f.title = title;
+  f.severity = info.severity;
+  f.action = cfg.action;
+  f.requirements = info.requirements;
+  for (const auto& r : cfg.requirements)
+    if (!contains(f.requirements, r)) f.requirements.push_back(r);
+  f.loc = cfg.loc;
+  return f;
+}
+
+void add_violation(ComplianceFinding& f, ComplianceEvidence e, size_t max_evidence) {
+  ++f.violations;
+  if (f.evidence.size() < max_evidence)
+    f.evidence.push_back(std::move(e));
+  else
+    ++f.evidence_omitted;
+}
+
+void finish_finding(ComplianceFinding& f, const std::string& what_was_checked) {
+  f.status = f.violations > 0 ? ComplianceStatus::FAIL : ComplianceStatus::PASS;
+  if (f.message.empty())
+    f.message = f.violations > 0 ? std::to_string(f.violations) + " of " + std::to_string(f.checked) + " " +
+                                       what_was_checked + " violate the rule"
+                                 : "all " + std::to_string(f.checked) + " " + what_was_checked + " comply";
+}
+
+}  // namespace gtw::policy
