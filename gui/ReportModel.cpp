@@ -244,8 +244,8 @@ std::string first_text(const json& obj, std::initializer_list<const char*> keys)
   return {};
 }
 
-// The compliance section is not fixed yet: take a list of findings from `findings`, `results` or `rules`,
-// or the section itself when it is a list, and read each finding's usual keys.
+// The compliance section (docs/formats/report-json.md): findings from `findings` (also `results` or `rules`,
+// or the section itself when it is a list, for reports of other tools), with each finding's usual keys.
 std::vector<Finding> read_findings(const json& section) {
   const json* list = section.is_array() ? &section : nullptr;
   if (!list && section.is_object())
@@ -258,9 +258,10 @@ std::vector<Finding> read_findings(const json& section) {
   if (!list) return out;
   for (const auto& f : *list) {
     if (!f.is_object()) continue;
-    out.push_back({first_text(f, {"rule", "name", "id"}), first_text(f, {"status", "result", "verdict"}),
+    // report.json names a finding by its policy (the scenario's rule instance) and explains it in `message`.
+    out.push_back({first_text(f, {"policy", "rule", "name", "id"}), first_text(f, {"status", "result", "verdict"}),
                    first_text(f, {"severity", "level"}), first_text(f, {"requirements", "references", "refs"}),
-                   first_text(f, {"evidence", "message", "detail", "explanation"})});
+                   first_text(f, {"message", "evidence", "detail", "explanation"})});
   }
   return out;
 }

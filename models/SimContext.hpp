@@ -3,6 +3,9 @@
 // of the run. Owned by the engine; models only append events and bump counters.
 #include <cstdint>
 #include <functional>
+#include <optional>
+#include <string>
+#include <utility>
 
 #include "sim/core/EventLog.hpp"
 #include "sim/core/RunResult.hpp"
@@ -26,6 +29,9 @@ struct SimContext {
 
   // The engine's observer of events as they happen (quota release on job end); what it emits is observed too.
   std::function<void(const Event&)> observer = nullptr;
+  // Enforcing compliance rules (sim/engine): before a data access the data path asks this guard; a
+  // refusal is (index into spec.compliance.rules, the rule instance's name). Empty: nothing enforced.
+  std::function<std::optional<std::pair<int, std::string>>(const DataMovement&)> access_guard = nullptr;
 
   void emit(double time, EventType type, int tenant, int workload, int replica, int gpu, double value = 0,
             double aux = 0) {

@@ -68,6 +68,9 @@ constexpr double PROBE_OFFSET = 0.4;
 constexpr double CHUNK_SHARE = 0.125;
 // Prime+probe: the probe is a memory-bound kernel of this many seconds alone on the GPU's HBM.
 constexpr double FINGERPRINT_PROBE_SECONDS = 10e-6;
+// modelExtraction: quiet stretches shorter than this are inside one batch (the compute of one layer of a
+// prefill run layer by layer).
+constexpr double LAYER_GAP_MAX = 10e-3;
 // A probe counts as contended when it takes this much longer than alone (plus three noise deviations).
 constexpr double BUSY_FACTOR = 1.5;
 
@@ -116,6 +119,9 @@ class Attack final : public Workload {
         break;
       case AttackType::MPS_KILL:
         sg4::Actor::create(spec_.name + "-kill", host, [this] { guarded([this] { kill(); }); });
+        break;
+      case AttackType::QUERY_EXTRACTION:
+        sg4::Actor::create(spec_.name + "-query", host, [this] { guarded([this] { query(); }); });
         break;
     }
   }
@@ -326,7 +332,8 @@ class Attack final : public Workload {
     const auto& victim = ctx_.spec.workloads[static_cast<size_t>(a_.target_index)];
     const auto& profile = gpu.profile();
     const double bw = profile.hbm_achievable.value;
-    const double t0 = FINGERPRINT_PROBE_SECONDS;
+    // A probe of at most 40% of the interval (fine probe loops for the layer structure take shorter probes).
+    const double t0 = std::min(FINGERPRINT_PROBE_SECONDS, 0.4 * a_.probe_interval.value);
     const double probe_bytes = t0 * bw;
     const double noise_sd = std::max(0.0, a_.noise.value);
     const double threshold = BUSY_FACTOR * t0 + 3 * std::hypot(noise_sd, ctx_.spec.isolation.noise_injection.value);
@@ -342,7 +349,10 @@ class Attack final : public Workload {
     // One batch shows as the prefill's weight read, a quiet compute-bound stretch, then the decode: quiet
     // gaps shorter than the longest prefill compute of the library (at the largest batch), and at least
     // 20 probes, are inside one burst.
-    double quiet = 20 * a_.probe_interval.value;
+    // modelExtraction has no library: 10 ms of quiet at least (a prefill run layer by layer leaves gaps of
+    // each layer's compute between its weight reads).
+    double quiet =
+        std::max(20 * a_.probe_interval.value, a_.type == AttackType::MODEL_EXTRACTION ? LAYER_GAP_MAX : 0.0);
     for (const auto& cand : a_.candidates) {
       WorkloadSpec w = victim;
       w.model = cand.model;
@@ -361,12 +371,17 @@ class Attack final : public Workload {
                   classify(length / (1 + duty), victim, profile), truth);
       } else {
         // Decode reads the weights output_tokens times, prefill once: bytes = weights x (out + 1).
-        const double weights = length / (1 + duty) * bw / (victim.output_tokens + 1.0);
+        // A contended probe takes twice its time alone at half the bandwidth: the victim keeps 1 - duty of it.
+        const double weights = length * (1 - duty) * bw / (victim.output_tokens + 1.0);
         ctx_.emit(now(), EventType::ATTACK_OBSERVATION, spec_.tenant_index, index_, 0, gpu.index(),
                   weights / dtype_bytes(victim.model.dtype), victim.model.parameters);
       }
       burst_start = last_busy = -1;
     };
+    // Runs of contended probes (one quiet probe does not end a run: noise can hide one contended probe).
+    std::vector<std::pair<double, double>> runs;
+    int quiet_probes = 2;
+    const double first_probe = now();
     for (double t = now(); t < ctx_.arrivals_end && alive_[0]; t += a_.probe_interval.value) {
       if (now() < t) sg4::this_actor::sleep_until(t);
       const double s = now();
@@ -375,12 +390,57 @@ class Attack final : public Workload {
       if (latency > threshold) {
         if (burst_start < 0) burst_start = s;
         last_busy = s;
-      } else if (burst_start >= 0 && s - last_busy > quiet) {
-        close_burst();
+        if (quiet_probes >= 2) runs.emplace_back(s, s);
+        runs.back().second = s + a_.probe_interval.value;
+        quiet_probes = 0;
+      } else {
+        ++quiet_probes;
+        if (burst_start >= 0 && s - last_busy > quiet) close_burst();
       }
     }
     close_burst();
+    if (a_.type == AttackType::MODEL_EXTRACTION) extract_layers(runs, first_probe, victim, gpu.index());
     ctx_.emit(now(), EventType::ATTACK_DONE, spec_.tenant_index, index_, 0, gpu.index(), guesses, started);
+  }
+
+  // Layer structure from the runs of contended probes. A batch shows as one short run per layer (the
+  // layer's weight read at its start; its compute leaves the HBM quiet) and then the decode, one long run
+  // (it reads the weights once per output token): runs of at least a tenth of the longest are decodes.
+  // Between two decodes, each run starts a layer, which lasts until the next run starts (the last one
+  // until the decode): durations proportional to the layers' sizes (FLOPs), so a layer's share of the
+  // batch's prefill is its share of the model's parameters. One observation per batch seen whole (not
+  // one in progress when the attacker started): layers counted (value) against the truth (aux), replica
+  // 1; the mean and largest relative error of the layers' shares when the count is right (-1 otherwise),
+  // replica 2.
+  void extract_layers(const std::vector<std::pair<double, double>>& runs, double first_probe,
+                      const WorkloadSpec& victim, int gpu) {
+    double longest = 0;
+    for (const auto& [a, b] : runs) longest = std::max(longest, b - a);
+    const int truth = std::max(1, victim.model.layers);
+    size_t begin = 0;  // first run of the current batch
+    for (size_t k = 0; k < runs.size(); ++k) {
+      if (runs[k].second - runs[k].first < 0.1 * longest) continue;
+      // The first batch counts when its first run started after the attacker's first quiet stretch.
+      const bool whole = begin > 0 || runs[begin].first > first_probe + LAYER_GAP_MAX;
+      const size_t layers = k - begin;
+      const size_t first = begin;
+      begin = k + 1;
+      if (!whole || layers == 0) continue;
+      const double total = runs[k].first - runs[first].first;
+      double mean = -1, worst = -1;
+      if (static_cast<int>(layers) == truth && total > 0) {
+        mean = worst = 0;
+        for (size_t i = first; i < k; ++i) {
+          const double share = (runs[i + 1].first - runs[i].first) / total;
+          const double err = std::abs(share * truth - 1);  // layers of equal size: each 1 / truth
+          mean += err / static_cast<double>(layers);
+          worst = std::max(worst, err);
+        }
+      }
+      ctx_.emit(now(), EventType::ATTACK_OBSERVATION, spec_.tenant_index, index_, 1, gpu, static_cast<double>(layers),
+                truth);
+      ctx_.emit(now(), EventType::ATTACK_OBSERVATION, spec_.tenant_index, index_, 2, gpu, mean, worst);
+    }
   }
 
   // The candidate whose batch time (roofline, batch 1..maxBatch, the victim's request shape) is nearest
@@ -475,6 +535,31 @@ class Attack final : public Workload {
     }
     ctx_.emit(at, EventType::ATTACK_DONE, spec_.tenant_index, index_, 0, gpu.index(), victims, started);
     kill_replica(0, FailureReason::FAULT);
+  }
+
+  // ------------------------------------------------------------------ query extraction
+  // Model stealing through the service's API: the client sends queryRate queries per second to the
+  // victim service, which serves the admitted ones like its own requests (the service logs an
+  // ATTACK_OBSERVATION per answer). A refused query (the per-client rate limit, or a full queue) is logged
+  // (ATTACK_PROBE: value 1 rate-limited, 2 refused) and the next send slot retries. It stops once
+  // `queries` were admitted or arrivals end: a rate limit below queryRate costs it time.
+  void query() {
+    const double started = now();
+    const double period = 1 / a_.query_rate.value;
+    const int gpu = places_[0].gpus[0]->index();
+    int admitted = 0;
+    for (double t = now(); admitted < a_.queries && t < ctx_.arrivals_end && alive_[0]; t += period) {
+      if (now() < t) sg4::this_actor::sleep_until(t);
+      Workload* victim = env_.workload(a_.target_index);
+      const auto answer = victim ? victim->submit_query(index_) : Workload::Admission::REFUSED;
+      if (answer == Workload::Admission::ADMITTED) {
+        ++admitted;
+      } else {
+        ctx_.emit(now(), EventType::ATTACK_PROBE, spec_.tenant_index, index_, 0, gpu,
+                  answer == Workload::Admission::RATE_LIMITED ? 1.0 : 2.0, 0);
+      }
+    }
+    ctx_.emit(now(), EventType::ATTACK_DONE, spec_.tenant_index, index_, 0, gpu, admitted, started);
   }
 
   SimContext& ctx_;

@@ -1,6 +1,7 @@
 #include "models/fabric/NvidiaSmi.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <regex>
 #include <sstream>
 
@@ -8,13 +9,30 @@ namespace gtw::fabric {
 
 namespace {
 
+// Terminal escapes (nvidia-smi underlines the header and row labels when it writes to a terminal, and
+// a capture through `script` or a pasted terminal keeps them) are dropped; columns stay in place
+// otherwise, so error columns refer to the text as saved minus the escapes.
+std::string strip_escapes(const std::string& line) {
+  std::string out;
+  for (size_t i = 0; i < line.size(); ++i) {
+    if (line[i] == '\x1b' && i + 1 < line.size() && line[i + 1] == '[') {
+      size_t j = i + 2;
+      while (j < line.size() && !std::isalpha(static_cast<unsigned char>(line[j]))) ++j;
+      i = j;
+      continue;
+    }
+    out += line[i];
+  }
+  return out;
+}
+
 std::vector<std::string> split_lines(const std::string& text) {
   std::vector<std::string> lines;
   std::string line;
   std::istringstream in(text);
   while (std::getline(in, line)) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
-    lines.push_back(line);
+    lines.push_back(line.find('\x1b') == std::string::npos ? line : strip_escapes(line));
   }
   return lines;
 }
@@ -55,7 +73,9 @@ std::optional<SmiTopo> parse_topo(const std::string& text, const std::string& fi
   size_t header = lines.size();
   for (size_t i = 0; i < lines.size(); ++i) {
     const auto t = tokens(lines[i]);
-    if (!t.empty() && t[0].first == "GPU0" && !lines[i].empty() && (lines[i][0] == ' ' || lines[i][0] == '\t')) {
+    // The header names the devices (GPU0 GPU1 ... NIC0 or mlx5_0 ... CPU Affinity); a row has X or a
+    // connection after its label.
+    if (!t.empty() && t[0].first == "GPU0" && (t.size() < 2 || !valid_entry(t[1].first))) {
       header = i;
       for (const auto& [tok, col] : t) {
         if (tok == "CPU" || tok == "NUMA") break;

@@ -66,6 +66,13 @@ NodeParts& Platform::begin_node(int n) {
   parts.zone->set_parent(root_);
   parts.cpu = parts.zone->create_host(ref.name, 1e12);
   points[ng.cpu] = parts.cpu->get_netpoint();
+  parts.sockets = {parts.cpu};
+  for (size_t s = 1; s < ng.sockets.size(); ++s) {
+    // One host per socket's memory; socket 0's is `cpu`'s twin so that `cpu` keeps its NUMA-local routes.
+    if (s == 1) parts.sockets[0] = parts.zone->create_host(ref.name + "-socket0", 1e12);
+    parts.sockets.push_back(parts.zone->create_host(ref.name + "-socket" + std::to_string(s), 1e12));
+  }
+  for (auto* h : parts.sockets) node_of_[h] = n;
   std::set<int> skipped;  // vertices the scenario does not use
   for (auto [v, end] = boost::vertices(ng.g); v != end; ++v) {
     const auto& vx = ng.g[*v];
@@ -121,11 +128,23 @@ void Platform::end_node(int n) {
   auto* zone = parts.zone;
   const auto& links = parts.links;
   NetPoint* cpu = parts.cpu->get_netpoint();
-  // Host <-> device.
+  // The socket a GPU's PCIe hangs off (its NUMA node).
+  const auto local_socket = [&](int local_gpu) {
+    const auto i = static_cast<size_t>(local_gpu);
+    return i < ng.gpu_socket.size() ? ng.sockets[static_cast<size_t>(ng.gpu_socket[i])] : ng.cpu;
+  };
+  // Host <-> device: NUMA-local host memory, and each socket's memory as wired.
   for (const auto& d : parts.devices) {
-    const Path p = ng.path(ng.cpu, ng.gpus[static_cast<size_t>(d.local_gpu)], false);
+    const int gv = ng.gpus[static_cast<size_t>(d.local_gpu)];
+    const Path p = ng.path(local_socket(d.local_gpu), gv, false);
     route(zone, cpu, d.host->get_netpoint(), links, p);
     route(zone, d.host->get_netpoint(), cpu, links, reversed(p));
+    if (parts.sockets.size() < 2) continue;
+    for (size_t s = 0; s < parts.sockets.size(); ++s) {
+      const Path q = ng.path(ng.sockets[s], gv, false);
+      route(zone, parts.sockets[s]->get_netpoint(), d.host->get_netpoint(), links, q);
+      route(zone, d.host->get_netpoint(), parts.sockets[s]->get_netpoint(), links, reversed(q));
+    }
   }
   // Device <-> device: NVLink between whole GPUs, through host memory otherwise (MIG has no P2P).
   for (const auto& a : parts.devices) {
@@ -135,7 +154,7 @@ void Platform::end_node(int n) {
       const int gb = ng.gpus[static_cast<size_t>(b.local_gpu)];
       Path p;
       if (ga == gb) {
-        const Path up = ng.path(ng.cpu, ga, false);
+        const Path up = ng.path(local_socket(a.local_gpu), ga, false);
         p = concat(reversed(up), up);  // two instances of one GPU: down to host memory and back
       } else {
         p = ng.path(ga, gb, a.whole && b.whole);
@@ -153,10 +172,34 @@ void Platform::end_node(int n) {
       const int gv = ng.gpus[static_cast<size_t>(d.local_gpu)];
       const int j = ng.gpu_nic.empty() ? -1 : ng.gpu_nic[static_cast<size_t>(d.local_gpu)];
       const Path out =
-          j >= 0 ? concat(ng.path(gv, ng.nics[static_cast<size_t>(j)], false), Path{Hop{nic_link(ng, j), true}})
-                 : concat(reversed(ng.path(ng.cpu, gv, false)), host_out);
+          j >= 0
+              ? concat(ng.path(gv, ng.nics[static_cast<size_t>(j)], false), Path{Hop{nic_link(ng, j), true}})
+              : concat(reversed(ng.path(local_socket(d.local_gpu), gv, false)),
+                       concat(ng.path(local_socket(d.local_gpu), ng.nics[0], false), Path{Hop{nic_link(ng, 0), true}}));
       route(zone, d.host->get_netpoint(), port, links, out);
       route(zone, port, d.host->get_netpoint(), links, reversed(out));
+      nic_of_[d.host] = std::max(0, j);
+    }
+    nic_of_[parts.cpu] = 0;
+    // Rail ports: every device and host memory reaches each NIC's router (railOptimized fabrics leave
+    // through the NIC router of the rail; finish() adds the NIC link beyond it).
+    if (topo_.fabric.rails) {
+      for (size_t j = 0; j < ng.nics.size(); ++j) {
+        NetPoint* nic = points.at(ng.nics[j]);
+        const Path from_cpu = ng.path(ng.cpu, ng.nics[j], false);
+        route(zone, cpu, nic, links, from_cpu);
+        route(zone, nic, cpu, links, reversed(from_cpu));
+        for (const auto& d : parts.devices) {
+          const Path q = ng.path(ng.gpus[static_cast<size_t>(d.local_gpu)], ng.nics[j], false);
+          route(zone, d.host->get_netpoint(), nic, links, q);
+          route(zone, nic, d.host->get_netpoint(), links, reversed(q));
+        }
+        if (parts.nvme) {
+          const Path q = ng.path(ng.nvme, ng.nics[j], false);
+          route(zone, parts.nvme->get_netpoint(), nic, links, q);
+          route(zone, nic, parts.nvme->get_netpoint(), links, reversed(q));
+        }
+      }
     }
   }
   // Local NVMe.
@@ -246,6 +289,7 @@ void Platform::finish() {
                         h.up ? sg4::LinkInRoute::Direction::UP : sg4::LinkInRoute::Direction::DOWN);
     root_->add_route(za, zb, ga, gb, hops, false);
   };
+  if (f.rails) add_rails();
   const auto port_of = [&](size_t n) {
     const NodeGraph& ng = topo_.pools[static_cast<size_t>(topo_.nodes[n].pool)];
     return node_points_[n].count(ng.port) ? node_points_[n].at(ng.port) : nullptr;
@@ -281,6 +325,112 @@ void Platform::finish() {
                  frontend_->get_netpoint(), reversed(p));
     }
   }
+}
+
+// railOptimized: one zone per rail leaf (a router, and a port host per node cabled to it), routes from
+// each node's NIC routers to its rail ports, and between rail leaves and to storage over the spines.
+void Platform::add_rails() {
+  const auto& f = topo_.fabric;
+  const auto fabric_hops = [&](const Path& p) {
+    std::vector<sg4::LinkInRoute> hops;
+    for (const auto& h : p)
+      hops.emplace_back(fabric_links_[static_cast<size_t>(h.link)],
+                        h.up ? sg4::LinkInRoute::Direction::UP : sg4::LinkInRoute::Direction::DOWN);
+    return hops;
+  };
+  const auto cable_of = [&](int port) {
+    for (size_t i = 0; i < f.links.size(); ++i)
+      if (f.links[i].from == port) return static_cast<int>(i);
+    return -1;
+  };
+  rail_ports_.assign(nodes_.size(), {});
+  std::vector<std::vector<NetPoint*>> leaf_router(f.rail_leaf.size());
+  std::vector<std::vector<sg4::NetZone*>> leaf_zone(f.rail_leaf.size());
+  for (size_t grp = 0; grp < f.rail_leaf.size(); ++grp) {
+    for (size_t j = 0; j < f.rail_leaf[grp].size(); ++j) {
+      const std::string name = f.g[static_cast<Graph::vertex_descriptor>(f.rail_leaf[grp][j])].name;
+      auto* zone = sg4::create_full_zone(name);
+      zone->set_parent(root_);
+      NetPoint* leaf = zone->create_router(name + "-leaf");
+      std::vector<std::pair<sg4::Host*, int>> ports;  // (port host, cable link)
+      for (size_t n = 0; n < nodes_.size(); ++n) {
+        if (f.group_of[n] != static_cast<int>(grp) || j >= f.rail_port[n].size()) continue;
+        auto* host = zone->create_host(topo_.nodes[n].name + "-rail" + std::to_string(j) + "-port", 1e9);
+        const int cable = cable_of(f.rail_port[n][j]);
+        ports.emplace_back(host, cable);
+        if (rail_ports_[n].size() <= j) rail_ports_[n].resize(j + 1, nullptr);
+        rail_ports_[n][j] = host;
+        const Path up{Hop{cable, true}};
+        zone->add_route(host->get_netpoint(), leaf, nullptr, nullptr, fabric_hops(up), false);
+        zone->add_route(leaf, host->get_netpoint(), nullptr, nullptr, fabric_hops(reversed(up)), false);
+      }
+      for (const auto& [a, ca] : ports)
+        for (const auto& [b, cb] : ports)
+          if (a != b)
+            zone->add_route(a->get_netpoint(), b->get_netpoint(), nullptr, nullptr,
+                            fabric_hops(Path{Hop{ca, true}, Hop{cb, false}}), false);
+      zone->seal();
+      leaf_router[grp].push_back(leaf);
+      leaf_zone[grp].push_back(zone);
+    }
+  }
+  // Node <-> its rail ports: through the NIC's router and the NIC link.
+  for (size_t n = 0; n < nodes_.size(); ++n) {
+    const NodeGraph& ng = topo_.pools[static_cast<size_t>(topo_.nodes[n].pool)];
+    const size_t grp = static_cast<size_t>(f.group_of[n]);
+    for (size_t j = 0; j < rail_ports_[n].size() && j < ng.nics.size(); ++j) {
+      auto* link = nodes_[n].links[static_cast<size_t>(nic_link(ng, static_cast<int>(j)))];
+      NetPoint* nic = node_points_[n].at(ng.nics[j]);
+      NetPoint* port = rail_ports_[n][j]->get_netpoint();
+      root_->add_route(nodes_[n].zone->get_netpoint(), leaf_zone[grp][j]->get_netpoint(), nic, port,
+                       {sg4::LinkInRoute(link, sg4::LinkInRoute::Direction::UP)}, false);
+      root_->add_route(leaf_zone[grp][j]->get_netpoint(), nodes_[n].zone->get_netpoint(), port, nic,
+                       {sg4::LinkInRoute(link, sg4::LinkInRoute::Direction::DOWN)}, false);
+    }
+  }
+  // Rail leaf <-> rail leaf (over a spine, d-mod-k by the destination group) and rail leaf <-> storage.
+  for (size_t ga = 0; ga < f.rail_leaf.size(); ++ga)
+    for (size_t ja = 0; ja < f.rail_leaf[ga].size(); ++ja) {
+      for (size_t gb = 0; gb < f.rail_leaf.size(); ++gb)
+        for (size_t jb = 0; jb < f.rail_leaf[gb].size(); ++jb) {
+          if (ga == gb && ja == jb) continue;
+          const Path p = f.path(f.rail_leaf[ga][ja], f.rail_leaf[gb][jb], static_cast<int>(gb));
+          if (p.empty()) continue;
+          root_->add_route(leaf_zone[ga][ja]->get_netpoint(), leaf_zone[gb][jb]->get_netpoint(), leaf_router[ga][ja],
+                           leaf_router[gb][jb], fabric_hops(p), false);
+        }
+      for (size_t k = 0; k < stores_.size(); ++k) {
+        const Path p = f.path(f.rail_leaf[ga][ja], f.store[k], static_cast<int>(ga));
+        if (p.empty()) continue;
+        root_->add_route(leaf_zone[ga][ja]->get_netpoint(), stores_[k].zone->get_netpoint(), leaf_router[ga][ja],
+                         store_gw_[k], fabric_hops(p), false);
+        root_->add_route(stores_[k].zone->get_netpoint(), leaf_zone[ga][ja]->get_netpoint(), store_gw_[k],
+                         leaf_router[ga][ja], fabric_hops(reversed(p)), false);
+      }
+    }
+}
+
+sg4::Host* Platform::rail_port(int node, int nic) const {
+  if (node < 0 || static_cast<size_t>(node) >= rail_ports_.size()) return nullptr;
+  const auto& ports = rail_ports_[static_cast<size_t>(node)];
+  return nic >= 0 && static_cast<size_t>(nic) < ports.size() ? ports[static_cast<size_t>(nic)] : nullptr;
+}
+
+std::vector<std::pair<sg4::Host*, sg4::Host*>> Platform::legs(sg4::Host* a, sg4::Host* b) const {
+  if (!topo_.fabric.rails || a == frontend_ || b == frontend_) return {{a, b}};
+  const int na = node_of(a), nb = node_of(b);
+  if (na == nb) return {{a, b}};  // inside one node (or between two non-node hosts)
+  const auto port = [&](sg4::Host* h, int n) {
+    auto it = nic_of_.find(h);
+    return rail_port(n, it == nic_of_.end() ? 0 : it->second);
+  };
+  sg4::Host* pa = na >= 0 ? port(a, na) : nullptr;
+  sg4::Host* pb = nb >= 0 ? port(b, nb) : nullptr;
+  std::vector<std::pair<sg4::Host*, sg4::Host*>> out;
+  if (pa) out.emplace_back(a, pa);
+  out.emplace_back(pa ? pa : a, pb ? pb : b);
+  if (pb) out.emplace_back(pb, b);
+  return out;
 }
 
 int Platform::node_of(const sg4::Host* host) const {

@@ -18,7 +18,11 @@ namespace sg4 = simgrid::s4u;
 /// Where a transfer starts or ends, for the SimGrid platform.
 struct NodeParts {
   sg4::NetZone* zone = nullptr;
+  // Host memory, NUMA-local: its route to a device starts at the device's own socket (what a NUMA-aware
+  // runtime does). `sockets[s]` is the memory of socket s, routed as it is wired (crossing the
+  // inter-socket link to a device on the other socket); sockets[0] == cpu on single-socket nodes.
   sg4::Host* cpu = nullptr;
+  std::vector<sg4::Host*> sockets;
   sg4::Host* nvme = nullptr;  // hosts the local NVMe disk
   sg4::Disk* nvme_disk = nullptr;
   struct Device {
@@ -57,11 +61,19 @@ class Platform {
   int node_of(const sg4::Host* host) const;
   /// Names of the links a transfer from a to b crosses, sorted (shared resources on the path).
   static std::vector<std::string> route_links(sg4::Host* a, sg4::Host* b);
+  /// The legs a transfer from a to b is carried over, each a SimGrid route: {a, b} except on a
+  /// railOptimized fabric between a node and another node or a store, where it leaves through the
+  /// rail of a's NIC and arrives through the rail of b's (a -> a's rail port -> b's rail port -> b;
+  /// docs/models/fabric.md).
+  std::vector<std::pair<sg4::Host*, sg4::Host*>> legs(sg4::Host* a, sg4::Host* b) const;
+  /// Rail port host of NIC `nic` of a node (railOptimized), nullptr otherwise.
+  sg4::Host* rail_port(int node, int nic) const;
 
  private:
   sg4::Link* make_link(sg4::NetZone* zone, const std::string& name, const Link& l);
   void route(sg4::NetZone* zone, simgrid::kernel::routing::NetPoint* a, simgrid::kernel::routing::NetPoint* b,
              const std::vector<sg4::Link*>& links, const Path& path);
+  void add_rails();
 
   const Topology& topo_;
   const ScenarioSpec& spec_;
@@ -74,6 +86,8 @@ class Platform {
   sg4::Host* frontend_ = nullptr;
   std::vector<sg4::Link*> fabric_links_;
   std::map<const sg4::Host*, int> node_of_;
+  std::map<const sg4::Host*, int> nic_of_;           // host -> the NIC its off-node traffic uses
+  std::vector<std::vector<sg4::Host*>> rail_ports_;  // railOptimized: [node][nic]
 };
 
 }  // namespace gtw::fabric

@@ -62,6 +62,8 @@ const char* link_kind_name(LinkKind k) {
       return "storage";
     case LinkKind::FRONTEND:
       return "frontend";
+    case LinkKind::SOCKET:
+      return "socket";
   }
   return "?";
 }
@@ -78,6 +80,12 @@ namespace {
 constexpr double PCIE_P2P_EFFICIENCY = 26.35 / 31.5;
 // NVLink3/NVLink4: 25 GB/s per link and direction (hardware.md section 2).
 constexpr double NVLINK_PER_LINK = 25e9;
+// Inter-socket links, nominal per direction (docs/models/fabric.md, "CPU sockets"):
+// Intel Xeon 4th gen (Sapphire Rapids, the Xeon 8480C of DGX H100/H200): 4 UPI 2.0 links at 16 GT/s,
+// 2 bytes per transfer and direction -> 4 x 32 GB/s.
+constexpr double UPI2_FOUR_LINKS = 4 * 16e9 * 2;
+// AMD EPYC 9004: up to 4 xGMI links at 32 Gb/s per lane (Lenovo Press LP1852), x16 -> 4 x 64 GB/s.
+constexpr double XGMI_FOUR_LINKS = 4 * 32e9 * 16 / 8;
 
 int add_vertex(Graph& g, VertexKind kind, const std::string& name, int index = -1) {
   return static_cast<int>(boost::add_vertex(Vertex{kind, name, index}, g));
@@ -153,6 +161,29 @@ struct TemplateDefaults {
   double nvme_write = 3.5e9;    // assumption (unverified): half the read rate
 };
 
+// CPU sockets: socket 0 is n.cpu; the others are joined to every other socket by an inter-socket link
+// (UPI / xGMI, `name`) of `bandwidth` per direction.
+void add_sockets(NodeGraph& n, int count, double bandwidth, const std::string& name) {
+  n.cpu = add_vertex(n.g, VertexKind::CPU, "cpu", 0);
+  n.sockets = {n.cpu};
+  for (int s = 1; s < count; ++s) n.sockets.push_back(add_vertex(n.g, VertexKind::CPU, "cpu" + std::to_string(s), s));
+  for (int a = 0; a < count; ++a)
+    for (int b = a + 1; b < count; ++b) {
+      const std::string link = count == 2 ? name : name + std::to_string(a) + "-" + std::to_string(b);
+      const int l = add_link(n.g, n.links, n.sockets[static_cast<size_t>(a)], n.sockets[static_cast<size_t>(b)],
+                             LinkKind::SOCKET, link, bandwidth, bandwidth, 0);
+      if (n.socket_link < 0) n.socket_link = l;
+    }
+}
+
+int socket_count(const NodeTopologySpec& t, int template_default) {
+  return t.sockets > 0 ? t.sockets : template_default;
+}
+
+double socket_bandwidth(const NodeTopologySpec& t, double template_default) {
+  return t.socket_link.value > 0 ? t.socket_link.value : template_default;
+}
+
 void add_common(NodeGraph& n, const TemplateDefaults& d, const NodeTopologySpec& t) {
   n.nic_bandwidth = t.nic_bandwidth.value > 0 ? t.nic_bandwidth.value : d.nic_bandwidth;
   n.nvme_read = t.nvme_read.value > 0 ? t.nvme_read.value : d.nvme_read;
@@ -166,14 +197,17 @@ void add_nvme(NodeGraph& n) {
 }
 
 void build_flat(NodeGraph& n, const NodePoolSpec& pool, const HardwareProfile& p) {
-  n.cpu = add_vertex(n.g, VertexKind::CPU, "cpu");
+  const int sockets = socket_count(pool.topology, 1);
+  add_sockets(n, sockets, socket_bandwidth(pool.topology, UPI2_FOUR_LINKS), "upi");
   n.nvswitch = add_vertex(n.g, VertexKind::NVSWITCH, "nvswitch");
   for (int i = 0; i < pool.gpus_per_node; ++i) {
     const std::string gname = "gpu" + std::to_string(i);
     const int gpu = add_vertex(n.g, VertexKind::GPU, gname, i);
     n.gpus.push_back(gpu);
-    add_link(n.g, n.links, n.cpu, gpu, LinkKind::PCIE, gname + "-pcie", p.pcie_h2d_achievable.value,
-             p.pcie_d2h_achievable.value, PCIE_LATENCY_SECONDS);
+    const int socket = i * sockets / pool.gpus_per_node;
+    n.gpu_socket.push_back(socket);
+    add_link(n.g, n.links, n.sockets[static_cast<size_t>(socket)], gpu, LinkKind::PCIE, gname + "-pcie",
+             p.pcie_h2d_achievable.value, p.pcie_d2h_achievable.value, PCIE_LATENCY_SECONDS);
     add_link(n.g, n.links, gpu, n.nvswitch, LinkKind::NVLINK, gname + "-nvlink", p.nvlink_achievable.value,
              p.nvlink_achievable.value, 0);
   }
@@ -218,19 +252,23 @@ void build_hgx(NodeGraph& n, const NodePoolSpec& pool, const HardwareProfile& p)
   d.nvme_read = 8 * 7e9;  // 8 Gen4 U.2 drives (DGX H100: 8 x 3.84 TB), striped
   d.nvme_write = 8 * 3.5e9;
   add_common(n, d, pool.topology);
-  n.cpu = add_vertex(n.g, VertexKind::CPU, "cpu");
+  // Two Xeon sockets joined by 4 UPI 2.0 links (DGX H100/H200: 2 x Xeon Platinum 8480C).
+  const int sockets = socket_count(pool.topology, 2);
+  add_sockets(n, sockets, socket_bandwidth(pool.topology, UPI2_FOUR_LINKS), "upi");
   n.nvswitch = add_vertex(n.g, VertexKind::NVSWITCH, "nvswitch");
   const int switches = std::max(1, (pool.gpus_per_node + 1) / 2);
-  std::vector<int> sw;
+  std::vector<int> sw, sw_socket;
   for (int k = 0; k < switches; ++k) {
     sw.push_back(add_vertex(n.g, VertexKind::PCIE_SWITCH, "pcie" + std::to_string(k), k));
-    add_link(n.g, n.links, n.cpu, sw.back(), LinkKind::PCIE, "pcie" + std::to_string(k) + "-uplink",
-             p.pcie_per_direction.value, p.pcie_per_direction.value, 0);
+    sw_socket.push_back(k * sockets / switches);  // half the switches on each socket
+    add_link(n.g, n.links, n.sockets[static_cast<size_t>(sw_socket.back())], sw.back(), LinkKind::PCIE,
+             "pcie" + std::to_string(k) + "-uplink", p.pcie_per_direction.value, p.pcie_per_direction.value, 0);
   }
   for (int i = 0; i < pool.gpus_per_node; ++i) {
     const std::string gname = "gpu" + std::to_string(i);
     const int gpu = add_vertex(n.g, VertexKind::GPU, gname, i);
     n.gpus.push_back(gpu);
+    n.gpu_socket.push_back(sw_socket[static_cast<size_t>(i / 2)]);
     add_link(n.g, n.links, sw[static_cast<size_t>(i / 2)], gpu, LinkKind::PCIE, gname + "-pcie",
              p.pcie_h2d_achievable.value, p.pcie_d2h_achievable.value, PCIE_LATENCY_SECONDS);
     add_link(n.g, n.links, gpu, n.nvswitch, LinkKind::NVLINK, gname + "-nvlink", p.nvlink_achievable.value,
@@ -248,19 +286,23 @@ void build_pcie(NodeGraph& n, const NodePoolSpec& pool, const HardwareProfile& p
   d.nvme_read = 2 * 7e9;
   d.nvme_write = 2 * 3.5e9;
   add_common(n, d, pool.topology);
-  n.cpu = add_vertex(n.g, VertexKind::CPU, "cpu");
+  // Two EPYC 9004 sockets joined by 4 xGMI links, one PCIe switch on each.
+  const int sockets = socket_count(pool.topology, 2);
+  add_sockets(n, sockets, socket_bandwidth(pool.topology, XGMI_FOUR_LINKS), "xgmi");
   const int switches = pool.gpus_per_node >= 2 ? 2 : 1;
-  std::vector<int> sw;
+  std::vector<int> sw, sw_socket;
   for (int k = 0; k < switches; ++k) {
     sw.push_back(add_vertex(n.g, VertexKind::PCIE_SWITCH, "pcie" + std::to_string(k), k));
-    add_link(n.g, n.links, n.cpu, sw.back(), LinkKind::PCIE, "pcie" + std::to_string(k) + "-uplink",
-             p.pcie_per_direction.value, p.pcie_per_direction.value, 0);
+    sw_socket.push_back(k * sockets / switches);
+    add_link(n.g, n.links, n.sockets[static_cast<size_t>(sw_socket.back())], sw.back(), LinkKind::PCIE,
+             "pcie" + std::to_string(k) + "-uplink", p.pcie_per_direction.value, p.pcie_per_direction.value, 0);
   }
   const double p2p = PCIE_P2P_EFFICIENCY * p.pcie_per_direction.value;
   for (int i = 0; i < pool.gpus_per_node; ++i) {
     const std::string gname = "gpu" + std::to_string(i);
     const int gpu = add_vertex(n.g, VertexKind::GPU, gname, i);
     n.gpus.push_back(gpu);
+    n.gpu_socket.push_back(sw_socket[static_cast<size_t>(i * switches / pool.gpus_per_node)]);
     add_link(n.g, n.links, sw[static_cast<size_t>(i * switches / pool.gpus_per_node)], gpu, LinkKind::PCIE,
              gname + "-pcie", std::min(p.pcie_h2d_achievable.value, p2p), std::min(p.pcie_d2h_achievable.value, p2p),
              PCIE_LATENCY_SECONDS);
@@ -283,10 +325,49 @@ void node_graph_from_topo(const SmiTopo& topo, const HardwareProfile& p, const N
   d.nvme_read = 8 * 7e9;
   d.nvme_write = 8 * 3.5e9;
   add_common(n, d, spec);
-  n.cpu = add_vertex(n.g, VertexKind::CPU, "cpu");
   const size_t dev = topo.devices.size();
   std::vector<size_t> gpu_rows, nic_rows;
   for (size_t i = 0; i < dev; ++i) (topo.is_gpu(i) ? gpu_rows : nic_rows).push_back(i);
+  // CPU sockets: devices not joined by SYS share a socket (NUMA node); SYS crosses the inter-socket link.
+  // Sockets are numbered by the NUMA affinity column when printed, else in order of appearance.
+  std::vector<size_t> numa_root(dev);
+  for (size_t i = 0; i < dev; ++i) numa_root[i] = i;
+  const auto numa_find = [&](size_t x) {
+    while (numa_root[x] != x) x = numa_root[x] = numa_root[numa_root[x]];
+    return x;
+  };
+  // Joined by a PCIe relation within a socket (NV# says nothing about the PCIe path: on NVLink-bridged
+  // boards two GPUs of different sockets show NV#), or GPUs printed with the same NUMA / CPU affinity.
+  const auto same_socket = [&](size_t a, size_t b) {
+    const std::string& r = topo.matrix[a][b];
+    if (r == "PIX" || r == "PXB" || r == "PHB" || r == "NODE") return true;
+    if (!topo.is_gpu(a) || !topo.is_gpu(b)) return false;
+    const bool numa = topo.numa_affinity[a] != "N/A" && !topo.numa_affinity[a].empty();
+    if (numa) return topo.numa_affinity[a] == topo.numa_affinity[b];
+    return !topo.cpu_affinity[a].empty() && topo.cpu_affinity[a] == topo.cpu_affinity[b];
+  };
+  for (size_t a = 0; a < dev; ++a)
+    for (size_t b = a + 1; b < dev; ++b)
+      if (same_socket(a, b)) numa_root[numa_find(a)] = numa_find(b);
+  std::map<size_t, int> socket_of_root;
+  std::vector<std::pair<int, size_t>> order;  // (NUMA id or large, first row) per component
+  for (size_t i = 0; i < dev; ++i) {
+    if (socket_of_root.count(numa_find(i))) continue;
+    socket_of_root[numa_find(i)] = -1;
+    int numa = 1 << 20;
+    for (size_t j = 0; j < dev; ++j)
+      if (numa_find(j) == numa_find(i) && !topo.numa_affinity[j].empty() &&
+          std::all_of(topo.numa_affinity[j].begin(), topo.numa_affinity[j].end(),
+                      [](char ch) { return ch >= '0' && ch <= '9'; }))
+        numa = std::min(numa, std::stoi(topo.numa_affinity[j]));
+    order.emplace_back(numa, i);
+  }
+  std::sort(order.begin(), order.end());
+  for (size_t k = 0; k < order.size(); ++k) socket_of_root[numa_find(order[k].second)] = static_cast<int>(k);
+  add_sockets(n, static_cast<int>(order.size()), socket_bandwidth(spec, UPI2_FOUR_LINKS), "socket-link");
+  const auto socket_vertex = [&](size_t row) {
+    return n.sockets[static_cast<size_t>(socket_of_root.at(numa_find(row)))];
+  };
   // PCIe switches: devices joined by PIX or PXB (union-find).
   std::vector<size_t> parent(dev);
   for (size_t i = 0; i < dev; ++i) parent[i] = i;
@@ -299,6 +380,7 @@ void node_graph_from_topo(const SmiTopo& topo, const HardwareProfile& p, const N
       if (topo.matrix[a][b] == "PIX" || topo.matrix[a][b] == "PXB") parent[find(a)] = find(b);
   std::map<size_t, int> switch_of_root;
   std::vector<int> attach(dev, n.cpu);
+  for (size_t i = 0; i < dev; ++i) attach[i] = socket_vertex(i);
   for (size_t i = 0; i < dev; ++i) {
     size_t members = 0;
     for (size_t j = 0; j < dev; ++j) members += find(j) == find(i) ? 1 : 0;
@@ -307,7 +389,7 @@ void node_graph_from_topo(const SmiTopo& topo, const HardwareProfile& p, const N
     if (it == switch_of_root.end()) {
       const int k = static_cast<int>(switch_of_root.size());
       const int sw = add_vertex(n.g, VertexKind::PCIE_SWITCH, "pcie" + std::to_string(k), k);
-      add_link(n.g, n.links, n.cpu, sw, LinkKind::PCIE, "pcie" + std::to_string(k) + "-uplink",
+      add_link(n.g, n.links, socket_vertex(i), sw, LinkKind::PCIE, "pcie" + std::to_string(k) + "-uplink",
                p.pcie_per_direction.value, p.pcie_per_direction.value, 0);
       it = switch_of_root.emplace(find(i), sw).first;
     }
@@ -330,6 +412,7 @@ void node_graph_from_topo(const SmiTopo& topo, const HardwareProfile& p, const N
     const std::string gname = "gpu" + std::to_string(i);
     const int gpu = add_vertex(n.g, VertexKind::GPU, gname, static_cast<int>(i));
     n.gpus.push_back(gpu);
+    n.gpu_socket.push_back(socket_of_root.at(numa_find(gpu_rows[i])));
     add_link(n.g, n.links, attach[gpu_rows[i]], gpu, LinkKind::PCIE, gname + "-pcie", p.pcie_h2d_achievable.value,
              p.pcie_d2h_achievable.value, PCIE_LATENCY_SECONDS);
     if (n.nvswitch >= 0)
@@ -500,6 +583,16 @@ bool build_topology(const ScenarioSpec& spec, const std::map<std::string, Hardwa
         ok = false;
       }
     }
+    for (size_t d = 0; d < spec.data.size(); ++d) {
+      const auto& item = spec.data[d];
+      if (item.socket >= static_cast<int>(ng.sockets.size())) {
+        diags.error(item.socket_loc.line > 0 ? item.socket_loc : item.loc,
+                    "spec.data[" + std::to_string(d) + "].socket",
+                    "socket " + std::to_string(item.socket) + " does not exist: nodes of pool '" +
+                        spec.node_pools[p].name + "' have " + std::to_string(ng.sockets.size()) + " CPU socket(s)");
+        ok = false;
+      }
+    }
     if ((out.storage || out.inter_node) && (ng.port < 0 || ng.nics.empty())) {
       diags.error(spec.node_pools[p].topology.loc.line > 0 ? spec.node_pools[p].topology.loc : spec.node_pools[p].loc,
                   path, "the node has no NIC, but the scenario needs the network (storage or multi-node jobs)");
@@ -521,7 +614,56 @@ bool build_topology(const ScenarioSpec& spec, const std::map<std::string, Hardwa
   double storage_total = 0;
   for (const auto& st : spec.storage) storage_total += std::max(st.read_bandwidth.value, st.write_bandwidth.value);
   if (network) {
-    if (fs.kind == FabricKind::FAT_TREE) {
+    if (fs.kind == FabricKind::RAIL_OPTIMIZED) {
+      // Rail-optimised: NIC j of every node of a group on the group's rail-j leaf; spines above the leaves.
+      f.rails = true;
+      const int npl = std::max(1, fs.nodes_per_leaf);
+      const size_t groups = (out.nodes.size() + static_cast<size_t>(npl) - 1) / static_cast<size_t>(npl);
+      size_t rails = 0;
+      for (const auto& ng : out.pools) rails = std::max(rails, ng.nics.size());
+      for (int s = 0; s < fs.spines; ++s)
+        f.spines.push_back(add_vertex(f.g, VertexKind::SPINE, "spine" + std::to_string(s), s));
+      f.rail_leaf.assign(groups, {});
+      f.rail_port.assign(out.nodes.size(), {});
+      for (size_t n = 0; n < out.nodes.size(); ++n) f.group_of.push_back(static_cast<int>(n) / npl);
+      for (size_t grp = 0; grp < groups; ++grp) {
+        for (size_t j = 0; j < rails; ++j) {
+          const std::string leaf_name = "g" + std::to_string(grp) + "-rail" + std::to_string(j);
+          const int leaf = add_vertex(f.g, VertexKind::LEAF, leaf_name, static_cast<int>(j));
+          f.rail_leaf[grp].push_back(leaf);
+          double down = 0;
+          for (size_t n = grp * static_cast<size_t>(npl);
+               n < std::min(out.nodes.size(), (grp + 1) * static_cast<size_t>(npl)); ++n) {
+            const auto& ng = out.pools[static_cast<size_t>(out.nodes[n].pool)];
+            if (j >= ng.nics.size()) continue;
+            const int port = add_vertex(f.g, VertexKind::NODE_PORT, out.nodes[n].name + "-nic" + std::to_string(j),
+                                        static_cast<int>(n));
+            f.rail_port[n].push_back(port);
+            add_link(f.g, f.links, port, leaf, LinkKind::FABRIC, out.nodes[n].name + "-rail" + std::to_string(j),
+                     ng.nic_bandwidth, ng.nic_bandwidth, hop);
+            down += ng.nic_bandwidth;
+          }
+          const double up = down / fs.oversubscription / static_cast<double>(f.spines.size());
+          for (size_t s = 0; s < f.spines.size(); ++s)
+            add_link(f.g, f.links, leaf, f.spines[s], LinkKind::FABRIC, leaf_name + "-spine" + std::to_string(s), up,
+                     up, hop);
+        }
+      }
+      for (size_t k = 0; k < spec.storage.size(); ++k) {
+        const auto& st = spec.storage[k];
+        const int v = add_vertex(f.g, VertexKind::STORAGE, st.name, static_cast<int>(k));
+        f.store.push_back(v);
+        const double bw =
+            std::max(st.read_bandwidth.value, st.write_bandwidth.value) / static_cast<double>(f.spines.size());
+        for (size_t s = 0; s < f.spines.size(); ++s)
+          add_link(f.g, f.links, v, f.spines[s], LinkKind::STORAGE, st.name + "-spine" + std::to_string(s), bw, bw,
+                   hop);
+      }
+      // A node's own port (fallback routes of code that sends between nodes without Platform::legs) is
+      // its rail-0 port.
+      for (size_t n = 0; n < out.nodes.size(); ++n)
+        if (!f.rail_port[n].empty()) f.node_port[n] = f.rail_port[n][0];
+    } else if (fs.kind == FabricKind::FAT_TREE) {
       const int npl = std::max(1, fs.nodes_per_leaf);
       const int leaves = static_cast<int>((out.nodes.size() + static_cast<size_t>(npl) - 1) / static_cast<size_t>(npl));
       for (int s = 0; s < fs.spines; ++s)

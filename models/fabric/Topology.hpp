@@ -32,7 +32,7 @@ enum class VertexKind {
   STORAGE,
   FRONTEND
 };
-enum class LinkKind { NVLINK, PCIE, NIC, NVME, FABRIC, STORAGE, FRONTEND };
+enum class LinkKind { NVLINK, PCIE, NIC, NVME, FABRIC, STORAGE, FRONTEND, SOCKET };
 const char* vertex_kind_name(VertexKind k);
 const char* link_kind_name(LinkKind k);
 
@@ -68,8 +68,11 @@ using Path = std::vector<Hop>;
 struct NodeGraph {
   std::string template_name;  // flat, hgx-h100, hgx-h200, pcie-l40s, nvidia-smi
   Graph g;
-  std::vector<Link> links;  // by link index (the graph's edges carry copies)
-  int cpu = -1;
+  std::vector<Link> links;      // by link index (the graph's edges carry copies)
+  int cpu = -1;                 // socket 0 (the only one on single-socket nodes)
+  std::vector<int> sockets;     // CPU socket vertices, sockets[0] == cpu; each socket's memory is its own
+  std::vector<int> gpu_socket;  // per GPU: the socket its PCIe attaches to (its NUMA node)
+  int socket_link = -1;         // link index of the inter-socket link (UPI / xGMI), -1 with one socket
   int nvswitch = -1;
   int port = -1;           // the node's fabric port (all NICs)
   int frontend_port = -1;  // the node's front-end network port
@@ -95,8 +98,14 @@ struct FabricGraph {
   std::vector<int> node_port;  // by global node
   std::vector<int> store;      // by storage index
   std::vector<int> spines;
-  int core = -1;      // singleSwitch
-  int frontend = -1;  // the clients
+  // railOptimized: NIC j of node n is the vertex rail_port[n][j], cabled to its group's rail-j leaf
+  // rail_leaf[group][j]; groups are `nodesPerLeaf` consecutive nodes.
+  bool rails = false;
+  std::vector<std::vector<int>> rail_port;
+  std::vector<std::vector<int>> rail_leaf;
+  std::vector<int> group_of;  // by global node
+  int core = -1;              // singleSwitch
+  int frontend = -1;          // the clients
   /// Path from one vertex to another; between two leaves of a fat tree the spine is chosen by
   /// `ecmp_key` modulo the spine count (d-mod-k static routing). Shortest-path trees are cached.
   Path path(int from, int to, int ecmp_key) const;

@@ -26,14 +26,21 @@ const StorageSpec* find_store(const ScenarioSpec& spec, const std::string& name,
 }
 
 // A batch of activities started together and waited for together.
+// A transfer crosses the legs the platform gives it (one route, or on a rail-optimised fabric the
+// way out through the sender's rail and in through the receiver's), all carrying its bytes at once.
 struct Flows {
+  const fabric::Platform* platform = nullptr;
   std::vector<sg4::CommPtr> comms;
   std::vector<sg4::IoPtr> ios;
   std::set<std::string> links;
+  explicit Flows(const fabric::Platform* p) : platform(p) {}
   void comm(sg4::Host* a, sg4::Host* b, double bytes) {
     if (bytes <= 0 || a == b) return;
-    for (auto& l : fabric::Platform::route_links(a, b)) links.insert(l);
-    comms.push_back(sg4::Comm::sendto_async(a, b, static_cast<uint64_t>(bytes)));
+    const auto legs = platform ? platform->legs(a, b) : std::vector<std::pair<sg4::Host*, sg4::Host*>>{{a, b}};
+    for (const auto& [from, to] : legs) {
+      for (auto& l : fabric::Platform::route_links(from, to)) links.insert(l);
+      comms.push_back(sg4::Comm::sendto_async(from, to, static_cast<uint64_t>(bytes)));
+    }
   }
   void read(sg4::Disk* d, double bytes) {
     if (bytes > 0) ios.push_back(d->read_async(static_cast<sg_size_t>(bytes)));
@@ -97,6 +104,20 @@ bool check_acl(SimContext& ctx, const StorageSpec& st, DataMovement& m) {
   return false;
 }
 
+// Refuses an access an enforcing compliance rule forbids (the engine's guard): a COMPLIANCE_REFUSED event,
+// then the DATA_DENIED record. True when allowed.
+bool compliance_allows(SimContext& ctx, DataMovement& m) {
+  if (!ctx.access_guard) return true;
+  const auto refusal = ctx.access_guard(m);
+  if (!refusal) return true;
+  ctx.emit(sg4::Engine::get_clock(), EventType::COMPLIANCE_REFUSED, m.tenant, m.workload, m.replica, m.gpu,
+           refusal->first, 1);
+  m.allowed = false;
+  m.reason = "compliance:" + refusal->second;
+  record(ctx, std::move(m), {});
+  return false;
+}
+
 // Moves data between GPUs and a store: read (store to GPUs) or write.
 bool storage_io(SimContext& ctx, const Mover& who, int data, const std::vector<GpuDevice*>& gpus, double bytes,
                 bool read) {
@@ -108,15 +129,23 @@ bool storage_io(SimContext& ctx, const Mover& who, int data, const std::vector<G
   m.bytes = bytes * static_cast<double>(gpus.size());
   m.store = item.store;
   const std::string gpu_end = "gpu:" + std::to_string(gpus[0]->index());
-  Flows flows;
+  Flows flows(ctx.platform);
   if (item.store == HOST_MEMORY_STORE) {
     m.encrypted_in_transit = false;  // PCIe inside the node
     m.gpu_direct = false;
-    const std::string host = "host:" + node_name(ctx, gpus[0]->node());
+    // In the memory of one socket (`socket`), or NUMA-local to each GPU.
+    const auto memory_of = [&](const GpuDevice* g) {
+      const auto& sockets = ctx.platform->node(g->node()).sockets;
+      return item.socket >= 0 && static_cast<size_t>(item.socket) < sockets.size()
+                 ? sockets[static_cast<size_t>(item.socket)]
+                 : cpu_of(ctx, g);
+    };
+    const std::string host =
+        "host:" + node_name(ctx, gpus[0]->node()) + (item.socket >= 0 ? ":socket" + std::to_string(item.socket) : "");
     m.from = read ? host : gpu_end;
     m.to = read ? gpu_end : host;
-    for (auto* g : gpus)
-      read ? flows.comm(cpu_of(ctx, g), g->host(), bytes) : flows.comm(g->host(), cpu_of(ctx, g), bytes);
+    if (!compliance_allows(ctx, m)) return false;
+    for (auto* g : gpus) read ? flows.comm(memory_of(g), g->host(), bytes) : flows.comm(g->host(), memory_of(g), bytes);
     flows.wait();
     record(ctx, std::move(m), flows.links);
     return true;
@@ -130,6 +159,7 @@ bool storage_io(SimContext& ctx, const Mover& who, int data, const std::vector<G
         ctx.spec
             .node_pools[static_cast<size_t>(ctx.platform->topology().nodes[static_cast<size_t>(gpus[0]->node())].pool)]
             .region;
+    if (!compliance_allows(ctx, m)) return false;
     for (auto* g : gpus) {
       const auto& node = ctx.platform->node(g->node());
       sg4::Host* cpu = node.cpu;
@@ -160,6 +190,7 @@ bool storage_io(SimContext& ctx, const Mover& who, int data, const std::vector<G
     record(ctx, std::move(m), {});
     return false;
   }
+  if (!compliance_allows(ctx, m)) return false;
   const auto& parts = ctx.platform->store(k);
   const double servers = static_cast<double>(parts.servers.size());
   double extra = store_latency(*st);
@@ -283,7 +314,7 @@ void transfer_between_gpus(SimContext& ctx, const Mover& who, int data,
   m.to = "gpu:" + std::to_string(pairs[0].second->index());
   if (m.encrypted_in_transit) sg4::this_actor::sleep_for(ctx.spec.fabric.encryption_latency.value);
   const double wire = wire_bytes(ctx, who, bytes);
-  Flows flows;
+  Flows flows(ctx.platform);
   for (const auto& [a, b] : pairs) {
     if (who.gpu_direct || a->node() == b->node()) {
       flows.comm(a->host(), b->host(), a->node() == b->node() ? bytes : wire);
@@ -314,7 +345,7 @@ void frontend_transfer(SimContext& ctx, const Mover& who, GpuDevice* gpu, double
   m.from = to_node ? "frontend" : host;
   m.to = to_node ? host : "frontend";
   if (m.encrypted_in_transit) sg4::this_actor::sleep_for(ctx.spec.fabric.encryption_latency.value);
-  Flows flows;
+  Flows flows(ctx.platform);
   sg4::Host* cpu = cpu_of(ctx, gpu);
   to_node ? flows.comm(ctx.platform->frontend(), cpu, wire_bytes(ctx, who, bytes))
           : flows.comm(cpu, ctx.platform->frontend(), wire_bytes(ctx, who, bytes));

@@ -41,6 +41,17 @@ struct AuditLog {
   std::vector<AuditRecord> records;  // in written order (t_written, then event order)
   std::vector<LostRecord> lost;      // in event order
   std::vector<int64_t> tampered;     // indices of records modified by spec.audit.tamper (injected)
+  // The pipeline's configuration and the run, for the rules that judge it (C4, C6, C7, C9).
+  bool enabled = true;
+  bool hash_chained = true;
+  bool separate_store = true;
+  double delay_s = 0;
+  double jitter_s = 0;
+  double throughput = 0;  // records/s (0: unlimited)
+  double clock_skew_s = 0;
+  double retention_s = 0;     // 0: kept forever
+  double run_end_s = 0;       // simulated end of the run: the oldest record's age at the end is run_end_s - t_written
+  size_t audited_events = 0;  // accesses and releases that should have produced a record (records + lost)
 };
 
 /// Builds the audit stream of a run (deterministic for a seed).

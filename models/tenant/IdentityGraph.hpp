@@ -30,4 +30,12 @@ struct IdentityPath {
 /// (observer, source, principal, target). Deterministic.
 std::vector<IdentityPath> cross_tenant_paths(const ScenarioSpec& spec);
 
+/// How much the search did: edges expanded, and whether a bound (100 000 paths, 5 000 000 expansions) cut
+/// it short (the output is then a deterministic prefix of the enumeration, still sorted).
+struct PathSearchStats {
+  size_t expansions = 0;
+  bool truncated = false;
+};
+std::vector<IdentityPath> cross_tenant_paths(const ScenarioSpec& spec, PathSearchStats& stats);
+
 }  // namespace gtw::identity

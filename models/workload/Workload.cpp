@@ -11,6 +11,7 @@
 #include "models/fabric/Platform.hpp"
 #include "models/storage/DataPath.hpp"
 #include "models/workload/Arrivals.hpp"
+#include "models/workload/TokenBucket.hpp"
 
 namespace gtw {
 
@@ -225,6 +226,7 @@ class InferenceService final : public Workload {
     int model = 0;  // which of the service's models (model swapping)
     int prompt_tokens = 0;
     int output_tokens = 0;
+    int client = -1;  // another tenant's client workload (submit_query), -1: the service's own arrivals
   };
   struct Replica {
     ReplicaPlacement place;
@@ -246,6 +248,41 @@ class InferenceService final : public Workload {
                        [this, i, generation] { serve(static_cast<int>(i), generation); });
   }
 
+  Admission submit_query(int client) override {
+    const double t = sg4::Engine::get_clock();
+    const double limit = ctx_.spec.isolation.query_rate_limit.value;
+    if (limit > 0) {
+      auto it = buckets_.try_emplace(client, limit, 0.0, t).first;
+      if (!it->second.take(t)) return Admission::RATE_LIMITED;
+    }
+    const int best = shortest_queue();
+    if (best < 0) return Admission::REFUSED;
+    auto& r = *replicas_[static_cast<size_t>(best)];
+    if (static_cast<int>(r.queue.size()) >= spec_.max_queue) return Admission::REFUSED;
+    std::unique_lock lock(*r.mutex);
+    r.queue.push_back({t, 0, spec_.prompt_tokens, spec_.output_tokens, client});
+    ctx_.emit(t, EventType::REQUEST_ARRIVAL, spec_.tenant_index, index_, best, gpu_of(r),
+              static_cast<double>(r.queue.size()));
+    r.cv->notify_all();
+    return Admission::ADMITTED;
+  }
+
+  // Join-the-shortest-queue over the live replicas (ties: lowest index); -1 when none takes requests.
+  int shortest_queue() const {
+    int best = -1;
+    size_t best_load = std::numeric_limits<size_t>::max();
+    for (size_t i = 0; i < replicas_.size(); ++i) {
+      const auto& r = *replicas_[i];
+      if (!r.alive || r.draining) continue;
+      const size_t load = r.queue.size() + r.in_service.size();
+      if (load < best_load) {
+        best = static_cast<int>(i);
+        best_load = load;
+      }
+    }
+    return best;
+  }
+
   void arrivals() {
     ArrivalGenerator gen(spec_.arrival, make_stream(ctx_.spec.seed, "arrivals/" + spec_.name),
                          sg4::Engine::get_clock());
@@ -256,18 +293,7 @@ class InferenceService final : public Workload {
       sg4::this_actor::sleep_until(t);
       const int model =
           spec_.swap_models >= 2 ? static_cast<int>(model_stream.uniform() * spec_.swap_models) % spec_.swap_models : 0;
-      // Join-the-shortest-queue over the live replicas (ties: lowest index).
-      int best = -1;
-      size_t best_load = std::numeric_limits<size_t>::max();
-      for (size_t i = 0; i < replicas_.size(); ++i) {
-        const auto& r = *replicas_[i];
-        if (!r.alive || r.draining) continue;
-        const size_t load = r.queue.size() + r.in_service.size();
-        if (load < best_load) {
-          best = static_cast<int>(i);
-          best_load = load;
-        }
-      }
+      const int best = shortest_queue();
       if (best < 0) {
         ctx_.emit(t, EventType::REQUEST_DROPPED, spec_.tenant_index, index_, -1, -1, 0, t);
         continue;
@@ -359,7 +385,10 @@ class InferenceService final : public Workload {
       const auto mover = storage::mover_of(ctx_, index_, replica_index);
       storage::frontend_transfer(ctx_, mover, &gpu, spec_.io.request_bytes.value * batch, true);
       try {
-        gpu.run(context, cost.prefill_flops, cost.prefill_bytes);
+        // A model with layers runs its prefill layer by layer (each reads its weights, then computes):
+        // the layer structure the modelExtraction attack recovers from contention timing.
+        const int layers = std::max(1, spec_.model.layers);
+        for (int l = 0; l < layers; ++l) gpu.run(context, cost.prefill_flops / layers, cost.prefill_bytes / layers);
         gpu.run(context, cost.decode_flops, cost.decode_bytes);
         if (cc_per_batch > 0) sg4::this_actor::sleep_for(cc_per_batch);
       } catch (const KernelAborted&) {
@@ -370,6 +399,11 @@ class InferenceService final : public Workload {
       for (const auto& req : r.in_service) {
         ctx_.emit(done, EventType::REQUEST_DONE, spec_.tenant_index, index_, replica_index, gpu.index(),
                   done - req.arrival, started - req.arrival);
+        // The answer reaches the querying client (a queryExtraction attacker): one observation for it.
+        if (req.client >= 0)
+          ctx_.emit(done, EventType::ATTACK_OBSERVATION,
+                    ctx_.spec.workloads[static_cast<size_t>(req.client)].tenant_index, req.client, 0, gpu.index(),
+                    done - req.arrival, 1);
       }
       ctx_.emit(done, EventType::BATCH_DONE, spec_.tenant_index, index_, replica_index, gpu.index(), done - started);
       lock.lock();
@@ -381,6 +415,7 @@ class InferenceService final : public Workload {
   int index_;
   const WorkloadSpec& spec_;
   std::vector<std::unique_ptr<Replica>> replicas_;
+  std::map<int, TokenBucket> buckets_;  // per client workload (queryRateLimit)
 };
 
 // ---------------------------------------------------------------- training
@@ -447,7 +482,8 @@ class TrainingJob final : public Workload {
     const auto mover = storage::mover_of(ctx_, index_, 0);
     const int dataset = storage::data_index(ctx_.spec, spec_.io.dataset);
     const bool dataset_on_storage =
-        dataset >= 0 && ctx_.spec.data[static_cast<size_t>(dataset)].store != HOST_MEMORY_STORE;
+        dataset >= 0 && (ctx_.spec.data[static_cast<size_t>(dataset)].store != HOST_MEMORY_STORE ||
+                         ctx_.spec.data[static_cast<size_t>(dataset)].socket >= 0);  // pinned to a socket
     const int checkpoint = storage::data_index(ctx_.spec, spec_.io.checkpoint);
     const int nodes = std::max(1, spec_.nodes);
     const double io_extra =

@@ -40,6 +40,15 @@ class Workload {
   /// Starts a killed replica again on a new placement (after a reconfiguration). False if the
   /// workload cannot move (training jobs end with their GPUs).
   virtual bool move_replica(int replica, ReplicaPlacement place) = 0;
+  /// A query from another tenant's client (`client`: its workload, a queryExtraction attacker) to an
+  /// inference service: queued and served like the service's own requests, within the client's rate limit
+  /// (spec.policies.isolation.queryRateLimit). Returns whether it was admitted; the service logs an
+  /// ATTACK_OBSERVATION for the client when it answers (docs/models/leakage.md, "Query extraction").
+  enum class Admission { ADMITTED, RATE_LIMITED, REFUSED };
+  virtual Admission submit_query(int client) {
+    (void)client;
+    return Admission::REFUSED;
+  }
 };
 
 /// Cost of one inference batch, as two kernels (prefill, then the aggregated decode).

@@ -27,6 +27,8 @@ struct ComplianceEvidence {
   double time = 0;            // simulated s
   std::string resource;       // GPU, node, data item, principal, record ...
   std::string detail;         // what is wrong (or right) about it
+  std::string kind;           // evidence kind where a rule has several (e.g. lost | late | missing)
+  SourceLoc loc;              // the scenario line that caused it, when one does (a workload, pool, data item)
 };
 
 struct ComplianceFinding {
@@ -82,6 +84,19 @@ struct AccessCheck {
   double now = 0;
 };
 
+/// What the engine asks an enforcing rule before a replica fetches a secret (a key release).
+struct KeyReleaseCheck {
+  const ScenarioSpec& spec;
+  int workload = -1;
+  int replica = -1;
+  int secret = -1;            // index into spec.identity.secrets
+  std::vector<int> gpus;      // the replica's GPUs
+  bool confidential = false;  // every one of them is in confidential-computing mode
+  double attested_at = -1;    // latest successful attestation of the replica covering every GPU (< 0: none, or
+                              // a later one failed)
+  double now = 0;
+};
+
 class ComplianceRule {
  public:
   virtual ~ComplianceRule() = default;
@@ -93,6 +108,10 @@ class ComplianceRule {
   }
   /// Enforce: a reason to refuse the data movement, or nullopt (the default: allow).
   virtual std::optional<std::string> refuse_access(const AccessCheck&, const ComplianceRuleSpec&) const {
+    return std::nullopt;
+  }
+  /// Enforce: a reason to refuse releasing the secret to the replica, or nullopt (the default: allow).
+  virtual std::optional<std::string> refuse_key_release(const KeyReleaseCheck&, const ComplianceRuleSpec&) const {
     return std::nullopt;
   }
 };

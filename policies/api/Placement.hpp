@@ -26,6 +26,8 @@ struct GpuView {
   std::string mig_profile;      // for a MIG instance: its profile (3g.40gb); empty for a whole GPU
   bool available = true;        // false while a MIG instance is draining, re-partitioned away, or not yet created
   double capacity = 1.0;        // share of a physical GPU this device is (a MIG instance: its compute slices / 7)
+  int physical = -1;            // physical GPU id: the MIG instances of one GPU share it (compliance: co-tenancy)
+  int last_tenant = -1;         // tenant of the last replica placed on the device (compliance: scrubbing)
   int free_slots() const { return slots - used_slots; }
   /// Free capacity in GPU equivalents: the unused share of the device's slots, times its size.
   double free_capacity() const { return slots > 0 ? capacity * free_slots() / slots : 0.0; }

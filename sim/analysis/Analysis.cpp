@@ -49,6 +49,8 @@ const char* failure_reason_name(FailureReason r) {
       return "reconfigured";
     case FailureReason::PREEMPTED:
       return "preempted";
+    case FailureReason::KEY_REFUSED:
+      return "key_refused";
     default:
       return "";
   }

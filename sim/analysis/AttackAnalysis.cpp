@@ -183,8 +183,28 @@ std::vector<AttackResult> analyse_attacks(const ScenarioSpec& spec, const RunRes
         bound(r, m == Mode::TIME_SLICING || m == Mode::VGPU ? Resource::SM : Resource::HBM, m, own->second);
         std::vector<double> estimates;
         std::map<int, int> votes;
+        std::map<int, int> layer_votes;
+        for (const auto& e : events) {
+          if (e.type != EventType::ATTACK_OBSERVATION || e.workload != wi) continue;
+          if (e.replica == 1) {  // modelExtraction: layers counted in one batch (value) and the truth (aux)
+            ++r.layer_batches;
+            ++layer_votes[static_cast<int>(e.value)];
+            r.layers_truth = e.aux;
+            if (e.value == e.aux) ++r.layers_exact;
+          } else if (e.replica == 2 && e.value >= 0) {  // per-layer errors of a batch counted right
+            r.layer_error_mean += e.value;
+            r.layer_error_max = std::max(r.layer_error_max, e.aux);
+          }
+        }
+        if (r.layers_exact > 0) r.layer_error_mean /= r.layers_exact;
+        int most_votes = 0;  // the attacker's answer: the count most batches gave (the smaller on a tie)
+        for (const auto& [count, n] : layer_votes)
+          if (n > most_votes) {
+            most_votes = n;
+            r.layers_estimate = count;
+          }
         for (const auto& e : events)
-          if (e.type == EventType::ATTACK_OBSERVATION && e.workload == wi) {
+          if (e.type == EventType::ATTACK_OBSERVATION && e.workload == wi && e.replica == 0) {
             ++r.observations;
             if (a.type == AttackType::PRIME_PROBE) {
               if (e.aux >= 0 && e.value == e.aux) ++r.correct;
@@ -222,6 +242,12 @@ std::vector<AttackResult> analyse_attacks(const ScenarioSpec& spec, const RunRes
                                         : fmt("parameter count estimated at %.3g (truth %.3g, error %.1f%%) from %.0f "
                                               "bursts",
                                               r.estimate, r.truth, 100 * r.relative_error, r.observations);
+          if (r.layer_batches > 0 && (r.layers_truth > 1 || r.layers_estimate > 1))
+            r.outcome += fmt("; %.0f layers (truth %.0f), counted right in %.0f of %.0f batches", r.layers_estimate,
+                             r.layers_truth, r.layers_exact, r.layer_batches) +
+                         (r.layers_exact > 0 ? fmt(", layer shares within %.1f%% on average (worst %.1f%%)",
+                                                   100 * r.layer_error_mean, 100 * r.layer_error_max)
+                                             : std::string());
         }
         break;
       }
@@ -247,6 +273,38 @@ std::vector<AttackResult> analyse_attacks(const ScenarioSpec& spec, const RunRes
         r.within_bound = r.bytes_recovered <= r.bound_bytes * (1 + 1e-9) + 1;
         r.outcome = fmt("%.4g GB of other tenants' data recovered", r.bytes_recovered / 1e9) +
                     (from.empty() ? std::string(" (nothing left unscrubbed)") : " from " + from);
+        break;
+      }
+      case AttackType::QUERY_EXTRACTION: {
+        // Behaviour exposure through the service's API (model stealing): what it got answered. attacks.md
+        // has no published query-budget-to-fidelity curve, so no fidelity is claimed: queries only.
+        r.resource = "queryAccess";
+        r.relation = "api";
+        for (const auto& e : events) {
+          if (e.workload != wi) continue;
+          if (e.type == EventType::ATTACK_OBSERVATION && e.aux == 1) ++r.queries_answered;
+          if (e.type == EventType::ATTACK_PROBE) ++(e.value == 1 ? r.queries_rate_limited : r.queries_refused);
+        }
+        r.queries_admitted = done ? done->value : 0;
+        r.queries_sent = r.queries_admitted + r.queries_rate_limited + r.queries_refused;
+        r.query_seconds = done ? done->time - done->aux : 0;
+        r.query_goal_reached = r.queries_admitted >= a.queries;
+        const double limit = options.query_rate_limit;
+        r.bound_state = channel::state_name(State::OPEN);
+        r.bound_queries = limit > 0 ? std::max(1.0, limit) + limit * r.query_seconds : r.queries_sent;
+        r.bound_source = limit > 0 ? fmt("queryRateLimit %.4g/s per client (token bucket, burst of one second)", limit)
+                                   : std::string("no rate limit: every query sent can be admitted");
+        r.within_bound = r.queries_admitted <= r.bound_queries + 1e-6;  // the bound sums rounded times
+        if (!done) {
+          r.outcome = "not run";
+          break;
+        }
+        r.outcome = fmt("%.0f queries answered (%.0f sent, %.0f refused by the rate limit", r.queries_answered,
+                        r.queries_sent, r.queries_rate_limited) +
+                    fmt(", %.0f otherwise) in %.4g s; ", r.queries_refused, r.query_seconds) +
+                    (r.query_goal_reached ? fmt("its %.0f queries reached", a.queries)
+                                          : fmt("its goal of %.0f queries not reached", a.queries)) +
+                    "; fidelity not estimated (no published query-budget curve)";
         break;
       }
       case AttackType::NOISY_NEIGHBOUR:

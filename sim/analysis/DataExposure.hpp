@@ -23,4 +23,25 @@ struct DataExposure {
 /// Exposures per ordered (observer, source) pair with any bytes, sorted by (observer, source).
 std::vector<DataExposure> data_exposures(const ScenarioSpec& spec, const RunResult& run);
 
+/// One discrete exposure of the leakage surface (sim/analysis/Leakage) from the data events, per
+/// (observer, source, data item, medium): the bytes of the source's data the observer could read once,
+/// open or closed with what closes it. Network: plaintext bytes that crossed a link the observer's own
+/// flows also cross (closed by encryption in transit, or when the observer is outside the source's
+/// segment). Storage: the bytes of a data item at rest on a shared store the observer may read
+/// (closed by encryption at rest or the store's ACL). docs/models/leakage.md, "Discrete exposures".
+struct DataLeak {
+  int observer = -1;
+  int source = -1;
+  bool storage = false;  // false: network
+  int data = -1;         // the data item (-1: untagged request bytes)
+  int workload = -1;     // the workload that moved it (first one seen)
+  double bytes = 0;
+  bool closed = false;
+  std::string closed_reason;
+  std::vector<std::string> paths;  // shared links (network) or the store (storage), sorted
+};
+
+/// Sorted by (observer, source, data, medium).
+std::vector<DataLeak> data_leaks(const ScenarioSpec& spec, const RunResult& run);
+
 }  // namespace gtw

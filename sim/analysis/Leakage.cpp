@@ -8,6 +8,8 @@
 #include <set>
 #include <tuple>
 
+#include "sim/analysis/DataExposure.hpp"
+
 namespace gtw {
 
 using channel::Mode;
@@ -46,7 +48,19 @@ double measure(const Intervals& v) {
 }
 
 const char* discrete_kind_name(DiscreteKind k) {
-  return k == DiscreteKind::UNSCRUBBED_MEMORY ? "unscrubbedMemory" : "plaintextPcie";
+  switch (k) {
+    case DiscreteKind::UNSCRUBBED_MEMORY:
+      return "unscrubbedMemory";
+    case DiscreteKind::PLAINTEXT_PCIE:
+      return "plaintextPcie";
+    case DiscreteKind::PLAINTEXT_NETWORK:
+      return "plaintextNetwork";
+    case DiscreteKind::PLAINTEXT_STORAGE:
+      return "plaintextStorage";
+    case DiscreteKind::IDENTITY_PATH:
+      return "identityPath";
+  }
+  return "?";
 }
 
 SourceLoc sharing_location(const ScenarioSpec& spec, const GpuLayout& gpu) {
@@ -438,6 +452,34 @@ LeakageReport analyse_leakage(const ScenarioSpec& spec, const RunResult& run, co
   }
   for (auto& [key, d] : plain) rep.discrete.push_back(std::move(d));
 
+  // ---- discrete: plaintext data on shared links and at rest on shared stores (from the data events
+  // of models/storage, sim/analysis/DataExposure).
+  for (const auto& x : data_leaks(spec, run)) {
+    DiscreteExposure d;
+    d.observer = x.observer;
+    d.source = x.source;
+    d.kind = x.storage ? DiscreteKind::PLAINTEXT_STORAGE : DiscreteKind::PLAINTEXT_NETWORK;
+    d.workload = x.workload;
+    d.data = x.data;
+    if (x.data >= 0) d.data_name = spec.data[static_cast<size_t>(x.data)].name;
+    d.paths = x.paths;
+    d.bytes = x.bytes;
+    d.closed = x.closed;
+    d.closed_reason = x.closed_reason;
+    if (x.storage) {
+      d.closed_by = {"encryption at rest", "storage ACLs"};
+      d.basis =
+          "data events: bytes written to the store plus one copy of what was read from it; any tenant the "
+          "store's ACL admits may read them";
+    } else {
+      d.closed_by = {"encryption in transit", "network segmentation"};
+      d.basis = "data events: plaintext bytes on links the observer's own flows also cross, in its segment";
+    }
+    rep.discrete.push_back(std::move(d));
+  }
+
+  add_identity_exposures(spec, rep);  // the identity channel (IdentityExposure.cpp)
+
   // ---- totals
   rep.tenants.resize(n_tenants);
   for (size_t t = 0; t < n_tenants; ++t) rep.tenants[t].name = spec.tenants[t].name;
@@ -512,13 +554,46 @@ LeakageReport analyse_leakage(const ScenarioSpec& spec, const RunResult& run, co
       asset.exposures.push_back(std::move(x));
     }
     {
-      ModelExposure x;
-      x.part = "weights";
-      x.channel = "storage";
-      x.status = "not-modelled";
-      x.closed_by = {"encryption at rest", "storage ACLs"};
-      x.detail = "the scenario has no storage model yet (checkpoints, model files)";
-      asset.exposures.push_back(std::move(x));
+      // Weights on shared storage and the network: the model's weights item (inference) or its
+      // checkpoints (training), read from or written to a store other tenants may read, in plaintext.
+      std::set<int> items;
+      for (const auto& item : {ws.io.weights, ws.io.checkpoint})
+        for (size_t i = 0; i < spec.data.size(); ++i)
+          if (!item.empty() && spec.data[i].name == item) items.insert(static_cast<int>(i));
+      for (DiscreteKind kind : {DiscreteKind::PLAINTEXT_STORAGE, DiscreteKind::PLAINTEXT_NETWORK}) {
+        const bool storage = kind == DiscreteKind::PLAINTEXT_STORAGE;
+        ModelExposure x;
+        x.part = "weights";
+        x.channel = discrete_kind_name(kind);
+        x.closed_by = storage ? std::vector<std::string>{"encryption at rest", "storage ACLs"}
+                              : std::vector<std::string>{"encryption in transit", "network segmentation"};
+        std::set<int> open, closed;
+        std::string closed_reason;
+        for (const auto& d : rep.discrete) {
+          if (d.kind != kind || !items.count(d.data)) continue;
+          if (d.closed) {
+            closed.insert(d.observer);
+            closed_reason = d.closed_reason;
+          } else {
+            open.insert(d.observer);
+            x.bytes += d.bytes;
+          }
+        }
+        x.tenants = names(open);
+        if (!open.empty()) {
+          x.status = "open";
+          x.detail = fmt_bytes(x.bytes) + (storage ? " of its weights unencrypted at rest on a store they may read"
+                                                   : " of its weights in plaintext on links they share");
+        } else {
+          x.status = "closed";
+          x.detail = !closed.empty() ? closed_reason
+                     : items.empty() ? "its weights are not read from or written to a data item (io.weights, "
+                                       "io.checkpoint)"
+                     : storage       ? "its weights are on no store another tenant may read"
+                                     : "its weights cross no link another tenant uses";
+        }
+        asset.exposures.push_back(std::move(x));
+      }
     }
     {
       // Architecture: timing channels from this model's GPUs (layer structure from contention, A3, A9, A10).
@@ -550,10 +625,12 @@ LeakageReport analyse_leakage(const ScenarioSpec& spec, const RunResult& run, co
       x.part = "behaviour";
       x.channel = "queryAccess";
       x.closed_by = {"rate limits", "authenticated access"};
-      char buf[160];
+      char buf[256];
       if (options.query_rate_limit > 0) {
         x.status = "open";
-        std::snprintf(buf, sizeof buf, "%zu queries answered; at most %.3g queries/s per client (rate limit)",
+        std::snprintf(buf, sizeof buf,
+                      "%zu queries answered; other tenants' clients at most %.3g queries/s each (token bucket at "
+                      "the front end)",
                       served[w], options.query_rate_limit);
       } else {
         x.status = "open";
@@ -635,6 +712,12 @@ LeakageReport analyse_leakage(const ScenarioSpec& spec, const RunResult& run, co
           x.channel = "unscrubbedMemory";
           x.closed_by = {"scrub on free", "confidential computing"};
           if (at.bytes_recovered <= 0) x.status = "closed";
+          break;
+        case AttackType::QUERY_EXTRACTION:
+          x.part = "behaviour";
+          x.channel = "queryAccess";
+          x.closed_by = {"rate limits", "authenticated access"};
+          if (at.queries_answered <= 0) x.status = "closed";
           break;
         default:
           x.part = "behaviour";

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "models/channel/ChannelCatalogue.hpp"
+#include "models/tenant/IdentityGraph.hpp"
 #include "sim/core/RunResult.hpp"
 #include "sim/scenario/Scenario.hpp"
 
@@ -61,8 +62,9 @@ struct ClosedChannel {
   std::string reason;
 };
 
-enum class DiscreteKind { UNSCRUBBED_MEMORY, PLAINTEXT_PCIE };
-const char* discrete_kind_name(DiscreteKind k);  // "unscrubbedMemory", "plaintextPcie"
+enum class DiscreteKind { UNSCRUBBED_MEMORY, PLAINTEXT_PCIE, PLAINTEXT_NETWORK, PLAINTEXT_STORAGE, IDENTITY_PATH };
+// "unscrubbedMemory", "plaintextPcie", "plaintextNetwork", "plaintextStorage", "identityPath"
+const char* discrete_kind_name(DiscreteKind k);
 
 /// Bytes of the source's data the observer could read, once (not a rate).
 struct DiscreteExposure {
@@ -75,7 +77,10 @@ struct DiscreteExposure {
   bool closed = false;        // counted, but a mitigation in force closes it
   std::string closed_reason;  // when closed
   std::vector<std::string> closed_by;
-  std::string basis;  // how the bytes were derived
+  std::string basis;               // how the bytes were derived
+  int data = -1;                   // plaintextNetwork / plaintextStorage: the data item (spec.data index)
+  std::string data_name;           // its name
+  std::vector<std::string> paths;  // plaintextNetwork: the shared links; plaintextStorage: the store
 };
 
 struct TenantLeakage {
@@ -151,6 +156,23 @@ struct AttackResult {
   double estimate = 0;        // modelExtraction: median estimated parameter count
   double truth = 0;           // modelExtraction: the victim's parameter count
   double relative_error = 0;  // modelExtraction: |estimate - truth| / truth
+  // modelExtraction, layer structure: per batch seen whole, the layers counted from its prefill's runs
+  double layer_batches = 0;     // batches analysed
+  double layers_truth = 0;      // the victim's layers (1 when it declares none)
+  double layers_estimate = 0;   // the count most batches gave (the attacker's answer)
+  double layers_exact = 0;      // batches whose count was right
+  double layer_error_mean = 0;  // mean over those batches of the mean relative error of per-layer parameters
+  double layer_error_max = 0;   // the largest per-layer relative error in those batches
+  // queryExtraction: queries sent, admitted by the service's front end, answered, refused by the rate
+  // limit or otherwise; the seconds from its start to its last query; the rate limit's bound on admissions
+  double queries_sent = 0;
+  double queries_admitted = 0;
+  double queries_answered = 0;
+  double queries_rate_limited = 0;
+  double queries_refused = 0;
+  double query_seconds = 0;
+  bool query_goal_reached = false;  // `queries` admitted before arrivals ended
+  double bound_queries = 0;         // burst + limit x query_seconds (sent when unlimited)
   // remanenceScrape
   double bytes_recovered = 0;
   // noisyNeighbour / mpsKill: the victim's service before and during the attack
@@ -184,7 +206,13 @@ struct LeakageReport {
   size_t unquantified_channels = 0;
   std::vector<CatalogueEntry> catalogue;  // every (resource, mode) cell
   std::vector<std::string> notes;         // approximations this analysis makes
+  // Cross-tenant identity-graph paths (the identity channel; IdentityExposure.cpp).
+  std::vector<identity::IdentityPath> identity_paths;
 };
+
+/// The identity channel (IdentityExposure.cpp): fills rep.identity_paths and adds one identityPath discrete
+/// exposure per (observer, source, target) reached.
+void add_identity_exposures(const ScenarioSpec& spec, LeakageReport& rep);
 
 LeakageReport analyse_leakage(const ScenarioSpec& spec, const RunResult& run, const channel::Catalogue& catalogue,
                               const IsolationOptions& options = {});

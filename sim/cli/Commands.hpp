@@ -17,5 +17,6 @@ Subcommand register_diff_command(CLI::App& app);         // gputwin diff BASE NE
 Subcommand register_sweep_command(CLI::App& app);        // gputwin sweep SWEEP -j N   (SweepCommand.cpp)
 Subcommand register_calibrate_command(CLI::App& app);    // gputwin calibrate [-o P] (CalibrateCommand.cpp)
 Subcommand register_import_topo_command(CLI::App& app);  // gputwin import-topo FILE (ImportTopoCommand.cpp)
+Subcommand register_audit_command(CLI::App& app);        // gputwin audit verify FILE  (AuditCommand.cpp)
 
 }  // namespace gtw::cli

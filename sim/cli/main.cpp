@@ -16,12 +16,14 @@
 
 #include "models/gpu/HardwareProfile.hpp"
 #include "policies/api/Placement.hpp"
+#include "policies/compliance/BuiltinRules.hpp"
 #include "sim/analysis/Analysis.hpp"
 #include "sim/cli/Commands.hpp"
 #include "sim/cli/PackCommand.hpp"
 #include "sim/core/Errors.hpp"
 #include "sim/engine/Engine.hpp"
 #include "sim/engine/Setup.hpp"
+#include "sim/report/AuditWriters.hpp"
 #include "sim/report/Writers.hpp"
 #include "sim/scenario/FieldDocs.hpp"
 
@@ -89,8 +91,14 @@ int cmd_run(const std::string& file, std::string out_dir, std::optional<uint64_t
   std::vector<Override> overrides;
   if (!parse_overrides(sets, overrides)) return EXIT_INVALID_INPUT;
   if (seed) overrides.push_back({"spec.seed", std::to_string(*seed)});
-  bool want_json = false, want_md = false, want_h5 = false, want_sarif = false;
-  {
+  bool want_json = false, want_md = false, want_h5 = false, want_sarif = false, want_policyreport = false,
+       want_junit = false, want_audit = false;
+  // "default": json, md, h5, sarif, and policyreport.yaml when the scenario has compliance rules, audit.jsonl when
+  // it has an audit trail.
+  const bool default_formats = formats == "default";
+  if (default_formats) {
+    want_json = want_md = want_h5 = want_sarif = want_audit = true;
+  } else {
     std::stringstream ss(formats);
     std::string f;
     while (std::getline(ss, f, ',')) {
@@ -102,11 +110,17 @@ int cmd_run(const std::string& file, std::string out_dir, std::optional<uint64_t
         want_h5 = true;
       else if (f == "sarif")
         want_sarif = true;
+      else if (f == "policyreport")
+        want_policyreport = true;
+      else if (f == "junit")
+        want_junit = true;
+      else if (f == "audit")
+        want_audit = true;
       else if (f == "all")
-        want_json = want_md = want_h5 = want_sarif = true;
+        want_json = want_md = want_h5 = want_sarif = want_policyreport = want_junit = want_audit = true;
       else {
         std::cerr << "gputwin: error: --format: unknown format '" << f << "'"
-                  << suggest(f, {"json", "md", "h5", "sarif", "all"}) << "\n";
+                  << suggest(f, {"json", "md", "h5", "sarif", "policyreport", "junit", "audit", "all"}) << "\n";
         return EXIT_INVALID_INPUT;
       }
     }
@@ -178,20 +192,38 @@ int cmd_run(const std::string& file, std::string out_dir, std::optional<uint64_t
   prov.wall_seconds = run.wall_seconds;
 
   const LeakageReport leakage = analyse_leakage(spec, run, catalogue, isolation_options(spec));
+  const ComplianceReport compliance = evaluate_compliance(spec, run, &leakage);
 
-  if (want_h5) write_results_h5((fs::path(out_dir) / "results.h5").string(), spec, run, analysis, prov, &leakage);
+  if (want_h5)
+    write_results_h5((fs::path(out_dir) / "results.h5").string(), spec, run, analysis, prov, &leakage, &compliance);
   if (want_md)
-    write_file_atomic((fs::path(out_dir) / "report.md").string(), report_markdown(spec, run, analysis, &leakage));
+    write_file_atomic((fs::path(out_dir) / "report.md").string(),
+                      report_markdown(spec, run, analysis, &leakage, &compliance));
   if (want_json)
-    write_file_atomic((fs::path(out_dir) / "report.json").string(), report_json(spec, run, analysis, prov, &leakage));
+    write_file_atomic((fs::path(out_dir) / "report.json").string(),
+                      report_json(spec, run, analysis, prov, &leakage, &compliance));
   if (want_sarif)
-    write_file_atomic((fs::path(out_dir) / "findings.sarif").string(), findings_sarif(spec, run, leakage, GTW_VERSION));
+    write_file_atomic((fs::path(out_dir) / "findings.sarif").string(),
+                      findings_sarif(spec, run, leakage, GTW_VERSION, &compliance));
+  if (want_policyreport || (default_formats && compliance.configured))
+    write_file_atomic((fs::path(out_dir) / "policyreport.yaml").string(), policy_report_yaml(spec, run, compliance));
+  if (want_junit)
+    write_file_atomic((fs::path(out_dir) / "junit.xml").string(), run_junit_xml(spec, run, analysis, &compliance));
+  // audit.jsonl: only when the run has an audit trail (tagged data, spec.identity or spec.audit).
+  if (want_audit && audit_applies(spec))
+    write_audit_jsonl((fs::path(out_dir) / "audit.jsonl").string(), audit::build_audit_log(spec, run));
 
   std::cout << "gputwin: " << spec.name << ": " << analysis.slos.size() - analysis.slos_missed << "/"
             << analysis.slos.size() << " SLOs met";
   for (const auto& s : analysis.slos)
     if (!s.met) std::cout << "; missed " << s.tenant_name << "/" << s.name;
   std::cout << "\n";
+  if (compliance.configured) {
+    std::cout << "gputwin: compliance: " << compliance.passed << " passed, " << compliance.failed << " failed";
+    for (const auto& f : compliance.findings)
+      if (f.status == policy::ComplianceStatus::FAIL) std::cout << "; failed " << f.policy << " (" << f.rule_id << ")";
+    std::cout << "\n";
+  }
   std::cout << "gputwin: " << run.log.size() << " events, " << run.counters.kernels << " kernels in "
             << format_duration(Seconds(run.wall_seconds)) << " wall\n";
   std::cout << "gputwin: report: " << (fs::path(out_dir) / (want_md ? "report.md" : "report.json")).string() << "\n";
@@ -213,6 +245,29 @@ int cmd_explain(const std::string& what) {
       }
     }
     if (what == "policies") cli::print_packing_policies(std::cout);
+    return EXIT_OK;
+  }
+  if (what == "compliance") {
+    std::cout << "Compliance rules (spec.compliance.rules[].rule; docs/models/compliance.md):\n";
+    const auto& registry = policy::builtin_compliance_registry();
+    for (const auto& info : registry.list()) {
+      const auto& meta = policy::compliance_rule_info(info.name);
+      std::cout << "  " << info.name << " [" << meta.rule_id << ", severity " << meta.severity
+                << (meta.enforceable ? ", enforce|audit" : ", audit only") << "]\n      " << info.summary << "\n";
+      std::string refs;
+      for (const auto& r : meta.requirements) refs += (refs.empty() ? "" : "; ") + r;
+      std::cout << "      requirements: " << refs << "\n";
+      for (const auto& p : info.params) {
+        std::cout << "      parameters." << p.name << " (" << param_type_name(p.type) << ", default ";
+        if (std::holds_alternative<double>(p.default_value))
+          std::cout << std::get<double>(p.default_value);
+        else if (std::holds_alternative<bool>(p.default_value))
+          std::cout << (std::get<bool>(p.default_value) ? "true" : "false");
+        else
+          std::cout << "'" << std::get<std::string>(p.default_value) << "'";
+        std::cout << "): " << p.help << "\n";
+      }
+    }
     return EXIT_OK;
   }
   auto docs = explain(what);
@@ -265,7 +320,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", GTW_VERSION);
   app.require_subcommand(1);
 
-  std::string file, out_dir, formats = "json,md,h5,sarif", progress = "auto", field;
+  std::string file, out_dir, formats = "default", progress = "auto", field;
   std::vector<std::string> sets;
   std::optional<uint64_t> seed;
 
@@ -274,7 +329,10 @@ int main(int argc, char** argv) {
   run->add_option("-o,--output", out_dir, "Output directory (default out/<scenario name>)");
   run->add_option("--seed", seed, "Seed (overrides spec.seed)");
   run->add_option("--set", sets, "Override a field: path=value (repeatable), e.g. spec.duration=2m");
-  run->add_option("--format", formats, "Comma-separated outputs: json,md,h5,sarif or all (default json,md,h5,sarif)");
+  run->add_option("--format", formats,
+                  "Comma-separated outputs: json,md,h5,sarif,policyreport,junit,audit or all (default "
+                  "json,md,h5,sarif,policyreport,audit; policyreport only when the scenario has "
+                  "compliance rules, audit (audit.jsonl) only when it has tagged data, spec.identity or spec.audit)");
   run->add_option("--progress", progress, "auto|plain|json|none (default auto: a bar on a terminal, plain in CI)")
       ->check(CLI::IsMember({"auto", "plain", "json", "none"}));
 
@@ -284,7 +342,7 @@ int main(int argc, char** argv) {
 
   auto* explain_cmd =
       app.add_subcommand("explain", "Document a scenario field (e.g. spec.workloads.arrival) or 'policies'");
-  explain_cmd->add_option("field", field, "Field path, or 'policies'")->required();
+  explain_cmd->add_option("field", field, "Field path, 'policies' or 'compliance'")->required();
 
   auto* profiles = app.add_subcommand("profiles", "List the hardware profiles");
   const auto test_cmd = cli::register_test_command(app);
@@ -293,6 +351,7 @@ int main(int argc, char** argv) {
   const auto pack_cmd = cli::register_pack_command(app);
   const auto calibrate_cmd = cli::register_calibrate_command(app);
   const auto import_topo_cmd = cli::register_import_topo_command(app);
+  const auto audit_cmd = cli::register_audit_command(app);
 
   try {
     app.parse(argc, argv);
@@ -318,6 +377,7 @@ int main(int argc, char** argv) {
     if (*pack_cmd.app) return pack_cmd.run();
     if (*calibrate_cmd.app) return calibrate_cmd.run();
     if (*import_topo_cmd.app) return import_topo_cmd.run();
+    if (*audit_cmd.app) return audit_cmd.run();
   } catch (const InputError& e) {
     std::cerr << "gputwin: error: " << e.what() << "\n";
     return EXIT_INVALID_INPUT;

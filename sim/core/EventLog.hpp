@@ -70,6 +70,7 @@ enum class FailureReason : uint8_t {
   FAULT = 4,
   RECONFIGURED = 5,  // evicted by a MIG re-partitioning (work still in flight after the drain is lost)
   PREEMPTED = 6,     // evicted by quota reclaim (a tenant took its nominal quota back)
+  KEY_REFUSED = 7,   // an enforcing compliance rule refused its secret at start (attestation before key release)
 };
 
 const char* event_type_name(EventType t);

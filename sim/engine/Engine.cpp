@@ -6,12 +6,15 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <deque>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
 #include <set>
 #include <stdexcept>
+#include <tuple>
 
 #include "models/SimContext.hpp"
 #include "models/attack/Attack.hpp"
@@ -20,6 +23,7 @@
 #include "models/workload/Runtime.hpp"
 #include "models/workload/Workload.hpp"
 #include "policies/api/Placement.hpp"
+#include "policies/compliance/CheckRules.hpp"
 
 namespace sg4 = simgrid::s4u;
 
@@ -68,6 +72,7 @@ class Simulation {
     for (auto& gpu : gpus_) gpu->start();
     policy_ = policy::builtin_placement_registry().create(spec_.placement.name, spec_.placement.params);
     view_ = make_view();
+    setup_compliance();
     for (size_t i = 0; i < view_.gpus.size(); ++i) {
       const auto& g = view_.gpus[i];
       result_.gpus[i].share = g.slots > 0 ? g.capacity / g.slots : g.capacity;
@@ -217,6 +222,7 @@ class Simulation {
 
   policy::ClusterView make_view() const {
     policy::ClusterView view;
+    std::map<std::pair<int, int>, int> physical;  // (node, GPU index) -> physical GPU id (MIG instances share it)
     for (size_t i = 0; i < gpus_.size(); ++i) {
       const auto& layout = result_.gpus[i];
       policy::GpuView g;
@@ -230,6 +236,8 @@ class Simulation {
       g.mig_profile = layout.mig_profile;
       g.available = layout.available_from >= 0;
       g.capacity = device_capacity(layout);
+      g.physical =
+          physical.emplace(std::make_pair(layout.node, layout.local), static_cast<int>(physical.size())).first->second;
       view.gpus.push_back(g);
     }
     for (const auto& t : spec_.tenants) view.tenant_classification.push_back(t.classification);
@@ -285,7 +293,7 @@ class Simulation {
   std::optional<ReplicaPlacement> place_replica(size_t w, int r) {
     const auto& ws = spec_.workloads[w];
     const policy::PlacementRequest req = make_request(w, r);
-    auto chosen = ws.nodes > 1 || !ws.pin_nodes.empty() ? place_across_nodes(ws, req) : policy_->place(req, view_);
+    auto chosen = choose_gpus(w, req, false);
     const double now = sg4::Engine::get_clock();
     if (!chosen || static_cast<int>(chosen->size()) != ws.gpus) {
       ctx_.emit(now, EventType::PLACEMENT_FAILED, req.tenant, static_cast<int>(w), r, -1, req.memory);
@@ -299,12 +307,152 @@ class Simulation {
       gv.used_slots += 1;
       gv.memory_committed += req.memory;
       gv.tenants.push_back(req.tenant);
+      gv.last_tenant = req.tenant;
       place.gpus.push_back(gpus_[static_cast<size_t>(g)].get());
       place.contexts.push_back(gpus_[static_cast<size_t>(g)]->add_context(req.tenant, static_cast<int>(w), r));
       ctx_.emit(now, EventType::PLACED, req.tenant, static_cast<int>(w), r, g, req.memory);
     }
     place.node_cpu = nodes_[static_cast<size_t>(place.gpus[0]->node())].cpu;
+    attest_and_release_keys(w, r, *chosen);
     return place;
+  }
+
+  // ---- Compliance enforcement (docs/models/compliance.md): rules with action enforce are asked before
+  // each placement (GPUs they refuse are hidden from the placement policy) and each data access.
+  struct Enforcer {
+    int index = -1;  // into spec.compliance.rules
+    ComplianceRuleSpec cfg;
+    std::unique_ptr<policy::ComplianceRule> rule;
+  };
+
+  void setup_compliance() {
+    for (const auto& l : result_.gpus) gpu_region_.push_back(pool_region(l.pool));
+    const auto& registry = policy::builtin_compliance_registry();
+    for (size_t i = 0; i < spec_.compliance.rules.size(); ++i) {
+      const auto& r = spec_.compliance.rules[i];
+      if (r.action != ComplianceAction::ENFORCE || !registry.find(r.rule)) continue;
+      Enforcer e{static_cast<int>(i), policy::with_rule_defaults(r), nullptr};
+      e.rule = registry.create(r.rule, e.cfg.params);
+      enforcers_.push_back(std::move(e));
+    }
+    if (enforcers_.empty()) return;
+    ctx_.access_guard = [this](const DataMovement& m) -> std::optional<std::pair<int, std::string>> {
+      const std::string region = m.gpu >= 0 ? gpu_region_[static_cast<size_t>(m.gpu)] : std::string();
+      const policy::AccessCheck check{spec_, m, region, sg4::Engine::get_clock()};
+      for (const auto& e : enforcers_)
+        if (e.rule->refuse_access(check, e.cfg)) return std::make_pair(e.index, e.cfg.name);
+      return std::nullopt;
+    };
+  }
+
+  std::string pool_region(const std::string& pool) const {
+    for (const auto& p : spec_.node_pools)
+      if (p.name == pool) return p.region;
+    return {};
+  }
+
+  // The GPUs for a replica: the placement policy on the view, minus the GPUs an enforcing rule refuses.
+  // One COMPLIANCE_REFUSED per rule that changed the decision (it refused a GPU the policy would have
+  // chosen otherwise), not per GPU refused. A trial (quota admission) records only a refusal that leaves
+  // the replica unplaced, once per replica and rule: the admission retries while it waits.
+  std::optional<std::vector<int>> choose_gpus(size_t w, const policy::PlacementRequest& req, bool trial) {
+    const auto& ws = spec_.workloads[w];
+    const auto place_on_view = [&] {
+      return ws.nodes > 1 || !ws.pin_nodes.empty() ? place_across_nodes(ws, req) : policy_->place(req, view_);
+    };
+    if (enforcers_.empty()) return place_on_view();
+    const double now = sg4::Engine::get_clock();
+    std::vector<std::vector<size_t>> refused(view_.gpus.size());
+    bool any = false;
+    for (size_t g = 0; g < view_.gpus.size(); ++g) {
+      if (!policy::eligible(view_.gpus[g], req)) continue;
+      const policy::PlacementCheck check{spec_, req, view_.gpus[g], view_, gpu_region_[g], now};
+      for (size_t k = 0; k < enforcers_.size(); ++k)
+        if (enforcers_[k].rule->refuse_placement(check, enforcers_[k].cfg)) refused[g].push_back(k);
+      any = any || !refused[g].empty();
+    }
+    if (!any) return place_on_view();
+    const auto unfiltered = place_on_view();
+    policy::ClusterView filtered = view_;
+    for (size_t g = 0; g < refused.size(); ++g)
+      if (!refused[g].empty()) filtered.gpus[g].available = false;
+    std::swap(view_, filtered);  // place_across_nodes reads view_
+    auto chosen = place_on_view();
+    std::swap(view_, filtered);
+    if (unfiltered && (!trial || !chosen)) {
+      std::map<size_t, int> first_gpu;  // enforcer -> first GPU of the policy's choice it refused
+      for (int g : *unfiltered)
+        for (size_t k : refused[static_cast<size_t>(g)]) first_gpu.emplace(k, g);
+      for (const auto& [k, g] : first_gpu)
+        if (!trial || trial_refusals_.insert({w, req.replica, k}).second)
+          ctx_.emit(now, EventType::COMPLIANCE_REFUSED, req.tenant, static_cast<int>(w), req.replica, g,
+                    enforcers_[k].index, 0);
+    }
+    return chosen;
+  }
+
+  // ---- Attestation and key release (docs/models/compliance.md, "Identity and audit rules"). A replica
+  // starting on GPUs in confidential-computing mode attests each of them after its runtime started (the
+  // profile's attestation time each, as the workload's bring-up waits), then fetches its secrets; an
+  // enforcing rule may refuse a release (COMPLIANCE_REFUSED aux 2, KEY_RELEASE value 0).
+  void attest_and_release_keys(size_t w, int r, const std::vector<int>& gpus) {
+    const auto& ws = spec_.workloads[w];
+    bool confidential = false;
+    for (int g : gpus) confidential = confidential || gpus_[static_cast<size_t>(g)]->confidential();
+    if (!confidential && ws.secrets.empty()) return;
+    sg4::Actor::create("attest", controller_host_, [this, w, r, gpus] {
+      attest_and_release_actor(w, r, gpus);
+    })->daemonize();
+  }
+
+  bool attestation_fails(const WorkloadSpec& ws, int r, double now) const {
+    return std::any_of(
+        ws.attestation_failures.begin(), ws.attestation_failures.end(),
+        [&](const AttestationFailureSpec& f) { return (f.replica < 0 || f.replica == r) && now >= f.at.value; });
+  }
+
+  void attest_and_release_actor(size_t w, int r, const std::vector<int>& gpus) {
+    const auto& ws = spec_.workloads[w];
+    const int tenant = ws.replica_tenant(r);
+    const int wi = static_cast<int>(w);
+    const SharingMode mode = gpus_[static_cast<size_t>(gpus.front())]->sharing().mode;
+    sg4::this_actor::sleep_for(runtime_model(effective_runtime(ws.runtime, mode)).startup_s);
+    bool all_confidential = true, failed = false;
+    double oldest = std::numeric_limits<double>::infinity();  // the oldest of the GPUs' attestations
+    for (int g : gpus) {
+      const auto* cc = gpus_[static_cast<size_t>(g)]->confidential();
+      if (!cc) {
+        all_confidential = false;
+        continue;
+      }
+      sg4::this_actor::sleep_for(cc->attestation.value);
+      const double now = sg4::Engine::get_clock();
+      const bool ok = !attestation_fails(ws, r, now);
+      ctx_.emit(now, EventType::ATTESTATION, tenant, wi, r, g, ok ? 1 : 0);
+      oldest = std::min(oldest, now);
+      failed = failed || !ok;
+    }
+    const double attested_at = all_confidential && !failed && std::isfinite(oldest) ? oldest : -1;
+    const double now = sg4::Engine::get_clock();
+    bool any_refused = false;
+    for (const auto& name : ws.secrets) {
+      const auto& secrets = spec_.identity.secrets;
+      const auto it = std::find_if(secrets.begin(), secrets.end(), [&](const SecretSpec& s) { return s.name == name; });
+      if (it == secrets.end()) continue;  // validation refuses unknown secrets
+      const int secret = static_cast<int>(it - secrets.begin());
+      const policy::KeyReleaseCheck check{spec_, wi, r, secret, gpus, all_confidential, attested_at, now};
+      bool refused = false;
+      for (const auto& e : enforcers_) {
+        if (!e.rule->refuse_key_release(check, e.cfg)) continue;
+        ctx_.emit(now, EventType::COMPLIANCE_REFUSED, tenant, wi, r, gpus.front(), e.index, 2);
+        refused = true;
+        break;
+      }
+      ctx_.emit(now, EventType::KEY_RELEASE, tenant, wi, r, gpus.front(), refused ? 0 : 1, secret);
+      any_refused = any_refused || refused;
+    }
+    // Without its secrets the replica cannot start serving (or training): the cost of enforcement.
+    if (any_refused && by_index_[w]) by_index_[w]->kill_replica(r, FailureReason::KEY_REFUSED);
   }
 
   // A replica spanning `nodes` nodes (or pinned to named nodes): gpus / nodes GPUs on each, one node at a
@@ -416,7 +564,7 @@ class Simulation {
     bool ok = true;
     for (int r = 0; r < replica_count(ws) && ok; ++r) {
       const policy::PlacementRequest req = make_request(w, r);
-      auto chosen = ws.nodes > 1 || !ws.pin_nodes.empty() ? place_across_nodes(ws, req) : policy_->place(req, view_);
+      auto chosen = choose_gpus(w, req, true);
       ok = chosen && static_cast<int>(chosen->size()) == ws.gpus;
       if (!ok) break;
       for (int g : *chosen) {
@@ -684,6 +832,9 @@ class Simulation {
   std::set<const Workload*> released_;  // training instances whose GPUs went back
   sg4::MutexPtr quota_mutex_;
   sg4::ConditionVariablePtr quota_cv_;
+  std::vector<Enforcer> enforcers_;                           // compliance rules with action enforce, in spec order
+  std::vector<std::string> gpu_region_;                       // region of each device's node pool
+  std::set<std::tuple<size_t, int, size_t>> trial_refusals_;  // (workload, replica, enforcer) recorded by a trial
   policy::ClusterView view_;  // the placement policy's view, kept up to date by placements and reconfigurations
   std::chrono::steady_clock::time_point wall_start_;
 };

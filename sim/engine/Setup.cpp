@@ -11,6 +11,7 @@
 #include "models/workload/Workload.hpp"
 #include "policies/api/CheckParams.hpp"
 #include "policies/api/Placement.hpp"
+#include "policies/compliance/CheckRules.hpp"
 
 namespace gtw {
 
@@ -176,6 +177,7 @@ PreparedScenario prepare_scenario(const std::string& path, const std::vector<Ove
   // Policies by registered name.
   policy::check_policy_ref(spec.placement, "spec.policies.placement", "placement",
                            policy::builtin_placement_registry().list(), diags);
+  policy::check_compliance_rules(spec, diags);
 
   // Capacity checks that need the profiles: a replica that can never fit on any allowed GPU.
   // Pools are summarised once (largest GPU memory per pool name and over all pools), so the check

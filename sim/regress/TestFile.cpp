@@ -19,8 +19,9 @@ namespace {
 const std::vector<std::string> TOP_KEYS = {"apiVersion", "kind", "metadata", "name",    "description",
                                            "scenario",   "seed", "set",      "timeout", "expect"};
 const std::vector<std::string> COMPARISON_KEYS = {"op", "value", "max", "min", "equals", "notEquals", "below", "above"};
-const std::vector<std::string> SHORTHAND_KEYS = {"slo",         "allSlosMet", "latency",        "slowdown",
-                                                 "utilisation", "faultCount", "replicasFailed", "jobsFailed"};
+const std::vector<std::string> SHORTHAND_KEYS = {"slo",         "allSlosMet",  "latency",        "slowdown",
+                                                 "utilisation", "faultCount",  "replicasFailed", "jobsFailed",
+                                                 "compliance",  "allCompliant"};
 const std::vector<std::string> MODIFIER_KEYS = {"name", "metric", "tolerance",  "aggregate",
                                                 "met",  "field",  "percentile", "tenant"};
 
@@ -193,7 +194,8 @@ class TestParser {
     if (given.count("metric")) forms.push_back("metric");
     if (forms.size() != 1) {
       d_.error(e.loc, path,
-               forms.empty() ? "expected 'metric:' or one of the shorthands (slo, allSlosMet, latency, slowdown, "
+               forms.empty() ? "expected 'metric:' or one of the shorthands (slo, allSlosMet, compliance, "
+                               "allCompliant, latency, slowdown, "
                                "utilisation, faultCount, replicasFailed, jobsFailed)"
                              : "give one of '" + forms[0] + "' and '" + forms[1] + "', not both");
       return false;
@@ -255,6 +257,17 @@ class TestParser {
         metric = gpu + ".utilisation_by_tenant." + *tenant;
       else
         metric = gpu + ".utilisation";
+    } else if (form == "compliance") {
+      // `compliance: POLICY` reads as "the rule passed"; `equals: fail` expects it to fail.
+      metric = "compliance.findings[policy=" + subject + "].status";
+      implied = {Op::EQ, "pass"};
+    } else if (form == "allCompliant") {
+      if (subject != "true" && subject != "false") {
+        d_.error(loc_of(file_, subject_node), path + ".allCompliant", "expected true or false");
+        return false;
+      }
+      metric = "compliance.summary.fail";
+      implied = subject == "true" ? std::pair{Op::EQ, std::string("0")} : std::pair{Op::GT, std::string("0")};
     } else if (form == "faultCount") {
       // `faultCount: 1` reads as "exactly one fault"; a comparison key may replace the number.
       metric = "faults";

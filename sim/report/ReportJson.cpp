@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "sim/analysis/DataExposure.hpp"
+#include "sim/report/ComplianceWriters.hpp"
 #include "sim/report/Writers.hpp"
 
 namespace gtw {
@@ -84,8 +85,24 @@ json leakage_json(const ScenarioSpec& spec, const LeakageReport& l) {
          {"closed", d.closed},
          {"closed_reason", d.closed_reason},
          {"closed_by", d.closed_by},
-         {"basis", d.basis}});
+         {"basis", d.basis},
+         {"data", d.data >= 0 ? json(spec.data[static_cast<size_t>(d.data)].name) : json(nullptr)},
+         {"paths", d.paths}});
   out["discrete"] = discrete;
+  json identity_paths = json::array();  // the identity channel (docs/models/identity.md)
+  for (const auto& p : l.identity_paths)
+    identity_paths.push_back({{"observer", tenant_name(spec, p.observer_tenant)},
+                              {"source", tenant_name(spec, p.source_tenant)},
+                              {"principal", p.principal},
+                              {"target", p.target},
+                              {"target_kind", p.target_kind},
+                              {"action", p.action},
+                              {"hops", p.hops},
+                              {"propagation", p.propagation},
+                              {"effective_identity", p.effective_identity},
+                              {"granted", p.granted},
+                              {"confused_deputy", p.confused_deputy}});
+  out["identity_paths"] = identity_paths;
   json models = json::array();
   for (const auto& m : l.models) {
     json exposures = json::array();
@@ -153,7 +170,19 @@ json leakage_json(const ScenarioSpec& spec, const LeakageReport& l) {
       j["achieved"] = {{"observations", r.observations},
                        {"estimated_parameters", r.estimate},
                        {"parameters", r.truth},
-                       {"relative_error", r.relative_error}};
+                       {"relative_error", r.relative_error},
+                       {"layers",
+                        {{"batches", r.layer_batches},
+                         {"truth", r.layers_truth},
+                         {"estimate", r.layers_estimate},
+                         {"exact", r.layers_exact},
+                         {"error_mean", r.layer_error_mean},
+                         {"error_max", r.layer_error_max}}}};
+    else if (r.type == "queryExtraction")
+      j["achieved"] = {{"queries_sent", r.queries_sent},         {"queries_admitted", r.queries_admitted},
+                       {"queries_answered", r.queries_answered}, {"queries_rate_limited", r.queries_rate_limited},
+                       {"queries_refused", r.queries_refused},   {"query_seconds", r.query_seconds},
+                       {"goal_reached", r.query_goal_reached},   {"bound_queries", r.bound_queries}};
     else if (r.type == "remanenceScrape")
       j["achieved"] = {{"bytes_recovered", r.bytes_recovered}, {"bound_bytes", r.bound_bytes}};
     else
@@ -208,7 +237,7 @@ json data_movements_json(const ScenarioSpec& spec, const RunResult& run) {
 }  // namespace
 
 std::string report_json(const ScenarioSpec& spec, const RunResult& run, const Analysis& a, const Provenance& p,
-                        const LeakageReport* leakage) {
+                        const LeakageReport* leakage, const ComplianceReport* compliance) {
   json root;
   root["schema_version"] = REPORT_SCHEMA_VERSION;
   root["scenario"] = {{"name", spec.name},
@@ -414,6 +443,8 @@ std::string report_json(const ScenarioSpec& spec, const RunResult& run, const An
   for (const auto& s : run.profile_sha256) profiles.push_back(s);
   root["hardware_profiles"] = profiles;
   if (leakage) root["leakage"] = leakage_json(spec, *leakage);
+  // null when the scenario declares no compliance rules (readers tell "not evaluated" from "all passed").
+  root["compliance"] = compliance && compliance->configured ? compliance_json(spec, *compliance) : json();
   root["provenance"] = {{"gputwin_version", p.gputwin_version}, {"simgrid_version", p.simgrid_version},
                         {"command_line", p.command_line},       {"host", p.host},
                         {"started_utc", p.started_utc},         {"wall_seconds", p.wall_seconds}};

@@ -4,6 +4,7 @@
 #include <map>
 #include <sstream>
 
+#include "sim/report/ComplianceWriters.hpp"
 #include "sim/report/Writers.hpp"
 
 namespace gtw {
@@ -128,8 +129,11 @@ void leakage_markdown(std::ostringstream& md, const ScenarioSpec& spec, const Le
     for (const auto& d : l.discrete)
       md << "| " << tenant_of(spec, d.observer) << " <- " << tenant_of(spec, d.source) << " | "
          << discrete_kind_name(d.kind) << " | "
-         << (d.workload >= 0 ? spec.workloads[static_cast<size_t>(d.workload)].name : "-") << " | "
-         << format_bytes(Bytes(d.bytes)) << " | " << (d.closed ? "closed: " + d.closed_reason : "**open**") << " |\n";
+         << (d.data >= 0       ? spec.data[static_cast<size_t>(d.data)].name
+             : d.workload >= 0 ? spec.workloads[static_cast<size_t>(d.workload)].name
+                               : "-")
+         << " | " << format_bytes(Bytes(d.bytes)) << " | " << (d.closed ? "closed: " + d.closed_reason : "**open**")
+         << " |\n";
   }
 
   if (!l.attacks.empty()) {
@@ -141,6 +145,7 @@ void leakage_markdown(std::ostringstream& md, const ScenarioSpec& spec, const Le
       if (r.type == "covertChannel" || r.type == "primeProbe" || r.type == "modelExtraction")
         bound = r.bound_state == "closed" ? "closed" : rate_text(r.bound_bps);
       if (r.type == "remanenceScrape") bound = format_bytes(Bytes(r.bound_bytes)) + " unscrubbed";
+      if (r.type == "queryExtraction") bound = std::to_string(static_cast<long long>(r.bound_queries)) + " queries";
       md << "| " << r.name << " | " << r.type << " | " << r.attacker << " <- " << (r.victim.empty() ? "-" : r.victim)
          << " | " << r.resource << " / " << r.relation << " | " << r.outcome << " | " << bound << " | "
          << (r.within_bound ? "yes" : "**no**") << " |\n";
@@ -161,7 +166,7 @@ void leakage_markdown(std::ostringstream& md, const ScenarioSpec& spec, const Le
 }  // namespace
 
 std::string report_markdown(const ScenarioSpec& spec, const RunResult& run, const Analysis& a,
-                            const LeakageReport* leakage) {
+                            const LeakageReport* leakage, const ComplianceReport* compliance) {
   std::ostringstream md;
   md << "# gputwin report: " << spec.name << "\n\n";
   if (!spec.description.empty()) md << spec.description << "\n\n";
@@ -297,6 +302,10 @@ std::string report_markdown(const ScenarioSpec& spec, const RunResult& run, cons
   }
 
   if (leakage) leakage_markdown(md, spec, *leakage);
+  if (compliance && compliance->configured) {
+    md << "\n";
+    compliance_markdown(md, spec, *compliance);
+  }
 
   md << "\n## GPUs\n\n";
   md << "| GPU | node | sharing | tenants | utilisation | by tenant | context switches |\n";

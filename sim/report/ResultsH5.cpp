@@ -19,15 +19,17 @@
 #include <vector>
 
 #include "sim/core/Errors.hpp"
+#include "sim/report/ComplianceWriters.hpp"
+#include "sim/report/H5Util.hpp"
 #include "sim/report/Writers.hpp"
 
 namespace gtw {
 namespace {
 
+using namespace h5;  // NOLINT(google-build-using-namespace): the shared HDF5 helpers
+
 constexpr const char* RESULTS_FORMAT_VERSION = "1.0";
 constexpr const char* RESULTS_SCHEMA = "gputwin.results";
-constexpr hsize_t EVENT_CHUNK_ROWS = 16384;
-constexpr unsigned EVENT_DEFLATE_LEVEL = 4;
 
 // From the comments in sim/core/EventLog.hpp (plus what the emitters put in aux), so a reader of the
 // file needs no source.
@@ -55,53 +57,6 @@ constexpr const char* EVENT_SEMANTICS =
 constexpr const char* EVENT_UNITS =
     "time: s (simulated); seq: append order; value, aux: per type, see attribute 'semantics'";
 
-// The HDF5 error stack is silenced while we write; the innermost entry explains the failure.
-std::string hdf5_error_detail() {
-  std::string detail;
-  auto walk = [](unsigned n, const H5E_error2_t* err, void* data) -> herr_t {
-    if (n == 0 && err && err->desc) *static_cast<std::string*>(data) = err->desc;
-    return 0;
-  };
-  H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, walk, &detail);  // best effort: the message has `what` anyway
-  return detail;
-}
-
-[[noreturn]] void fail(const std::string& what) {
-  const std::string detail = hdf5_error_detail();
-  throw RuntimeError(detail.empty() ? what : what + " (" + detail + ")");
-}
-
-void check(herr_t r, const std::string& what) {
-  if (r < 0) fail(what);
-}
-
-/// Owns one hid_t; closes it on scope exit (errors while unwinding are ignored, nothing to do then).
-class H5Id {
- public:
-  using Closer = herr_t (*)(hid_t);
-  H5Id(hid_t id, Closer closer, const std::string& what) : id_(id), closer_(closer) {
-    if (id_ < 0) fail(what);
-  }
-  H5Id(const H5Id&) = delete;
-  H5Id& operator=(const H5Id&) = delete;
-  H5Id(H5Id&& o) noexcept : id_(o.id_), closer_(o.closer_) { o.id_ = H5I_INVALID_HID; }
-  H5Id& operator=(H5Id&&) = delete;
-  ~H5Id() {
-    if (id_ >= 0) closer_(id_);
-  }
-  hid_t get() const { return id_; }
-  /// Explicit, checked close (the file: flushing happens here and may fail).
-  void close(const std::string& what) {
-    const hid_t id = id_;
-    id_ = H5I_INVALID_HID;
-    check(closer_(id), what);
-  }
-
- private:
-  hid_t id_;
-  Closer closer_;
-};
-
 /// Turns off HDF5's automatic error printing for the lifetime of the object, then restores it
 /// (other code in the process may rely on the default).
 class QuietHdf5Errors {
@@ -119,13 +74,6 @@ class QuietHdf5Errors {
   void* data_ = nullptr;
 };
 
-H5Id vlen_string_type() {
-  H5Id t(H5Tcopy(H5T_C_S1), H5Tclose, "cannot create string type");
-  check(H5Tset_size(t.get(), H5T_VARIABLE), "cannot size string type");
-  check(H5Tset_cset(t.get(), H5T_CSET_UTF8), "cannot set string charset");
-  return t;
-}
-
 H5Id event_type_enum(hid_t base) {
   H5Id t(H5Tenum_create(base), H5Tclose, "cannot create event type enum");
   for (int i = 0; i < EVENT_TYPE_COUNT; ++i) {
@@ -134,111 +82,6 @@ H5Id event_type_enum(hid_t base) {
   }
   return t;
 }
-
-/// Object creation properties shared by every group and dataset: no timestamps (determinism).
-H5Id group_props() {
-  H5Id p(H5Pcreate(H5P_GROUP_CREATE), H5Pclose, "cannot create group properties");
-  check(H5Pset_obj_track_times(p.get(), false), "cannot disable group time tracking");
-  return p;
-}
-
-H5Id dataset_props() {
-  H5Id p(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "cannot create dataset properties");
-  check(H5Pset_obj_track_times(p.get(), false), "cannot disable dataset time tracking");
-  return p;
-}
-
-H5Id make_group(hid_t loc, const char* name) {
-  const H5Id gcpl = group_props();
-  return H5Id(H5Gcreate2(loc, name, H5P_DEFAULT, gcpl.get(), H5P_DEFAULT), H5Gclose,
-              std::string("cannot create group ") + name);
-}
-
-// --- attributes ---
-
-void attr_write(hid_t loc, const char* name, hid_t file_type, hid_t mem_type, const void* value) {
-  const H5Id space(H5Screate(H5S_SCALAR), H5Sclose, "cannot create scalar dataspace");
-  const H5Id attr(H5Acreate2(loc, name, file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose,
-                  std::string("cannot create attribute ") + name);
-  check(H5Awrite(attr.get(), mem_type, value), std::string("cannot write attribute ") + name);
-}
-
-void attr_string(hid_t loc, const char* name, const std::string& value) {
-  const H5Id t = vlen_string_type();
-  const char* p = value.c_str();
-  attr_write(loc, name, t.get(), t.get(), &p);
-}
-
-void attr_f64(hid_t loc, const char* name, double value) {
-  attr_write(loc, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &value);
-}
-
-void attr_u64(hid_t loc, const char* name, uint64_t value) {
-  attr_write(loc, name, H5T_STD_U64LE, H5T_NATIVE_UINT64, &value);
-}
-
-// --- tables (1-D datasets of a compound type) ---
-
-/// One member of a table: its offset in the in-memory row, its memory type and its file type.
-struct Field {
-  const char* name;
-  size_t offset;
-  hid_t mem;
-  hid_t file;
-};
-
-struct TableOptions {
-  bool chunked = false;  // chunked, unlimited, shuffle + deflate (the event log)
-};
-
-/// Writes `n` rows starting at `rows` (a contiguous array of `row_size`-byte structs). The file type
-/// is packed: no padding bytes, so nothing uninitialised reaches the file.
-H5Id write_table(hid_t loc, const char* name, const void* rows, size_t n, size_t row_size,
-                 std::initializer_list<Field> fields, TableOptions options = {}) {
-  const std::string what = std::string("/") + name;
-  H5Id mem(H5Tcreate(H5T_COMPOUND, row_size), H5Tclose, "cannot create memory type for " + what);
-  size_t file_size = 0;
-  for (const Field& f : fields) {
-    check(H5Tinsert(mem.get(), f.name, f.offset, f.mem), "cannot build memory type for " + what);
-    const size_t s = H5Tget_size(f.file);
-    if (s == 0) fail("cannot size member " + std::string(f.name) + " of " + what);
-    file_size += s;
-  }
-  H5Id file(H5Tcreate(H5T_COMPOUND, file_size), H5Tclose, "cannot create file type for " + what);
-  size_t offset = 0;
-  for (const Field& f : fields) {
-    check(H5Tinsert(file.get(), f.name, offset, f.file), "cannot build file type for " + what);
-    offset += H5Tget_size(f.file);
-  }
-
-  const hsize_t dims[1] = {static_cast<hsize_t>(n)};
-  const hsize_t unlimited[1] = {H5S_UNLIMITED};
-  const H5Id space(H5Screate_simple(1, dims, options.chunked ? unlimited : nullptr), H5Sclose,
-                   "cannot create dataspace for " + what);
-  const H5Id dcpl = dataset_props();
-  if (options.chunked) {
-    // An unlimited maximum lets the chunk exceed the row count (and allows an empty log).
-    const hsize_t chunk[1] = {EVENT_CHUNK_ROWS};
-    check(H5Pset_chunk(dcpl.get(), 1, chunk), "cannot set chunking for " + what);
-    check(H5Pset_shuffle(dcpl.get()), "cannot enable shuffle for " + what);
-    check(H5Pset_deflate(dcpl.get(), EVENT_DEFLATE_LEVEL), "cannot enable deflate for " + what);
-  }
-  H5Id dset(H5Dcreate2(loc, name, file.get(), space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT), H5Dclose,
-            "cannot create dataset " + what);
-  if (n > 0) check(H5Dwrite(dset.get(), mem.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, rows), "cannot write " + what);
-  return dset;
-}
-
-template <class Row>
-H5Id write_table(hid_t loc, const char* name, const std::vector<Row>& rows, std::initializer_list<Field> fields,
-                 TableOptions options = {}) {
-  return write_table(loc, name, rows.data(), rows.size(), sizeof(Row), fields, options);
-}
-
-#define GTW_FIELD(Row, member, mem_type, file_type)     \
-  Field {                                               \
-#member, offsetof(Row, member), mem_type, file_type \
-  }
 
 // In-memory rows. Strings point into the analysis (alive for the whole write).
 struct TenantRow {
@@ -495,6 +338,7 @@ struct LeakDiscreteRow {
   double bytes;
   uint8_t closed;
   const char* basis;
+  const char* data;  // data item (plaintextNetwork / plaintextStorage), "" otherwise
 };
 
 struct LeakTenantRow {
@@ -575,12 +419,13 @@ void write_leakage(hid_t root, const LeakageReport& l, hid_t str) {
   std::vector<LeakDiscreteRow> discrete;
   for (const auto& d : l.discrete)
     discrete.push_back({d.observer, d.source, discrete_kind_name(d.kind), d.workload, d.gpu, d.bytes,
-                        static_cast<uint8_t>(d.closed), d.basis.c_str()});
+                        static_cast<uint8_t>(d.closed), d.basis.c_str(), d.data_name.c_str()});
   write_table(g.get(), "discrete", discrete,
               {GTW_FIELD(LeakDiscreteRow, observer, i32, fi32), GTW_FIELD(LeakDiscreteRow, source, i32, fi32),
                GTW_FIELD(LeakDiscreteRow, kind, str, str), GTW_FIELD(LeakDiscreteRow, workload, i32, fi32),
                GTW_FIELD(LeakDiscreteRow, gpu, i32, fi32), GTW_FIELD(LeakDiscreteRow, bytes, f64, ff64),
-               GTW_FIELD(LeakDiscreteRow, closed, u8, fu8), GTW_FIELD(LeakDiscreteRow, basis, str, str)});
+               GTW_FIELD(LeakDiscreteRow, closed, u8, fu8), GTW_FIELD(LeakDiscreteRow, basis, str, str),
+               GTW_FIELD(LeakDiscreteRow, data, str, str)});
   std::vector<LeakTenantRow> tenants;
   for (const auto& t : l.tenants)
     tenants.push_back({t.name.c_str(), t.bits_as_observer, t.bits_as_source, t.bytes_as_observer, t.bytes_as_source});
@@ -667,7 +512,7 @@ void write_timeseries(hid_t root, const Analysis& a) {
 }
 
 void write_h5(const std::string& file_name, const ScenarioSpec& spec, const RunResult& run, const Analysis& a,
-              const Provenance& prov, const LeakageReport* leakage) {
+              const Provenance& prov, const LeakageReport* leakage, const ComplianceReport* compliance) {
   const H5Id fcpl(H5Pcreate(H5P_FILE_CREATE), H5Pclose, "cannot create file properties");
   // A file creation list is also a group creation list (the root group's): no timestamp there either.
   check(H5Pset_obj_track_times(fcpl.get(), false), "cannot disable root group time tracking");
@@ -686,6 +531,8 @@ void write_h5(const std::string& file_name, const ScenarioSpec& spec, const RunR
     write_sla(root.get(), spec, a, str.get());
     write_timeseries(root.get(), a);
     if (leakage) write_leakage(root.get(), *leakage, str.get());
+    write_audit_group(root.get(), spec, run);
+    if (compliance && compliance->configured) write_compliance_group(root.get(), *compliance);
   }
   file.close("cannot close " + file_name);
 }
@@ -701,13 +548,14 @@ bool fsync_path(const std::string& p) {
 }  // namespace
 
 void write_results_h5(const std::string& path, const ScenarioSpec& spec, const RunResult& run, const Analysis& analysis,
-                      const Provenance& provenance, const LeakageReport* leakage) {
+                      const Provenance& provenance, const LeakageReport* leakage,
+                      const ComplianceReport* compliance) {
   const std::filesystem::path target(path);
   const std::string tmp =
       (target.parent_path() / ("." + target.filename().string() + ".tmp." + std::to_string(::getpid()))).string();
   try {
     const QuietHdf5Errors quiet;
-    write_h5(tmp, spec, run, analysis, provenance, leakage);
+    write_h5(tmp, spec, run, analysis, provenance, leakage, compliance);
   } catch (const std::exception& e) {
     // Every handle is closed by now (unwinding), so the partial file can go.
     std::remove(tmp.c_str());

@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "sim/report/ComplianceWriters.hpp"
 #include "sim/report/Writers.hpp"
 
 namespace gtw {
@@ -55,7 +56,7 @@ std::string number(const char* f, double v) {
 }  // namespace
 
 std::string findings_sarif(const ScenarioSpec& spec, const RunResult& run, const LeakageReport& l,
-                           const std::string& tool_version) {
+                           const std::string& tool_version, const ComplianceReport* compliance) {
   std::map<std::string, json> rules;  // by id, sorted
   json results = json::array();
   auto where = [&](const std::vector<int>& gpus, int fallback_gpu) {
@@ -63,6 +64,27 @@ std::string findings_sarif(const ScenarioSpec& spec, const RunResult& run, const
     if (g >= 0 && static_cast<size_t>(g) < run.gpus.size())
       return location(sharing_location(spec, run.gpus[static_cast<size_t>(g)]), spec.source_file);
     return location(SourceLoc{spec.source_file, 1, 1}, spec.source_file);
+  };
+
+  // A data exposure is opened by the scenario line that leaves the data readable: the source's network
+  // policy entry (no encryption in transit, a shared segment), else the data item (plaintext network);
+  // the data item's store line (plaintext storage). Other discrete kinds: the GPU's sharing line.
+  auto data_where = [&](const DiscreteExposure& d) {
+    const DataSpec* item = d.data >= 0 && static_cast<size_t>(d.data) < spec.data.size()
+                               ? &spec.data[static_cast<size_t>(d.data)]
+                               : nullptr;
+    if (d.kind == DiscreteKind::PLAINTEXT_NETWORK) {
+      for (const auto& p : spec.network_policies)
+        if (p.tenant == tenant(spec, d.source) && p.loc.line > 0) return location(p.loc, spec.source_file);
+      if (item && item->loc.line > 0) return location(item->loc, spec.source_file);
+    } else if (d.kind == DiscreteKind::PLAINTEXT_STORAGE && item) {
+      return location(item->store_loc.line > 0 ? item->store_loc : item->loc, spec.source_file);
+    }
+    if (d.kind == DiscreteKind::PLAINTEXT_NETWORK || d.kind == DiscreteKind::PLAINTEXT_STORAGE) {
+      if (d.workload >= 0) return location(spec.workloads[static_cast<size_t>(d.workload)].loc, spec.source_file);
+      return location(SourceLoc{spec.source_file, 1, 1}, spec.source_file);
+    }
+    return where({}, d.gpu);
   };
 
   for (const auto& c : l.channels) {
@@ -115,28 +137,34 @@ std::string findings_sarif(const ScenarioSpec& spec, const RunResult& run, const
     if (!rules.count(rule_id)) {
       json tags = json::array({"security", "leakage"});
       for (const auto& t : atlas) tags.push_back(t);
+      const char* what = memory ? "GPU memory handed to another tenant without a scrub"
+                         : d.kind == DiscreteKind::PLAINTEXT_PCIE
+                             ? "Plaintext host-device transfers on a node shared with another tenant"
+                         : d.kind == DiscreteKind::PLAINTEXT_NETWORK
+                             ? "Plaintext data on network links another tenant's flows also cross"
+                             : "Data unencrypted at rest on a store another tenant may read";
+      std::string closers;
+      for (const auto& x : d.closed_by) closers += (closers.empty() ? "" : ", ") + x;
       rules[rule_id] = {
           {"id", rule_id},
           {"name", std::string("DiscreteExposure/") + discrete_kind_name(d.kind)},
-          {"shortDescription",
-           {{"text", memory ? "GPU memory handed to another tenant without a scrub"
-                            : "Plaintext host-device transfers on a node shared with another tenant"}}},
+          {"shortDescription", {{"text", what}}},
           {"fullDescription", {{"text", d.basis}}},
-          {"help",
-           {{"text", memory ? "Closed by: scrub on free, confidential computing"
-                            : "Closed by: confidential computing (encrypted bounce buffers), encryption in transit"}}},
+          {"help", {{"text", "Closed by: " + closers}}},
           {"properties",
            {{"tags", tags}, {"security-severity", memory ? "8.0" : "7.0"}, {"atlas_version", ATLAS_VERSION}}}};
     }
-    const std::string workload =
-        d.workload >= 0 ? spec.workloads[static_cast<size_t>(d.workload)].name : std::string("?");
+    const std::string workload = d.data >= 0 && static_cast<size_t>(d.data) < spec.data.size()
+                                     ? spec.data[static_cast<size_t>(d.data)].name
+                                 : d.workload >= 0 ? spec.workloads[static_cast<size_t>(d.workload)].name
+                                                   : std::string("?");
     const std::string text = tenant(spec, d.observer) + " can read " + format_bytes(Bytes(d.bytes)) + " of " +
                              tenant(spec, d.source) + "/" + workload + " (" + discrete_kind_name(d.kind) + "; " +
                              d.basis + ")";
     results.push_back({{"ruleId", rule_id},
                        {"level", "error"},
                        {"message", {{"text", text}}},
-                       {"locations", json::array({where({}, d.gpu)})},
+                       {"locations", json::array({data_where(d)})},
                        {"partialFingerprints",
                         {{"leakagePair/v1", tenant(spec, d.observer) + "<-" + tenant(spec, d.source) + "/" + workload +
                                                 "/" + discrete_kind_name(d.kind)}}},
@@ -179,6 +207,10 @@ std::string findings_sarif(const ScenarioSpec& spec, const RunResult& run, const
         atlas = {"AML.T0029"};
         success = r.victim_replicas_ended > 0;
         break;
+      case AttackType::QUERY_EXTRACTION:
+        atlas = {"AML.T0040", "AML.T0024.002"};  // AI model inference API access; extract AI model
+        success = r.queries_answered > 0;
+        break;
     }
     if (!rules.count(rule_id)) {
       json tags = json::array({"security", "attack-replay"});
@@ -210,6 +242,8 @@ std::string findings_sarif(const ScenarioSpec& spec, const RunResult& run, const
                          {"within_bound", r.within_bound},
                          {"tags", atlas}}}});
   }
+
+  if (compliance && compliance->configured) compliance_sarif(spec, *compliance, rules, results);
 
   json rule_list = json::array();
   for (auto& [id, r] : rules) rule_list.push_back(std::move(r));

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "sim/analysis/Analysis.hpp"
+#include "sim/analysis/Compliance.hpp"
 #include "sim/analysis/Leakage.hpp"
 #include "sim/core/RunResult.hpp"
 #include "sim/scenario/Scenario.hpp"
@@ -26,16 +27,25 @@ struct Provenance {
 void write_file_atomic(const std::string& path, const std::string& content);
 
 // `leakage`, when given, adds the leakage surface section (docs/models/leakage.md).
+// `compliance`, when given and configured, adds the compliance section (docs/models/compliance.md).
 std::string report_json(const ScenarioSpec& spec, const RunResult& run, const Analysis& analysis,
-                        const Provenance& provenance, const LeakageReport* leakage = nullptr);
+                        const Provenance& provenance, const LeakageReport* leakage = nullptr,
+                        const ComplianceReport* compliance = nullptr);
 std::string report_markdown(const ScenarioSpec& spec, const RunResult& run, const Analysis& analysis,
-                            const LeakageReport* leakage = nullptr);
+                            const LeakageReport* leakage = nullptr, const ComplianceReport* compliance = nullptr);
 /// results.h5: the event log, time series and tables (layout in docs/formats/results-h5.md).
 void write_results_h5(const std::string& path, const ScenarioSpec& spec, const RunResult& run, const Analysis& analysis,
-                      const Provenance& provenance, const LeakageReport* leakage = nullptr);
+                      const Provenance& provenance, const LeakageReport* leakage = nullptr,
+                      const ComplianceReport* compliance = nullptr);
 /// findings.sarif (SARIF 2.1.0): one result per open channel with a nonzero bound and per open
 /// discrete exposure, located at the scenario line that sets the sharing which opens it.
+/// Failed compliance rules (when `compliance` is given) are results too, at the scenario lines that caused them.
 std::string findings_sarif(const ScenarioSpec& spec, const RunResult& run, const LeakageReport& leakage,
-                           const std::string& tool_version);
+                           const std::string& tool_version, const ComplianceReport* compliance = nullptr);
+/// policyreport.yaml: the compliance findings as a Kubernetes PolicyReport (wgpolicyk8s.io/v1alpha2).
+std::string policy_report_yaml(const ScenarioSpec& spec, const RunResult& run, const ComplianceReport& compliance);
+/// junit.xml of a run: one test case per SLO and per compliance rule (failures carry the evidence).
+std::string run_junit_xml(const ScenarioSpec& spec, const RunResult& run, const Analysis& analysis,
+                          const ComplianceReport* compliance);
 
 }  // namespace gtw

@@ -3,7 +3,7 @@
 namespace gtw {
 
 const std::vector<std::string>& fabric_kind_names() {
-  static const std::vector<std::string> names{"singleSwitch", "fatTree"};
+  static const std::vector<std::string> names{"singleSwitch", "fatTree", "railOptimized"};
   return names;
 }
 

@@ -20,21 +20,23 @@ struct NodeTopologySpec {
   BytesPerSecond nic_bandwidth{-1};
   BytesPerSecond nvme_read{-1};
   BytesPerSecond nvme_write{-1};
+  int sockets = -1;                // CPU sockets (1 or 2); < 0: the template's
+  BytesPerSecond socket_link{-1};  // inter-socket link (UPI / xGMI) per direction; < 0: the template's
   SourceLoc loc;
   SourceLoc topo_loc;
   SourceLoc mig_loc;
 };
 
-enum class FabricKind { SINGLE_SWITCH, FAT_TREE };
+enum class FabricKind { SINGLE_SWITCH, FAT_TREE, RAIL_OPTIMIZED };
 const std::vector<std::string>& fabric_kind_names();
 
 /// The network between nodes (and to storage and the front end).
 struct FabricSpec {
   bool declared = false;
   FabricKind kind = FabricKind::SINGLE_SWITCH;
-  int nodes_per_leaf = 4;                     // fatTree: nodes under one leaf switch
-  int spines = 2;                             // fatTree: spine switches
-  double oversubscription = 1.0;              // fatTree: leaf downlink / uplink bandwidth
+  int nodes_per_leaf = 4;                     // fatTree: nodes under one leaf; railOptimized: nodes per rail group
+  int spines = 2;                             // fatTree / railOptimized: spine switches
+  double oversubscription = 1.0;              // fatTree / railOptimized: leaf downlink / uplink bandwidth
   Seconds hop_latency{1e-6};                  // per switch hop
   double encryption_bandwidth_factor = 0.9;   // share of bandwidth left to encrypted traffic
   Seconds encryption_latency{5e-6};           // added per encrypted transfer
@@ -77,9 +79,11 @@ struct DataSpec {
   std::string region;                     // empty: the tenant's
   std::string classification;             // empty: the tenant's
   std::string store = HOST_MEMORY_STORE;  // a storage name, localNvme or host
+  int socket = -1;                        // store host: the CPU socket whose memory holds it (< 0: the GPU's own)
   SourceLoc loc;
   SourceLoc tenant_loc;
   SourceLoc store_loc;
+  SourceLoc socket_loc;
 };
 
 /// Per-tenant network policy: segmentation (own partition: its flows are not readable by tenants

@@ -90,20 +90,28 @@ const std::vector<FieldDoc>& field_docs() {
        "the pool's sharing mode must be mig)."},
       {"spec.cluster.nodePools[].topology.nics", "int", "Compute-fabric NICs per node (template default)."},
       {"spec.cluster.nodePools[].topology.nicBandwidth", "bandwidth", "Per NIC and direction, e.g. 400Gb/s."},
+      {"spec.cluster.nodePools[].topology.sockets", "int",
+       "CPU sockets (1 or 2; templates: hgx-h100/hgx-h200/pcie-l40s 2, flat 1). With 2, half the PCIe "
+       "switches hang off each socket and the sockets are joined by `socketLink`."},
+      {"spec.cluster.nodePools[].topology.socketLink", "bandwidth",
+       "Inter-socket link per direction (default: hgx 4 UPI 2.0 links = 128GB/s, pcie-l40s 4 xGMI links = "
+       "256GB/s); host-device copies from the far socket's memory cross it."},
       {"spec.cluster.nodePools[].topology.nvme", "mapping", "Local NVMe of each node (all drives together)."},
       {"spec.cluster.nodePools[].topology.nvme.read", "bandwidth", "Sequential read bandwidth."},
       {"spec.cluster.nodePools[].topology.nvme.write", "bandwidth", "Sequential write bandwidth."},
       {"spec.cluster.fabric", "mapping",
        "The network between nodes, storage and the front end (docs/models/fabric.md). Without it nodes have "
        "no network between them unless storage or multi-node jobs need one (then a single non-blocking switch)."},
-      {"spec.cluster.fabric.kind", "enum: singleSwitch|fatTree",
+      {"spec.cluster.fabric.kind", "enum: singleSwitch|fatTree|railOptimized",
        "singleSwitch: every node port on one non-blocking switch. fatTree: leaf switches of `nodesPerLeaf` "
        "nodes, `spines` spines, leaf uplinks = downlinks / oversubscription; routes pick the spine by "
-       "destination (d-mod-k)."},
-      {"spec.cluster.fabric.nodesPerLeaf", "int", "fatTree: nodes under one leaf switch (default 4)."},
-      {"spec.cluster.fabric.spines", "int", "fatTree: spine switches (default 2)."},
+       "destination (d-mod-k). railOptimized: NIC i of every node of a group of `nodesPerLeaf` nodes on rail "
+       "i's leaf switch, `spines` spines above the rail leaves."},
+      {"spec.cluster.fabric.nodesPerLeaf", "int",
+       "fatTree: nodes under one leaf switch; railOptimized: nodes per rail group (default 4)."},
+      {"spec.cluster.fabric.spines", "int", "fatTree, railOptimized: spine switches (default 2)."},
       {"spec.cluster.fabric.oversubscription", "number",
-       "fatTree: leaf downlink / uplink bandwidth (>= 1, default 1)."},
+       "fatTree, railOptimized: leaf downlink / uplink bandwidth (>= 1, default 1)."},
       {"spec.cluster.fabric.hopLatency", "duration", "Latency per switch hop (default 1us)."},
       {"spec.cluster.fabric.frontendBandwidth", "bandwidth",
        "Front-end (client) network port of each node, for inference requests and responses (default 100Gb/s)."},
@@ -181,6 +189,10 @@ const std::vector<FieldDoc>& field_docs() {
       {"spec.workloads[].model", "mapping", "inference: the model served."},
       {"spec.workloads[].model.parameters", "count", "Number of parameters, e.g. 8B or 7e9."},
       {"spec.workloads[].model.dtype", "enum: fp32|fp16|bf16|fp8", "Weight precision (default fp16)."},
+      {"spec.workloads[].model.layers", "int",
+       "Layers of equal size (1..10000). When set, each batch's prefill runs as one kernel per layer (its share "
+       "of the FLOPs and weight bytes), so the layer structure shows in the GPU's contention timing; default: "
+       "the prefill is one kernel."},
       {"spec.workloads[].arrival", "mapping", "inference / batch: the arrival process of requests or jobs."},
       {"spec.workloads[].arrival.process", "enum: poisson|bursty|constant|diurnal|trace",
        "poisson: exponential gaps at `rate`. bursty: a two-state Markov-modulated Poisson process alternating "
@@ -251,11 +263,20 @@ const std::vector<FieldDoc>& field_docs() {
       {"spec.workloads[].io.requestBytes", "size",
        "inference: request payload sent from the clients over the front-end network (default 0: not modelled)."},
       {"spec.workloads[].io.responseBytes", "size", "inference: response payload sent back to the clients."},
+      {"spec.workloads[].secrets", "list of string",
+       "Secrets (spec.identity.secrets) each replica fetches at start (a key release, attested where the secret "
+       "requires it)."},
+      {"spec.workloads[].attestationFailures", "list",
+       "Injected attestation failures (docs/models/compliance.md): from `at` on, every attestation of the replica's "
+       "confidential-computing GPUs fails (ATTESTATION value 0), so an enforcing attestation-before-key-release rule "
+       "refuses its secrets."},
+      {"spec.workloads[].attestationFailures[].at", "duration", "From when attestations fail (default 0s)."},
+      {"spec.workloads[].attestationFailures[].replica", "int", "Which replica (default: every replica)."},
       {"spec.workloads[].attack", "mapping",
        "attack: what the attacker runs. Its replicas are placed like any workload's (placement constraints "
        "apply); its memory defaults to 1GiB per process."},
       {"spec.workloads[].attack.type",
-       "enum: covertChannel|primeProbe|remanenceScrape|noisyNeighbour|mpsKill|modelExtraction",
+       "enum: covertChannel|primeProbe|remanenceScrape|noisyNeighbour|mpsKill|modelExtraction|queryExtraction",
        "covertChannel: a sender (replica 0) modulates `channel` with a bit stream, a receiver (replica 1) probes it "
        "and decodes the bits from the simulated probe latencies; reports bits/s and bit error rate. primeProbe: "
        "probes HBM latency beside the `target` inference service and tells which of `candidates` it serves from "
@@ -263,7 +284,10 @@ const std::vector<FieldDoc>& field_docs() {
        "and reads what earlier tenants left in it unscrubbed; reports bytes recovered per victim. noisyNeighbour: "
        "runs memory- and compute-heavy kernels without pause beside `target` (its SLA shows the damage). mpsKill: "
        "its own client faults at `at`; under MPS or time-slicing the fault domain ends every client of the GPU. "
-       "modelExtraction: as primeProbe, but estimates the victim's parameter count from its decode bursts."},
+       "modelExtraction: as primeProbe, but estimates the victim's parameter count from its decode bursts and, "
+       "when the victim runs layer by layer (model.layers), its layer structure. queryExtraction: model stealing "
+       "through the service's API: sends `queryRate` real requests per second to `target` (retrying refused "
+       "ones) until `queries` were admitted; spec.policies.isolation.queryRateLimit caps them per client."},
       {"spec.workloads[].attack.channel", "enum: nvlink|pcie|l2|hbm",
        "covertChannel: the resource modulated and probed. nvlink: both write to a third GPU of the node over "
        "NVLink; pcie: host-to-device copies on the GPU's PCIe link; l2, hbm: memory-bound kernels on the GPU's HBM "
@@ -284,7 +308,7 @@ const std::vector<FieldDoc>& field_docs() {
        "covertChannel, the noise at which the receiver errs with the reference's error rate when signalling at "
        "its rate (docs/models/leakage.md); primeProbe / modelExtraction, none."},
       {"spec.workloads[].attack.target", "string",
-       "primeProbe / noisyNeighbour / mpsKill / modelExtraction: the victim workload."},
+       "primeProbe / noisyNeighbour / mpsKill / modelExtraction / queryExtraction: the victim workload."},
       {"spec.workloads[].attack.probeInterval", "duration",
        "primeProbe / modelExtraction: time between two probes (default 500us)."},
       {"spec.workloads[].attack.candidates", "list",
@@ -300,6 +324,10 @@ const std::vector<FieldDoc>& field_docs() {
       {"spec.workloads[].attack.interval", "duration",
        "remanenceScrape: free and scrape again every interval until the end of the run (default 0: once)."},
       {"spec.workloads[].attack.at", "duration", "mpsKill: when its client faults (default: when it starts)."},
+      {"spec.workloads[].attack.queries", "int",
+       "queryExtraction: queries the attacker wants answered (1..100000000, default 1000)."},
+      {"spec.workloads[].attack.queryRate", "rate",
+       "queryExtraction: queries it sends per second, a refused one retried at the next (default 100/s)."},
       {"spec.data", "list",
        "Tagged data items: datasets, checkpoints, model weights and request streams, each with an owner, region "
        "and classification; every movement of one is a data event (docs/models/storage.md)."},
@@ -312,6 +340,9 @@ const std::vector<FieldDoc>& field_docs() {
       {"spec.data[].store", "string",
        "Where it is stored: a spec.cluster.storage name, localNvme (the node's own NVMe) or host (host memory, "
        "the default)."},
+      {"spec.data[].socket", "int",
+       "store host: the CPU socket (0 or 1) whose memory holds the data; default the socket of the GPU that "
+       "reads it (NUMA-local). From the other socket, copies cross the inter-socket link."},
       {"spec.networkPolicies", "list", "Per-tenant network segmentation and encryption in transit."},
       {"spec.networkPolicies[].tenant", "string", "The tenant the policy applies to."},
       {"spec.networkPolicies[].isolated", "bool",
@@ -320,6 +351,97 @@ const std::vector<FieldDoc>& field_docs() {
       {"spec.networkPolicies[].encryptInTransit", "bool",
        "Every transfer of the tenant's data is encrypted (at fabric.encryption's cost) (default false)."},
       {"spec.networkPolicies[].allowFrom", "list of string", "Other tenants admitted to the tenant's segment."},
+      {"spec.compliance", "mapping",
+       "Compliance rules evaluated over the run (docs/models/compliance.md; `gputwin explain compliance` lists the "
+       "rules) and the recorded transfer bases the residency rule accepts."},
+      {"spec.compliance.rules", "list", "Rule instances, each a built-in rule with its match, parameters and action."},
+      {"spec.compliance.rules[].name", "string", "Name of this policy instance, unique (reports and PolicyReport)."},
+      {"spec.compliance.rules[].rule", "string", "Built-in rule (`gputwin explain compliance`), e.g. residency."},
+      {"spec.compliance.rules[].action", "enum: enforce|audit",
+       "audit (default): the run is evaluated afterwards and violations reported; enforce: the engine asks the rule "
+       "before each placement or data access and refuses what would violate it (only for enforceable rules)."},
+      {"spec.compliance.rules[].match", "mapping", "What the rule applies to; empty lists match everything."},
+      {"spec.compliance.rules[].match.tenants", "list of string", "Tenants (by name)."},
+      {"spec.compliance.rules[].match.classifications", "list of enum: public|internal|confidential|restricted",
+       "Tenants or data items of these classifications."},
+      {"spec.compliance.rules[].match.data", "list of string", "Data items (spec.data names)."},
+      {"spec.compliance.rules[].parameters", "mapping",
+       "Overrides of the rule's parameters (numbers, bools, strings, or lists of strings such as allowedRegions)."},
+      {"spec.compliance.rules[].requirements", "list of string",
+       "Extra requirement references listed on the findings (the rule's own are always listed)."},
+      {"spec.compliance.transfers", "list",
+       "Recorded Chapter V transfer bases (GDPR Art. 45-49): data may be placed or moved to `toRegion` from `at` on."},
+      {"spec.compliance.transfers[].data", "string", "A data item, or a tenant (all its data)."},
+      {"spec.compliance.transfers[].toRegion", "string", "The region the basis covers."},
+      {"spec.compliance.transfers[].mechanism", "enum: adequacy|SCC|BCR|Art49",
+       "Adequacy decision (Art. 45), standard contractual clauses (Art. 46), binding corporate rules (Art. 47) or a "
+       "derogation (Art. 49)."},
+      {"spec.compliance.transfers[].at", "duration", "From when the basis is in force (default 0)."},
+      {"spec.identity", "mapping",
+       "The identity graph (docs/models/identity.md): principals, services, agents and tools, secrets, who may call "
+       "or read what, how identity propagates on each hop, grants and revocations."},
+      {"spec.identity.principals", "list",
+       "Principals. A workload's io.identity (default its tenant's name) that is not listed here is an implicit "
+       "service account of the workload's tenant."},
+      {"spec.identity.principals[].name", "string", "Principal name, unique among principals, services and secrets."},
+      {"spec.identity.principals[].tenant", "string", "Tenant the principal belongs to."},
+      {"spec.identity.principals[].kind", "enum: user|serviceAccount|shared|anonymous",
+       "user (default), serviceAccount, or a shared / anonymous principal (flagged by the unique-identity rule)."},
+      {"spec.identity.principals[].spiffeId", "string", "SPIFFE id (default spiffe://<tenant>/<kind>/<name>)."},
+      {"spec.identity.services", "list", "Services, agents and tools: nodes that act on behalf of their callers."},
+      {"spec.identity.services[].name", "string", "Name, unique among principals, services and secrets."},
+      {"spec.identity.services[].tenant", "string", "Tenant running it."},
+      {"spec.identity.services[].kind", "enum: service|agent|tool", "What it is (default service)."},
+      {"spec.identity.services[].identity", "string",
+       "Principal it runs as (its own service account); a `replace` hop into it acts as this identity (default: "
+       "its workload's io.identity, else its tenant's name)."},
+      {"spec.identity.services[].workload", "string",
+       "The workload it is (optional): the data that workload reads and writes (io) is reachable from it, accessed "
+       "as the workload's io.identity."},
+      {"spec.identity.secrets", "list", "Secrets (Vault-like paths); reached only with a grant."},
+      {"spec.identity.secrets[].name", "string", "Secret name, unique among principals, services and secrets."},
+      {"spec.identity.secrets[].tenant", "string", "Owner tenant."},
+      {"spec.identity.secrets[].path", "string", "Vault-like path, e.g. secret/data/health/db."},
+      {"spec.identity.secrets[].requiresAttestation", "bool",
+       "Released only to a confidential VM with a fresh attestation (default false)."},
+      {"spec.identity.edges", "list", "Who may call, read, write or use what, and how identity propagates on the hop."},
+      {"spec.identity.edges[].from", "string", "A principal or a service."},
+      {"spec.identity.edges[].to", "string", "A service (action call), or a data item, store or secret."},
+      {"spec.identity.edges[].action", "enum: call|read|write|use", "What the hop does (default call)."},
+      {"spec.identity.edges[].propagation", "enum: passthrough|exchange|replace",
+       "passthrough (default): the callee acts as the caller's identity; exchange: as the caller, narrowed to what "
+       "the caller is granted; replace: as the callee's own service identity (the confused-deputy pattern)."},
+      {"spec.identity.grants", "list", "Access grants: principal -> resource, actions, validity window."},
+      {"spec.identity.grants[].principal", "string", "The principal granted."},
+      {"spec.identity.grants[].resource", "string", "A data item, store or secret."},
+      {"spec.identity.grants[].actions", "list of string", "read | write | use (default: all)."},
+      {"spec.identity.grants[].from", "duration", "Start of validity (default 0)."},
+      {"spec.identity.grants[].until", "duration", "End of validity, after `from` (default: never expires)."},
+      {"spec.identity.revocations", "list", "Revocations / terminations of principals."},
+      {"spec.identity.revocations[].principal", "string", "The principal revoked."},
+      {"spec.identity.revocations[].at", "duration", "When."},
+      {"spec.audit", "mapping",
+       "The audit pipeline (docs/models/audit.md): every access to tagged data, key release and compliance refusal "
+       "produces a hash-chained audit record after a delay; losses, gaps and tampering can be injected."},
+      {"spec.audit.enabled", "bool", "Whether accesses are audited at all (default true)."},
+      {"spec.audit.delay", "duration", "Shipping delay from an access to its record in the audit store (default 1s)."},
+      {"spec.audit.jitter", "duration", "Uniform extra delay in [0, jitter) per record (default 0)."},
+      {"spec.audit.throughput", "rate",
+       "Records per second the shipper writes (default 0: unlimited); a burst queues FIFO."},
+      {"spec.audit.retention", "duration", "How long records are kept (default 0: forever)."},
+      {"spec.audit.clockSkew", "duration",
+       "Offset of the audit store's clock from the reference clock, may be negative, e.g. -2s (default 0)."},
+      {"spec.audit.separateStore", "bool", "Records are kept on a system apart from the audited one (default true)."},
+      {"spec.audit.hashChained", "bool", "Records are hash-chained with SHA-256 (default true)."},
+      {"spec.audit.dropProbability", "number", "Each record is lost with this probability, 0..1 (seeded; default 0)."},
+      {"spec.audit.gaps", "list", "Windows in which the shipper is down: accesses in [from, until) leave no record."},
+      {"spec.audit.gaps[].from", "duration", "Start of the gap."},
+      {"spec.audit.gaps[].until", "duration", "End of the gap (after from)."},
+      {"spec.audit.tamper", "list",
+       "Records modified after they were written (to test integrity checks): record index, field, new value."},
+      {"spec.audit.tamper[].record", "int", "Index of the record in the written stream (0-based)."},
+      {"spec.audit.tamper[].field", "enum: principal|resource|outcome|type|source|location|time", "Field changed."},
+      {"spec.audit.tamper[].value", "string", "New value (time: seconds)."},
       {"spec.faults", "list",
        "Injected fatal GPU errors. A fault in one client ends its fault domain: every client on the GPU under "
        "mps or timeSlicing, only the client itself on an exclusive GPU or a MIG instance."},
@@ -354,7 +476,10 @@ const std::vector<FieldDoc>& field_docs() {
       {"spec.policies.isolation.noiseInjection", "duration",
        "Standard deviation of a random delay added to each timed operation tenants observe (probe noise)."},
       {"spec.policies.isolation.queryRateLimit", "rate",
-       "Per-client query rate limit on inference services (the behaviour channel of model IP), e.g. 10/s."},
+       "Per-client query rate limit on inference services (the behaviour channel of model IP), e.g. 10/s: a token "
+       "bucket at each service's front end per client (a burst of one second's queries); refused queries are "
+       "not served. Applies to other tenants' clients (queryExtraction attackers), not to the service's own "
+       "arrivals."},
 
   };
   return docs;

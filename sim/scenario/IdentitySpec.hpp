@@ -30,6 +30,7 @@ struct ServiceNodeSpec {
   int tenant_index = -1;
   ServiceKind kind = ServiceKind::SERVICE;
   std::string identity;  // principal it runs as (its own service account)
+  std::string workload;  // the workload it is (optional): the data that workload reads and writes is reachable from it
   SourceLoc loc;
 };
 

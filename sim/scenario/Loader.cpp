@@ -16,6 +16,7 @@
 
 #include "sim/core/Sha256.hpp"
 #include "sim/scenario/FieldDocs.hpp"
+#include "sim/scenario/LoaderInternal.hpp"
 
 namespace fs = std::filesystem;
 
@@ -113,96 +114,7 @@ std::string unused_override_message(const std::string& opath) {
          "or does not apply to this kind)";
 }
 
-// A YAML node with where it came from: file, YAML path (index form and name form), include chain.
-struct Ctx {
-  YAML::Node node;
-  std::string file;
-  std::string path;      // spec.workloads[2].arrival
-  std::string alt_path;  // spec.workloads[chat-svc].arrival (names instead of indices)
-  std::vector<std::string> chain;
-  SourceLoc fallback;
-
-  SourceLoc loc() const {
-    const YAML::Mark m = node.Mark();
-    if (file == "--set" || m.is_null() || m.line < 0) return fallback;
-    return SourceLoc{file, m.line + 1, m.column + 1};
-  }
-};
-
-struct OverrideSlot {
-  std::string value;
-  bool used = false;
-};
-
-class Loader {
- public:
-  Loader(Diagnostics& diags, const std::vector<Override>& overrides) : d_(diags) {
-    for (const auto& o : overrides) overrides_[o.path] = OverrideSlot{o.value, false};
-  }
-
-  ScenarioSpec load(const std::string& path);
-
- private:
-  Diagnostics& d_;
-  std::map<std::string, OverrideSlot> overrides_;
-  std::set<std::string> included_;
-  size_t nodes_visited_ = 0;
-  uintmax_t total_bytes_ = 0;  // main file and every $ref include, each time it is read
-  static constexpr uintmax_t MAX_TOTAL_BYTES = 8 * MAX_SCENARIO_BYTES;
-  // Mappings and list items walked. A legitimate 8 MiB file stays well below; YAML aliases can make a
-  // small file expand to far more, and each visit costs microseconds.
-  static constexpr size_t MAX_NODES = 500'000;
-  bool mig_from_file_ = false;  // the node pool being read takes its MIG layout from topology.mig
-
-  // ---- files and references ----
-  std::optional<YAML::Node> read_yaml_file(const std::string& file, const SourceLoc& from, const std::string& path,
-                                           std::string* sha256 = nullptr);
-  std::optional<Ctx> resolve(Ctx c);
-  std::optional<Ctx> child(const Ctx& parent, const std::string& key);
-  std::vector<Ctx> items(const Ctx& list);
-
-  // ---- shape checks ----
-  bool expect_map(const Ctx& c);
-  bool expect_list(const Ctx& c);
-  bool check_map(const Ctx& c);  // mapping + only known keys
-
-  // ---- scalars ----
-  bool scalar(const Ctx& c, std::string& out, const char* what);
-  void get_string(const Ctx& parent, const std::string& key, std::string& out, bool required);
-  void get_int(const Ctx& parent, const std::string& key, int& out, bool required, long long min, long long max);
-  void get_uint64(const Ctx& parent, const std::string& key, uint64_t& out);
-  void get_number(const Ctx& parent, const std::string& key, double& out, bool required, double min, double max);
-  template <class Enum>
-  void get_enum(const Ctx& parent, const std::string& key, Enum& out, const std::vector<std::string>& names,
-                bool required);
-  template <class Q, class ParseFn>
-  void get_quantity(const Ctx& parent, const std::string& key, Q& out, ParseFn parse, bool required, bool positive);
-  void missing(const Ctx& parent, const std::string& key);
-
-  // ---- sections ----
-  void read_metadata(const Ctx& c, ScenarioSpec& spec);
-  void read_spec(const Ctx& c, ScenarioSpec& spec);
-  void read_node_pool(const Ctx& c, NodePoolSpec& pool);
-  void read_sharing_fields(const Ctx& c, SharingSpec& sharing);
-  void read_mig_layout(const Ctx& layout, std::vector<std::string>& out);
-  void read_device_plugin_config(const Ctx& c, SharingSpec& sharing);
-  void read_tenant(const Ctx& c, TenantSpec& tenant);
-  void read_slo(const Ctx& c, SloSpec& slo);
-  void read_workload(const Ctx& c, WorkloadSpec& w);
-  void read_arrival(const Ctx& c, ArrivalSpec& a);
-  void read_policy(const Ctx& c, PolicyRef& p);
-  void read_attack(const Ctx& c, WorkloadSpec& w);
-  void read_isolation(const Ctx& c, IsolationPolicySpec& iso);
-  void get_bool(const Ctx& parent, const std::string& key, bool& out);
-  // ---- network, storage, data (models/fabric, models/storage) ----
-  void read_string_list(const Ctx& parent, const std::string& key, std::vector<std::string>& out);
-  void read_node_topology(const Ctx& c, NodeTopologySpec& t);
-  void read_fabric(const Ctx& c, FabricSpec& f);
-  void read_storage(const Ctx& c, StorageSpec& s);
-  void read_data(const Ctx& c, DataSpec& d);
-  void read_network_policy(const Ctx& c, NetworkPolicySpec& n);
-  void read_workload_io(const Ctx& c, WorkloadIoSpec& io);
-};
+}  // namespace
 
 std::optional<YAML::Node> Loader::read_yaml_file(const std::string& file, const SourceLoc& from,
                                                  const std::string& path, std::string* sha256) {
@@ -530,51 +442,6 @@ void Loader::get_number(const Ctx& parent, const std::string& key, double& out, 
   out = v;
 }
 
-template <class Enum>
-void Loader::get_enum(const Ctx& parent, const std::string& key, Enum& out, const std::vector<std::string>& names,
-                      bool required) {
-  auto c = child(parent, key);
-  if (!c) {
-    if (required) missing(parent, key);
-    return;
-  }
-  std::string s;
-  if (!scalar(*c, s, "a name")) return;
-  for (size_t i = 0; i < names.size(); ++i) {
-    if (names[i] == s) {
-      out = static_cast<Enum>(i);
-      return;
-    }
-  }
-  d_.error(c->loc(), c->path, "unknown value '" + s + "'" + suggest(s, names));
-}
-
-template <class Q, class ParseFn>
-void Loader::get_quantity(const Ctx& parent, const std::string& key, Q& out, ParseFn parse, bool required,
-                          bool positive) {
-  auto c = child(parent, key);
-  if (!c) {
-    if (required) missing(parent, key);
-    return;
-  }
-  std::string s;
-  if (!scalar(*c, s, "a quantity with a unit")) return;
-  auto r = parse(s);
-  if (!r) {
-    d_.error(c->loc(), c->path, r.error);
-    return;
-  }
-  if (!std::isfinite(r.quantity->value)) {
-    d_.error(c->loc(), c->path, "value is too large, got \"" + s + "\"");
-    return;
-  }
-  if (positive && r.quantity->value <= 0) {
-    d_.error(c->loc(), c->path, "must be greater than zero, got \"" + s + "\"");
-    return;
-  }
-  out = *r.quantity;
-}
-
 ScenarioSpec Loader::load(const std::string& path) {
   ScenarioSpec spec;
   spec.source_file = path;
@@ -695,6 +562,9 @@ void Loader::read_spec(const Ctx& c, ScenarioSpec& spec) {
       spec.network_policies.push_back(std::move(n));
     }
   }
+  if (auto x = child(c, "compliance")) read_compliance(*x, spec.compliance);
+  if (auto x = child(c, "identity")) read_identity(*x, spec.identity);
+  if (auto x = child(c, "audit")) read_audit(*x, spec.audit);
   if (auto faults = child(c, "faults")) {
     for (const auto& item : items(*faults)) {
       FaultSpec f;
@@ -1129,6 +999,17 @@ void Loader::read_workload(const Ctx& c, WorkloadSpec& w) {
   only_for("nodes", training, "training");
   get_int(c, "nodes", w.nodes, false, 1, 4096);
   if (auto io = child(c, "io")) read_workload_io(*io, w.io);
+  read_workload_secrets(c, w);
+  if (auto failures = child(c, "attestationFailures")) {
+    for (const auto& item : items(*failures)) {
+      AttestationFailureSpec f;
+      f.loc = item.loc();
+      if (!check_map(item)) continue;
+      get_quantity(item, "at", f.at, parse_duration, false, false);
+      get_int(item, "replica", f.replica, false, 0, 100000);
+      w.attestation_failures.push_back(f);
+    }
+  }
   only_for("attack", w.kind == WorkloadKind::ATTACK, "attack");
   if (w.kind == WorkloadKind::ATTACK) {
     // replicas unset: the attack's own count (a covert channel's sender and receiver, else one process).
@@ -1162,6 +1043,7 @@ void Loader::read_workload(const Ctx& c, WorkloadSpec& w) {
           missing(*model, "parameters");
         }
         get_enum(*model, "dtype", w.model.dtype, dtype_names(), false);
+        get_int(*model, "layers", w.model.layers, false, 1, 10'000);
       }
     } else {
       missing(c, "model");
@@ -1250,8 +1132,9 @@ void Loader::read_attack(const Ctx& c, WorkloadSpec& w) {
   get_enum(c, "type", a.type, attack_type_names(), true);
   const bool covert = a.type == AttackType::COVERT_CHANNEL;
   const bool probe = a.type == AttackType::PRIME_PROBE || a.type == AttackType::MODEL_EXTRACTION;
+  const bool query = a.type == AttackType::QUERY_EXTRACTION;
   const bool needs_target = a.type == AttackType::PRIME_PROBE || a.type == AttackType::NOISY_NEIGHBOUR ||
-                            a.type == AttackType::MPS_KILL || a.type == AttackType::MODEL_EXTRACTION;
+                            a.type == AttackType::MPS_KILL || a.type == AttackType::MODEL_EXTRACTION || query;
   auto only_for = [&](const char* key, bool allowed, const char* types) {
     if (allowed || !c.node.IsMap() || !c.node[key]) return;
     d_.error(Ctx{c.node[key], c.file, c.path, "", {}, c.loc()}.loc(), c.path + "." + key,
@@ -1264,7 +1147,9 @@ void Loader::read_attack(const Ctx& c, WorkloadSpec& w) {
   only_for("bitRate", covert, "covertChannel");
   only_for("reference", covert, "covertChannel");
   only_for("noise", covert || probe, "covertChannel, primeProbe or modelExtraction");
-  only_for("target", needs_target, "primeProbe, noisyNeighbour, mpsKill or modelExtraction");
+  only_for("target", needs_target, "primeProbe, noisyNeighbour, mpsKill, modelExtraction or queryExtraction");
+  only_for("queries", query, "queryExtraction");
+  only_for("queryRate", query, "queryExtraction");
   only_for("probeInterval", probe, "primeProbe or modelExtraction");
   only_for("candidates", a.type == AttackType::PRIME_PROBE, "primeProbe");
   only_for("bytes", a.type == AttackType::REMANENCE_SCRAPE || a.type == AttackType::NOISY_NEIGHBOUR,
@@ -1335,6 +1220,10 @@ void Loader::read_attack(const Ctx& c, WorkloadSpec& w) {
   if (a.type == AttackType::NOISY_NEIGHBOUR) get_quantity(c, "flops", a.flops, parse_flops, false, false);
   if (a.type == AttackType::REMANENCE_SCRAPE) get_quantity(c, "interval", a.interval, parse_duration, false, false);
   if (a.type == AttackType::MPS_KILL) get_quantity(c, "at", a.at, parse_duration, false, false);
+  if (query) {
+    get_int(c, "queries", a.queries, false, 1, 100'000'000);
+    get_quantity(c, "queryRate", a.query_rate, parse_rate, false, true);
+  }
   if (w.replicas == 0) w.replicas = covert ? 2 : 1;
   if (!covert && w.replicas != 1) {
     // One attacker process; a covert channel's sender and receiver are its two replicas.
@@ -1430,6 +1319,8 @@ void Loader::read_node_topology(const Ctx& c, NodeTopologySpec& t) {
   }
   get_int(c, "nics", t.nics, false, 0, 64);
   get_quantity(c, "nicBandwidth", t.nic_bandwidth, parse_bandwidth, false, true);
+  get_int(c, "sockets", t.sockets, false, 1, 2);
+  get_quantity(c, "socketLink", t.socket_link, parse_bandwidth, false, true);
   if (auto nvme = child(c, "nvme")) {
     if (check_map(*nvme)) {
       get_quantity(*nvme, "read", t.nvme_read, parse_bandwidth, false, true);
@@ -1455,8 +1346,9 @@ void Loader::read_fabric(const Ctx& c, FabricSpec& f) {
     }
   }
   const auto only_fat_tree = [&](const char* key) {
-    if (f.kind == FabricKind::FAT_TREE) return;
-    if (auto k = child(c, key)) d_.error(k->loc(), k->path, "only meaningful for kind fatTree");
+    if (f.kind != FabricKind::SINGLE_SWITCH) return;
+    if (auto k = child(c, key))
+      d_.error(k->loc(), k->path, "only meaningful for kinds fatTree and railOptimized, this fabric is singleSwitch");
   };
   only_fat_tree("nodesPerLeaf");
   only_fat_tree("spines");
@@ -1497,6 +1389,8 @@ void Loader::read_data(const Ctx& c, DataSpec& d) {
   }
   get_string(c, "store", d.store, false);
   if (auto s = child(c, "store")) d.store_loc = s->loc();
+  get_int(c, "socket", d.socket, false, 0, 1);
+  if (auto s = child(c, "socket")) d.socket_loc = s->loc();
 }
 
 void Loader::read_network_policy(const Ctx& c, NetworkPolicySpec& n) {
@@ -1528,8 +1422,6 @@ void Loader::read_workload_io(const Ctx& c, WorkloadIoSpec& io) {
   get_quantity(c, "requestBytes", io.request_bytes, parse_bytes, false, false);
   get_quantity(c, "responseBytes", io.response_bytes, parse_bytes, false, false);
 }
-
-}  // namespace
 
 ScenarioSpec load_scenario(const std::string& path, const std::vector<Override>& overrides, Diagnostics& diags) {
   Loader loader(diags, overrides);

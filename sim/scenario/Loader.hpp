@@ -23,6 +23,9 @@ std::optional<Override> parse_override(const std::string& text);
 /// Largest scenario or fragment file accepted (bulk data belongs in trace files).
 inline constexpr size_t MAX_SCENARIO_BYTES = 8u * 1024u * 1024u;
 
+// Section readers in other files (LoadIdentity.cpp, ...) are members of the Loader class declared in
+// sim/scenario/LoaderInternal.hpp (internal to gtw_scenario).
+
 /// Loads and checks the schema. On errors the returned spec is partial; check diags.has_errors().
 ScenarioSpec load_scenario(const std::string& path, const std::vector<Override>& overrides, Diagnostics& diags);
 
@@ -32,5 +35,9 @@ ScenarioSpec load_scenario(const std::string& path, const std::vector<Override>&
 void check_references(ScenarioSpec& spec, Diagnostics& diags);
 /// The network, storage and data sections' references (called by check_references).
 void check_fabric_references(ScenarioSpec& spec, Diagnostics& diags);
+/// spec.identity and spec.audit references (called by check_references; ValidateIdentity.cpp).
+void check_identity_references(ScenarioSpec& spec, Diagnostics& diags);
+/// spec.compliance's and workloads[].secrets' references (called by check_references; ValidateCompliance.cpp).
+void check_compliance_references(const ScenarioSpec& spec, Diagnostics& diags);
 
 }  // namespace gtw

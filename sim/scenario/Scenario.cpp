@@ -57,8 +57,8 @@ const char* workload_kind_name(WorkloadKind k) {
 }
 
 const std::vector<std::string>& attack_type_names() {
-  static const std::vector<std::string> names{"covertChannel",  "primeProbe", "remanenceScrape",
-                                              "noisyNeighbour", "mpsKill",    "modelExtraction"};
+  static const std::vector<std::string> names{"covertChannel", "primeProbe",      "remanenceScrape", "noisyNeighbour",
+                                              "mpsKill",       "modelExtraction", "queryExtraction"};
   return names;
 }
 const char* attack_type_name(AttackType t) {

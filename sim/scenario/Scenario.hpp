@@ -149,6 +149,7 @@ double dtype_bytes(DType d);
 struct ModelSpec {
   double parameters = 0;  // number of parameters
   DType dtype = DType::FP16;
+  int layers = 0;  // layers of equal size; > 0: the prefill runs as one kernel per layer (0: one kernel)
   Bytes weights() const { return Bytes(parameters * dtype_bytes(dtype)); }
 };
 
@@ -159,7 +160,15 @@ struct KernelSpec {
 
 /// Attacks an attacker workload (`kind: attack`) runs inside the simulation (docs/models/leakage.md,
 /// "Attack replay"; ../shared/reference/attacks.md).
-enum class AttackType { COVERT_CHANNEL, PRIME_PROBE, REMANENCE_SCRAPE, NOISY_NEIGHBOUR, MPS_KILL, MODEL_EXTRACTION };
+enum class AttackType {
+  COVERT_CHANNEL,
+  PRIME_PROBE,
+  REMANENCE_SCRAPE,
+  NOISY_NEIGHBOUR,
+  MPS_KILL,
+  MODEL_EXTRACTION,
+  QUERY_EXTRACTION
+};
 const std::vector<std::string>& attack_type_names();
 const char* attack_type_name(AttackType t);
 
@@ -185,16 +194,26 @@ struct AttackSpec {
   std::string reference;           // covertChannel: attack id (attacks.md) whose rate and error calibrate it
   Seconds noise{-1};               // probe-latency noise (std dev); < 0: calibrated (docs/models/leakage.md)
   Seconds probe_interval{0.0005};  // primeProbe / modelExtraction: time between probes
-  Bytes bytes{0};       // remanenceScrape: bytes to allocate (0 = all free); noisyNeighbour: bytes per kernel
-  Flops flops{0};       // noisyNeighbour: FLOPs per kernel
-  Seconds at{-1};       // mpsKill: when the attacker's own client faults (< 0: at its start)
-  Seconds interval{0};  // remanenceScrape: re-scrape period (0 = once)
+  Bytes bytes{0};             // remanenceScrape: bytes to allocate (0 = all free); noisyNeighbour: bytes per kernel
+  Flops flops{0};             // noisyNeighbour: FLOPs per kernel
+  Seconds at{-1};             // mpsKill: when the attacker's own client faults (< 0: at its start)
+  Seconds interval{0};        // remanenceScrape: re-scrape period (0 = once)
+  int queries = 1000;         // queryExtraction: queries the attacker wants answered
+  PerSecond query_rate{100};  // queryExtraction: queries it sends per second (retrying refused ones)
   std::vector<AttackCandidate> candidates;  // primeProbe: models it tells apart (the victim's may be one)
   SourceLoc loc;
   SourceLoc channel_loc;
   SourceLoc sender_loc;
   SourceLoc target_loc;
   SourceLoc reference_loc;
+};
+
+/// An injected attestation failure (docs/models/compliance.md): from `at` on, every attestation of the
+/// replica's GPUs fails (a firmware measurement that no longer matches its reference, say).
+struct AttestationFailureSpec {
+  Seconds at{0};
+  int replica = -1;  // < 0: every replica of the workload
+  SourceLoc loc;
 };
 
 struct WorkloadSpec {
@@ -242,6 +261,7 @@ struct WorkloadSpec {
   std::vector<std::string> pin_nodes;  // placement.nodes: node names (pool-N) the replica must use
   std::vector<std::string> secrets;    // secrets (spec.identity.secrets) each replica fetches at start (key release)
   SourceLoc secrets_loc;
+  std::vector<AttestationFailureSpec> attestation_failures;  // injected: attestations that fail
   SourceLoc nodes_loc;
 
   /// The tenant a replica runs as: the attacker's, except a covert channel's sender (replica 0), which

@@ -62,10 +62,11 @@ void check_attack(ScenarioSpec& spec, size_t i, const std::map<std::string, int>
   const auto& victim = spec.workloads[static_cast<size_t>(a.target_index)];
   if (static_cast<size_t>(a.target_index) == i || victim.kind == WorkloadKind::ATTACK) {
     diags.error(a.target_loc, path + ".target", "the victim must be a tenant workload, not an attack");
-  } else if ((a.type == AttackType::PRIME_PROBE || a.type == AttackType::MODEL_EXTRACTION) &&
+  } else if ((a.type == AttackType::PRIME_PROBE || a.type == AttackType::MODEL_EXTRACTION ||
+              a.type == AttackType::QUERY_EXTRACTION) &&
              victim.kind != WorkloadKind::INFERENCE) {
     diags.error(a.target_loc, path + ".target",
-                std::string(attack_type_name(a.type)) + " fingerprints an inference service; '" + a.target + "' is " +
+                std::string(attack_type_name(a.type)) + " targets an inference service; '" + a.target + "' is " +
                     workload_kind_name(victim.kind));
   }
 }
@@ -243,6 +244,8 @@ void check_references(ScenarioSpec& spec, Diagnostics& diags) {
     }
   }
   check_fabric_references(spec, diags);
+  check_identity_references(spec, diags);
+  check_compliance_references(spec, diags);
   check_quotas(spec, diags);
 }
 

@@ -44,6 +44,9 @@ void check_fabric_references(ScenarioSpec& spec, Diagnostics& diags) {
       if (d.classification.empty())
         d.classification = classification_names()[static_cast<size_t>(owner.classification)];
     }
+    if (d.socket >= 0 && d.store != HOST_MEMORY_STORE)
+      diags.error(d.socket_loc.line > 0 ? d.socket_loc : d.loc, path + ".socket",
+                  "only data in host memory (store: host) sits on a CPU socket; this item is in '" + d.store + "'");
     if (std::find(stores.begin(), stores.end(), d.store) == stores.end())
       diags.error(d.store_loc.line > 0 ? d.store_loc : d.loc, path + ".store",
                   "unknown store '" + d.store + "'" + suggest(d.store, stores));

@@ -215,6 +215,91 @@ TEST(AttackReplay, ModelExtractionEstimatesTheParameterCount) {
   EXPECT_LT(num(a, "relative_error"), 0.25);
 }
 
+// Layer structure (the issue: "model extraction timing (layer structure from contention)"): the victim's
+// 32 layers each show as a run of slow probes; Leaky DNN (A3) and DeepSniffer (A9) report layer recovery
+// "accurately" without a number, EZClone (A10) 100% architecture prediction: the attacker's answer must
+// be 32, right in at least half the batches (a batch that starts right after the previous one's decode
+// merges its first layer into it), and the layers' shares within 5%. MIG leaves nothing to see; a 20 us
+// timer garbles the runs, a 50 us one hides the 10 us probe's contention.
+TEST(AttackReplay, ModelExtractionRecoversTheLayerStructureUnderMpsNotMigOrCoarseTimers) {
+  const json mps = attack_named(run_attack("layer-extraction"), "extract");
+  const json& layers = mps["achieved"]["layers"];
+  EXPECT_DOUBLE_EQ(layers["truth"].get<double>(), 32);
+  EXPECT_GE(layers["batches"].get<double>(), 3);
+  EXPECT_DOUBLE_EQ(layers["estimate"].get<double>(), 32);
+  EXPECT_GE(layers["exact"].get<double>(), 0.5 * layers["batches"].get<double>());
+  EXPECT_LT(layers["error_mean"].get<double>(), 0.05);
+  EXPECT_GT(layers["error_mean"].get<double>(), 0) << "calibrated noise and the probe grid leave an error";
+  const json mig = attack_named(run_attack("layer-extraction", {MIG_LAYOUT}), "extract");
+  EXPECT_EQ(mig["achieved"]["layers"]["batches"].get<double>(), 0);
+  EXPECT_EQ(num(mig, "observations"), 0);
+  const json garbled =
+      attack_named(run_attack("layer-extraction", {"spec.policies.isolation.timerResolution=20us"}), "extract");
+  EXPECT_EQ(garbled["achieved"]["layers"]["exact"].get<double>(), 0);
+  EXPECT_NE(garbled["achieved"]["layers"]["estimate"].get<double>(), 32);
+  const json coarse =
+      attack_named(run_attack("layer-extraction", {"spec.policies.isolation.timerResolution=50us"}), "extract");
+  EXPECT_EQ(coarse["achieved"]["layers"]["batches"].get<double>(), 0);
+}
+
+// spec.policies.isolation.queryRateLimit: a token bucket per client at the service's front end. The
+// attacker's 300 queries at 50/s take 6 s unlimited; at 5/s it gets 5 + 5 t admitted by t and does not
+// finish in the run. The service's own clients are not limited: it serves as many of their requests.
+TEST(AttackReplay, QueryRateLimitCapsTheAnsweredQueriesAndCostsTheAttackerTime) {
+  const json free_run = run_attack("query-extraction");
+  const json limited_run = run_attack("query-extraction", {"spec.policies.isolation.queryRateLimit=5/s"});
+  const json free = attack_named(free_run, "steal");
+  const json limited = attack_named(limited_run, "steal");
+  EXPECT_EQ(num(free, "queries_admitted"), 300);
+  EXPECT_EQ(num(free, "queries_answered"), 300);
+  EXPECT_EQ(num(free, "queries_rate_limited"), 0);
+  EXPECT_TRUE(free["achieved"]["goal_reached"].get<bool>());
+  EXPECT_NEAR(num(free, "query_seconds"), 300 / 50.0, 0.1);
+  EXPECT_FALSE(limited["achieved"]["goal_reached"].get<bool>());
+  EXPECT_GT(num(limited, "queries_rate_limited"), 0);
+  const double t = num(limited, "query_seconds");
+  EXPECT_LE(num(limited, "queries_admitted"), 5 + 5 * t + 1e-6);
+  EXPECT_GE(num(limited, "queries_admitted"), 5 * t - 1);
+  EXPECT_LT(num(limited, "queries_answered"), 0.5 * num(free, "queries_answered"));
+  EXPECT_TRUE(limited["within_bound"].get<bool>());
+  // Answers of the service's own clients: all its completions minus the attacker's answers.
+  auto own_served = [](const json& report, const json& attack) {
+    for (const auto& tenant : report["tenants"])
+      for (const auto& w : tenant["workloads"])
+        if (w["name"] == "chat-svc") return w["requests"]["completed"].get<double>() - num(attack, "queries_answered");
+    ADD_FAILURE() << "no chat-svc in " << report["tenants"].dump();
+    return 0.0;
+  };
+  EXPECT_GT(own_served(free_run, free), 0);
+  EXPECT_GE(own_served(limited_run, limited), own_served(free_run, free));
+}
+
+// "CC closes plaintext PCIe exposure but not timing channels": a covert channel from a trojan on a
+// confidential GPU to a neighbour behind the same PCIe switch still carries bits (A17's 13.02 kbit/s),
+// while the CC service's weights are not exposed in plaintext. Without the shared switch (the flat
+// topology: a PCIe link per GPU) the same channel carries nothing.
+TEST(AttackReplay, ConfidentialClosesPlaintextPcieButAPcieTimingChannelStillCarriesBits) {
+  const json report = run_attack("pcie-covert-confidential");
+  const json a = attack_named(report, "covert");
+  EXPECT_EQ(a["resource"], "pcie");
+  EXPECT_EQ(a["relation"], "separateGpus");
+  EXPECT_NEAR(num(a, "bit_rate_bps"), 13.02e3, 0.20 * 13.02e3);
+  EXPECT_LT(num(a, "error_rate"), 0.02);
+  EXPECT_GT(num(a, "achieved_bps"), 0.8 * 13.02e3);
+  EXPECT_TRUE(a["within_bound"].get<bool>());
+  const json flat =
+      attack_named(run_attack("pcie-covert-confidential", {"spec.cluster.nodePools[0].topology=flat"}), "covert");
+  EXPECT_GT(num(flat, "error_rate"), 0.4);
+  EXPECT_EQ(num(flat, "achieved_bps"), 0);
+  bool plain = false;
+  for (const auto& d : report["leakage"]["discrete"])
+    if (d["kind"] == "plaintextPcie" && d["source"] == "insider") {
+      plain = true;
+      EXPECT_TRUE(d["closed"].get<bool>()) << d.dump();
+    }
+  EXPECT_TRUE(plain);
+}
+
 TEST(AttackReplay, NoisyNeighbourDegradesTheVictimUnderMpsNotMig) {
   const json mps = attack_named(run_attack("noisy-neighbour"), "hammer");
   EXPECT_GT(num(mps, "victim_p99_during_s"), 1.3 * num(mps, "victim_p99_before_s"));

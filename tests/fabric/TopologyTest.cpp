@@ -73,7 +73,103 @@ TEST(NvidiaSmi, ImportedPcieServerHasNoNvlinkAndTwoSwitches) {
   fabric::node_graph_from_topo(*topo, profile, NodeTopologySpec{}, n);
   EXPECT_EQ(n.nvswitch, -1);
   EXPECT_EQ(link_names(n, n.path(n.gpus[0], n.gpus[1])), "gpu0-pciev gpu1-pcie^");
-  EXPECT_EQ(link_names(n, n.path(n.gpus[0], n.gpus[2])), "gpu0-pciev pcie0-uplinkv pcie1-uplink^ gpu2-pcie^");
+  // GPU0 and GPU2 are SYS apart: on two sockets, joined by the inter-socket link.
+  EXPECT_EQ(link_names(n, n.path(n.gpus[0], n.gpus[2])),
+            "gpu0-pciev pcie0-uplinkv socket-link^ pcie1-uplink^ gpu2-pcie^");
+}
+
+// SYS means across sockets: the imported HGX H100 has two sockets (NUMA 0 and 1), GPUs 0-3 and their
+// NICs on socket 0, GPUs 4-7 on socket 1; NODE stays on one socket.
+TEST(NvidiaSmi, SysSplitsTheImportedNodeIntoTwoSockets) {
+  Diagnostics diags;
+  const auto topo = fabric::parse_topo(read("tests/fixtures/nvidia-smi/hgx-h100-topo-m.txt"), "hgx", diags);
+  ASSERT_TRUE(topo);
+  HardwareProfile profile;
+  ASSERT_TRUE(load_profile("H100-80GB-SXM", SourceLoc{}, "gpu", profile, diags)) << diags.format_all();
+  fabric::NodeGraph n;
+  NodeTopologySpec spec;
+  spec.socket_link = BytesPerSecond(100e9);
+  fabric::node_graph_from_topo(*topo, profile, spec, n);
+  ASSERT_EQ(n.sockets.size(), 2u);
+  EXPECT_EQ(n.gpu_socket, (std::vector<int>{0, 0, 0, 0, 1, 1, 1, 1}));
+  EXPECT_NEAR(n.link(n.socket_link).up, 100e9, 1);
+  // Without NVLink (MIG), GPU 0 -> GPU 5 crosses the inter-socket link; GPU 0 -> GPU 2 (NODE) does not.
+  EXPECT_EQ(link_names(n, n.path(n.gpus[0], n.gpus[5], false)),
+            "gpu0-pciev pcie0-uplinkv socket-link^ pcie2-uplink^ gpu5-pcie^");
+  EXPECT_EQ(link_names(n, n.path(n.gpus[0], n.gpus[2], false)), "gpu0-pciev pcie0-uplinkv pcie1-uplink^ gpu2-pcie^");
+}
+
+// Older and terminal-captured formats: NICs named by device, SOC for SYS, no NUMA column, underline
+// escapes around the header and row labels, CRLF; and a single GPU without NICs.
+TEST(NvidiaSmi, AcceptsOlderFormatsAndTerminalCaptures) {
+  const std::string u = "\x1b[4m", e = "\x1b[0m";
+  const std::string text = "\t" + u + "GPU0\tGPU1\tGPU2\tGPU3\tmlx5_0\tmlx5_1\tCPU Affinity" + e + "\r\n" + u + "GPU0" +
+                           e + "\t X \tPHB\tSOC\tSOC\tPIX\tSOC\t0-9,20-29\r\n" + u + "GPU1" + e +
+                           "\tPHB\t X \tSOC\tSOC\tPHB\tSOC\t0-9,20-29\r\n" + u + "GPU2" + e +
+                           "\tSOC\tSOC\t X \tPHB\tSOC\tPIX\t10-19,30-39\r\n" + u + "GPU3" + e +
+                           "\tSOC\tSOC\tPHB\t X \tSOC\tPHB\t10-19,30-39\r\n" + u + "mlx5_0" + e +
+                           "\tPIX\tPHB\tSOC\tSOC\t X \tSOC\r\n" + u + "mlx5_1" + e +
+                           "\tSOC\tSOC\tPIX\tPHB\tSOC\t X \r\n\r\nLegend:\r\n";
+  Diagnostics diags;
+  const auto topo = fabric::parse_topo(text, "old", diags);
+  ASSERT_TRUE(topo) << diags.format_all();
+  EXPECT_EQ(topo->devices, (std::vector<std::string>{"GPU0", "GPU1", "GPU2", "GPU3", "mlx5_0", "mlx5_1"}));
+  EXPECT_EQ(topo->matrix[0][2], "SYS");
+  EXPECT_EQ(topo->cpu_affinity[2], "10-19,30-39");
+  HardwareProfile profile;
+  ASSERT_TRUE(load_profile("A100-40GB", SourceLoc{}, "gpu", profile, diags));
+  fabric::NodeGraph n;
+  fabric::node_graph_from_topo(*topo, profile, NodeTopologySpec{}, n);
+  EXPECT_EQ(n.sockets.size(), 2u);
+  EXPECT_EQ(n.gpu_socket, (std::vector<int>{0, 0, 1, 1}));
+  EXPECT_EQ(n.gpu_nic, (std::vector<int>{0, 0, 1, 1}));
+  // PHB: through the socket's host bridge; SOC/SYS: across the sockets.
+  EXPECT_EQ(link_names(n, n.path(n.gpus[0], n.gpus[1])), "gpu0-pciev pcie0-uplinkv gpu1-pcie^");
+  EXPECT_EQ(link_names(n, n.path(n.gpus[1], n.gpus[3])), "gpu1-pciev socket-link^ gpu3-pcie^");
+
+  const auto one = fabric::parse_topo("\tGPU0\tCPU Affinity\nGPU0\t X \t0-7\n", "one", diags);
+  ASSERT_TRUE(one) << diags.format_all();
+  fabric::NodeGraph single;
+  fabric::node_graph_from_topo(*one, profile, NodeTopologySpec{}, single);
+  EXPECT_EQ(single.gpus.size(), 1u);
+  EXPECT_EQ(single.sockets.size(), 1u);
+  EXPECT_TRUE(single.nics.empty());
+}
+
+// The templates: two sockets on the HGX (4 UPI 2.0 links) and PCIe (4 xGMI links) servers, one on flat.
+TEST(Topology, TemplatesHaveTheirSocketsAndInterSocketLinks) {
+  Diagnostics diags;
+  auto p = prepare("tests/fixtures/scenarios/fabric-hgx.yaml", {}, diags);
+  ASSERT_FALSE(diags.has_errors()) << diags.format_all();
+  fabric::Topology topo;
+  ASSERT_TRUE(fabric::build_topology(p.spec, p.profiles, topo, diags));
+  EXPECT_EQ(topo.pools[0].sockets.size(), 2u);
+  EXPECT_EQ(topo.pools[0].link(topo.pools[0].socket_link).name, "upi");
+  EXPECT_NEAR(topo.pools[0].link(topo.pools[0].socket_link).up, 128e9, 1);
+  auto q = prepare("tests/fixtures/scenarios/fabric-pcie.yaml", {}, diags);
+  fabric::Topology pcie;
+  ASSERT_TRUE(fabric::build_topology(q.spec, q.profiles, pcie, diags));
+  EXPECT_EQ(pcie.pools[0].link(pcie.pools[0].socket_link).name, "xgmi");
+  EXPECT_NEAR(pcie.pools[0].link(pcie.pools[0].socket_link).up, 256e9, 1);
+  EXPECT_EQ(pcie.pools[0].gpu_socket.front(), 0);
+  EXPECT_EQ(pcie.pools[0].gpu_socket.back(), 1);
+  auto r = prepare("scenarios/examples/default.yaml", {}, diags);
+  fabric::Topology flat;
+  ASSERT_TRUE(fabric::build_topology(r.spec, r.profiles, flat, diags));
+  EXPECT_EQ(flat.pools[0].sockets.size(), 1u);
+  EXPECT_EQ(flat.pools[0].socket_link, -1);
+}
+
+TEST(Topology, DataOnAMissingSocketIsReported) {
+  Diagnostics diags;
+  auto p = prepare("tests/fixtures/scenarios/fabric-numa.yaml",
+                   {{"spec.cluster.nodePools[0].topology", "{template: hgx-h100, sockets: 1}"}}, diags);
+  fabric::Topology topo;
+  EXPECT_FALSE(fabric::build_topology(p.spec, p.profiles, topo, diags));
+  EXPECT_NE(diags.format_all().find("socket 1 does not exist"), std::string::npos) << diags.format_all();
+  Diagnostics d2;
+  prepare("tests/fixtures/scenarios/fabric-checkpoint.yaml", {{"spec.data[0].socket", "1"}}, d2);
+  EXPECT_NE(d2.format_all().find("only data in host memory"), std::string::npos) << d2.format_all();
 }
 
 TEST(NvidiaSmi, ReportsBadEntriesWithFileLineColumn) {

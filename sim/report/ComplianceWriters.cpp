@@ -1,0 +1,387 @@
+// Compliance outputs. Every finding carries its evidence (event seq, audit record, time, resource)
+// so a reader can go from a failed rule to the exact events in report.json / results.h5 / audit.jsonl.
+#include "sim/report/ComplianceWriters.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <map>
+
+#include "sim/report/Writers.hpp"
+
+namespace gtw {
+
+namespace {
+
+using json = nlohmann::ordered_json;
+
+std::string short_number(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+// SARIF security-severity (0-10) per PolicyReport severity, so code scanning ranks them
+// (Critical >= 9, High >= 7, Medium >= 4, Low < 4).
+double security_severity(const std::string& severity) {
+  if (severity == "critical") return 9.5;
+  if (severity == "high") return 8.0;
+  if (severity == "medium") return 5.5;
+  if (severity == "low") return 3.0;
+  return 1.0;
+}
+
+std::string uri_of(const std::string& path) {
+  std::string out = path.rfind('/', 0) == 0 ? "file://" : "";
+  for (char c : path) {
+    if (c == ' ')
+      out += "%20";
+    else if (c == '%')
+      out += "%25";
+    else
+      out += c;
+  }
+  return out;
+}
+
+json sarif_location(const SourceLoc& loc, const std::string& fallback_file) {
+  json region = {{"startLine", loc.line > 0 ? loc.line : 1}};
+  if (loc.column > 0) region["startColumn"] = loc.column;
+  return {{"physicalLocation",
+           {{"artifactLocation", {{"uri", uri_of(loc.file.empty() ? fallback_file : loc.file)}}}, {"region", region}}}};
+}
+
+}  // namespace
+
+std::string evidence_text(const policy::ComplianceEvidence& e) {
+  std::string s = "t=" + format_duration(Seconds(e.time));
+  if (e.event >= 0) s += " event " + std::to_string(e.event);
+  if (e.audit_record >= 0) s += " record " + std::to_string(e.audit_record);
+  if (!e.resource.empty()) s += " " + e.resource;
+  if (!e.detail.empty()) s += ": " + e.detail;
+  return s;
+}
+
+std::string source_location_text(const SourceLoc& loc) {
+  if (loc.file.empty() && loc.line <= 0) return {};
+  return loc.file + ":" + std::to_string(loc.line) + ":" + std::to_string(loc.column);
+}
+
+json compliance_json(const ScenarioSpec& spec, const ComplianceReport& c) {
+  (void)spec;
+  json out;
+  out["summary"] = {
+      {"pass", c.passed}, {"fail", c.failed}, {"warn", c.warned}, {"error", c.errored}, {"skip", c.skipped}};
+  json findings = json::array();
+  for (const auto& f : c.findings) {
+    json evidence = json::array();
+    for (const auto& e : f.evidence) {
+      json ej = {{"time_s", e.time},
+                 {"event", e.event >= 0 ? json(e.event) : json()},
+                 {"audit_record", e.audit_record >= 0 ? json(e.audit_record) : json()},
+                 {"resource", e.resource},
+                 {"detail", e.detail}};
+      if (const auto where = source_location_text(e.loc); !where.empty()) ej["location"] = where;
+      evidence.push_back(std::move(ej));
+    }
+    findings.push_back({{"policy", f.policy},
+                        {"rule", f.rule},
+                        {"rule_id", f.rule_id},
+                        {"title", f.title},
+                        {"status", policy::compliance_status_name(f.status)},
+                        {"severity", f.severity},
+                        {"action", f.action == ComplianceAction::ENFORCE ? "enforce" : "audit"},
+                        {"requirements", f.requirements},
+                        {"message", f.message},
+                        {"checked", f.checked},
+                        {"violations", f.violations},
+                        {"prevented", f.prevented},
+                        {"evidence", evidence},
+                        {"evidence_omitted", f.evidence_omitted},
+                        {"location", source_location_text(f.loc)}});
+  }
+  out["findings"] = findings;
+  json enforcement = json::array();
+  for (const auto& e : c.enforcement)
+    enforcement.push_back({{"policy", e.policy},
+                           {"placements_refused", e.placements_refused},
+                           {"accesses_refused", e.accesses_refused},
+                           {"key_releases_refused", e.key_releases_refused},
+                           {"workloads_affected", e.workloads_affected}});
+  out["enforcement"] = enforcement;
+  out["audit"] = {{"records", c.audit.records.size()},
+                  {"lost", c.audit.lost.size()},
+                  {"tampered", c.audit.tampered},
+                  {"chain",
+                   {{"intact", c.chain.intact},
+                    {"first_bad_record", c.chain.first_bad >= 0 ? json(c.chain.first_bad) : json()},
+                    {"reason", c.chain.reason}}}};
+  return out;
+}
+
+void compliance_markdown(std::ostringstream& md, const ScenarioSpec& spec, const ComplianceReport& c) {
+  (void)spec;
+  md << "## Compliance\n\n";
+  md << c.passed << " passed, " << c.failed << " failed, " << c.warned << " warned, " << c.errored << " errors, "
+     << c.skipped << " skipped. Audit stream: " << c.audit.records.size() << " records, " << c.audit.lost.size()
+     << " lost, chain " << (c.chain.intact ? "intact" : "broken at record " + std::to_string(c.chain.first_bad))
+     << ". Rules and formulas: docs/models/compliance.md.\n\n";
+  md << "| policy | rule | result | severity | action | checked | violations | prevented | requirements |\n";
+  md << "|---|---|---|---|---|---:|---:|---:|---|\n";
+  for (const auto& f : c.findings) {
+    std::string reqs;
+    for (const auto& r : f.requirements) reqs += (reqs.empty() ? "" : "; ") + r;
+    md << "| " << f.policy << " | " << f.rule_id << " " << f.rule << " | **" << policy::compliance_status_name(f.status)
+       << "** | " << f.severity << " | " << (f.action == ComplianceAction::ENFORCE ? "enforce" : "audit") << " | "
+       << f.checked << " | " << f.violations << " | " << f.prevented << " | " << reqs << " |\n";
+  }
+  md << "\n";
+  for (const auto& f : c.findings) {
+    if (f.status != policy::ComplianceStatus::FAIL && f.status != policy::ComplianceStatus::WARN &&
+        f.status != policy::ComplianceStatus::ERROR)
+      continue;
+    md << "**" << f.policy << "** (" << f.rule_id << ", " << policy::compliance_status_name(f.status)
+       << "): " << f.message << "\n\n";
+    for (const auto& e : f.evidence) md << "- " << evidence_text(e) << "\n";
+    if (f.evidence_omitted > 0) md << "- ... and " << f.evidence_omitted << " more\n";
+    md << "\n";
+  }
+  if (!c.enforcement.empty()) {
+    md << "Enforcement (what `enforce` refused, and so what it cost):\n\n";
+    md << "| policy | placements refused | accesses refused | key releases refused | workloads affected |\n";
+    md << "|---|---:|---:|---:|---|\n";
+    for (const auto& e : c.enforcement) {
+      std::string w;
+      for (const auto& x : e.workloads_affected) w += (w.empty() ? "" : ", ") + x;
+      md << "| " << e.policy << " | " << e.placements_refused << " | " << e.accesses_refused << " | "
+         << e.key_releases_refused << " | " << (w.empty() ? "-" : w) << " |\n";
+    }
+    md << "\n";
+  }
+}
+
+void compliance_sarif(const ScenarioSpec& spec, const ComplianceReport& c, std::map<std::string, json>& rules,
+                      json& results) {
+  for (const auto& f : c.findings) {
+    if (f.status == policy::ComplianceStatus::PASS || f.status == policy::ComplianceStatus::SKIP) continue;
+    const std::string id = "GTW-COMP-" + f.rule;
+    if (!rules.count(id)) {
+      std::string reqs;
+      for (const auto& r : f.requirements) reqs += (reqs.empty() ? "" : "; ") + r;
+      rules[id] = {{"id", id},
+                   {"name", f.rule},
+                   {"shortDescription", {{"text", f.rule_id + " " + f.title}}},
+                   {"fullDescription", {{"text", f.title + " (" + reqs + ")"}}},
+                   {"helpUri", "docs/models/compliance.md"},
+                   {"properties",
+                    {{"tags", json::array({"compliance", f.rule_id})},
+                     {"security-severity", short_number(security_severity(f.severity))},
+                     {"requirements", f.requirements}}}};
+    }
+    const std::string level = f.status == policy::ComplianceStatus::FAIL
+                                  ? (f.severity == "low" || f.severity == "info" ? "warning" : "error")
+                                  : "warning";
+    // The primary location is the scenario line that caused the first violation (a workload, pool or data
+    // item) when known, else the rule's entry; the rule's entry and further causes are related locations.
+    SourceLoc primary = f.loc;
+    for (const auto& e : f.evidence)
+      if (e.loc.line > 0) {
+        primary = e.loc;
+        break;
+      }
+    json related = json::array();
+    int rid = 0;
+    if (primary.line != f.loc.line || primary.file != f.loc.file) {
+      json r = sarif_location(f.loc, spec.source_file);
+      r["id"] = rid++;
+      r["message"] = {{"text", "rule " + f.policy}};
+      related.push_back(std::move(r));
+    }
+    for (const auto& e : f.evidence) {
+      if (e.loc.line <= 0 || rid >= 10) continue;
+      json r = sarif_location(e.loc, spec.source_file);
+      r["id"] = rid++;
+      r["message"] = {{"text", evidence_text(e)}};
+      related.push_back(std::move(r));
+    }
+    std::string text = f.policy + ": " + f.message;
+    if (!f.evidence.empty()) text += " First: " + evidence_text(f.evidence.front()) + ".";
+    json result = {{"ruleId", id},
+                   {"level", level},
+                   {"message", {{"text", text}}},
+                   {"locations", json::array({sarif_location(primary, spec.source_file)})},
+                   {"partialFingerprints", {{"compliancePolicy/v1", f.policy + "/" + f.rule}}},
+                   {"properties",
+                    {{"violations", f.violations},
+                     {"action", f.action == ComplianceAction::ENFORCE ? "enforce" : "audit"},
+                     {"tags", json::array({"compliance", f.rule_id})}}}};
+    if (!related.empty()) result["relatedLocations"] = related;
+    results.push_back(std::move(result));
+  }
+}
+
+}  // namespace gtw
+
+namespace gtw {
+
+namespace {
+
+// A YAML double-quoted scalar (JSON string syntax is valid YAML).
+std::string yq(const std::string& s) {
+  return nlohmann::json(s).dump();
+}
+
+std::string xml_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
+      default:
+        // XML 1.0 forbids most control characters even escaped.
+        if (static_cast<unsigned char>(c) >= 0x20 || c == '\n' || c == '\t') out += c;
+    }
+  }
+  return out;
+}
+
+std::string k8s_name(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    const char l = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    out += (std::isalnum(static_cast<unsigned char>(l)) || l == '-' || l == '.') ? l : '-';
+  }
+  return out.empty() ? "run" : out;
+}
+
+}  // namespace
+
+std::string policy_report_yaml(const ScenarioSpec& spec, const RunResult& run, const ComplianceReport& c) {
+  std::ostringstream y;
+  y << "# Compliance results of one gputwin run in the Kubernetes PolicyReport shape (wgpolicyk8s.io/v1alpha2).\n";
+  y << "apiVersion: wgpolicyk8s.io/v1alpha2\n";
+  y << "kind: PolicyReport\n";
+  y << "metadata:\n";
+  y << "  name: " << yq("gputwin-" + k8s_name(spec.name)) << "\n";
+  y << "  labels:\n    app.kubernetes.io/managed-by: gputwin\n";
+  y << "  annotations:\n";
+  y << "    gputwin.dev/scenario: " << yq(spec.source_file) << "\n";
+  y << "    gputwin.dev/scenario-sha256: " << yq(spec.source_sha256) << "\n";
+  y << "    gputwin.dev/seed: " << yq(std::to_string(run.seed)) << "\n";
+  y << "summary:\n";
+  y << "  pass: " << c.passed << "\n  fail: " << c.failed << "\n  warn: " << c.warned << "\n  error: " << c.errored
+    << "\n  skip: " << c.skipped << "\n";
+  y << "results:" << (c.findings.empty() ? " []" : "") << "\n";
+  for (const auto& f : c.findings) {
+    y << "- policy: " << yq(f.policy) << "\n";
+    y << "  rule: " << yq(f.rule) << "\n";
+    y << "  result: " << policy::compliance_status_name(f.status) << "\n";
+    y << "  severity: " << yq(f.severity) << "\n";
+    y << "  category: compliance\n";
+    y << "  source: gputwin\n";
+    y << "  scored: true\n";
+    y << "  message: " << yq(f.message) << "\n";
+    // PolicyReport properties are a string map.
+    std::string reqs;
+    for (const auto& r : f.requirements) reqs += (reqs.empty() ? "" : "; ") + r;
+    y << "  properties:\n";
+    y << "    ruleId: " << yq(f.rule_id) << "\n";
+    y << "    action: " << (f.action == ComplianceAction::ENFORCE ? "enforce" : "audit") << "\n";
+    y << "    requirements: " << yq(reqs) << "\n";
+    y << "    checked: " << yq(std::to_string(f.checked)) << "\n";
+    y << "    violations: " << yq(std::to_string(f.violations)) << "\n";
+    y << "    prevented: " << yq(std::to_string(f.prevented)) << "\n";
+    if (!f.evidence.empty()) {
+      std::string ev;
+      for (const auto& e : f.evidence) ev += (ev.empty() ? "" : " | ") + evidence_text(e);
+      y << "    evidence: " << yq(ev) << "\n";
+    }
+    if (const auto where = source_location_text(f.loc); !where.empty()) y << "    location: " << yq(where) << "\n";
+    // Resources named by the evidence, each once, in evidence order.
+    std::vector<std::string> names;
+    for (const auto& e : f.evidence)
+      if (!e.resource.empty() && std::find(names.begin(), names.end(), e.resource) == names.end())
+        names.push_back(e.resource);
+    if (!names.empty()) {
+      y << "  resources:\n";
+      for (const auto& n : names) y << "  - kind: SimulatedResource\n    name: " << yq(n) << "\n";
+    }
+  }
+  return y.str();
+}
+
+std::string run_junit_xml(const ScenarioSpec& spec, const RunResult& run, const Analysis& analysis,
+                          const ComplianceReport* compliance) {
+  struct Case {
+    std::string classname, name, failure, detail, file;
+    int line = 0;
+    bool skipped = false;
+  };
+  std::vector<Case> cases;
+  for (const auto& s : analysis.slos) {
+    Case k{"SLO/" + s.tenant_name, s.name, {}, {}, {}, 0, false};
+    if (!s.met) {
+      k.failure = s.objective + ": " + short_number(100 * s.compliance) + "% of windows met, target " +
+                  short_number(100 * s.target) + "%";
+      k.detail = s.explanation;
+    }
+    cases.push_back(std::move(k));
+  }
+  if (compliance)
+    for (const auto& f : compliance->findings) {
+      Case k{"compliance/" + f.rule_id, f.policy, {}, {}, f.loc.file, f.loc.line, false};
+      if (f.status == policy::ComplianceStatus::FAIL || f.status == policy::ComplianceStatus::ERROR) {
+        k.failure = f.message;
+        for (const auto& e : f.evidence) k.detail += evidence_text(e) + "\n";
+      }
+      k.skipped = f.status == policy::ComplianceStatus::SKIP;
+      cases.push_back(std::move(k));
+    }
+  size_t failures = 0, skipped = 0;
+  for (const auto& k : cases) {
+    failures += k.failure.empty() ? 0 : 1;
+    skipped += k.skipped ? 1 : 0;
+  }
+  std::string x = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  x += "<testsuite name=\"" + xml_escape("gputwin run " + spec.name) + "\" tests=\"" + std::to_string(cases.size()) +
+       "\" failures=\"" + std::to_string(failures) + "\" errors=\"0\" skipped=\"" + std::to_string(skipped) +
+       "\" time=\"0\">\n";
+  x += "  <properties>\n";
+  x += "    <property name=\"seed\" value=\"" + std::to_string(run.seed) + "\"/>\n";
+  x += "    <property name=\"scenario\" value=\"" + xml_escape(spec.source_file) + "\"/>\n";
+  x += "    <property name=\"scenario_sha256\" value=\"" + xml_escape(spec.source_sha256) + "\"/>\n";
+  x += "  </properties>\n";
+  for (const auto& k : cases) {
+    x += "  <testcase classname=\"" + xml_escape(k.classname) + "\" name=\"" + xml_escape(k.name) + "\"";
+    if (!k.file.empty()) x += " file=\"" + xml_escape(k.file) + "\" line=\"" + std::to_string(k.line) + "\"";
+    x += " time=\"0\"";
+    if (k.failure.empty() && !k.skipped) {
+      x += "/>\n";
+      continue;
+    }
+    x += ">\n";
+    if (k.skipped)
+      x += "    <skipped/>\n";
+    else
+      x += "    <failure message=\"" + xml_escape(k.failure) + "\" type=\"" +
+           (k.classname.rfind("SLO/", 0) == 0 ? "slo" : "compliance") + "\">" + xml_escape(k.detail) + "</failure>\n";
+    x += "  </testcase>\n";
+  }
+  x += "</testsuite>\n";
+  return x;
+}
+
+}  // namespace gtw

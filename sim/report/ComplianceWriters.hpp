@@ -1,0 +1,29 @@
+#pragma once
+// The compliance section in every output: report.json, report.md, policyreport.yaml (Kubernetes
+// PolicyReport shape), junit.xml (one test case per rule and per SLO) and SARIF results
+// (docs/models/compliance.md, "Outputs"). Internal to sim/report.
+#include <hdf5.h>
+#include <nlohmann/json.hpp>
+
+#include <sstream>
+#include <string>
+
+#include "sim/analysis/Analysis.hpp"
+#include "sim/analysis/Compliance.hpp"
+#include "sim/scenario/Scenario.hpp"
+
+namespace gtw {
+
+nlohmann::ordered_json compliance_json(const ScenarioSpec& spec, const ComplianceReport& c);
+void compliance_markdown(std::ostringstream& md, const ScenarioSpec& spec, const ComplianceReport& c);
+/// SARIF rules (by id) and results for every failed or warned rule, appended to the given containers.
+void compliance_sarif(const ScenarioSpec& spec, const ComplianceReport& c,
+                      std::map<std::string, nlohmann::ordered_json>& rules, nlohmann::ordered_json& results);
+/// The /compliance group of results.h5 (findings and evidence tables).
+void write_compliance_group(hid_t root, const ComplianceReport& c);
+/// One line of evidence: "t=1.5 s event 42 record 7 gpu:3: what".
+std::string evidence_text(const policy::ComplianceEvidence& e);
+/// "file:line:col" of a location, relative as written in the scenario ("" when unknown).
+std::string source_location_text(const SourceLoc& loc);
+
+}  // namespace gtw

@@ -1,0 +1,164 @@
+#pragma once
+// The scenario loader's reader class, shared by the files that read sections of the scenario
+// (Loader.cpp, LoadIdentity.cpp, ...). Internal to gtw_scenario: use load_scenario() (Loader.hpp).
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "sim/core/Diagnostics.hpp"
+#include "sim/scenario/Loader.hpp"
+#include "sim/scenario/Scenario.hpp"
+
+namespace gtw {
+
+// A YAML node with where it came from: file, YAML path (index form and name form), include chain.
+struct Ctx {
+  YAML::Node node;
+  std::string file;
+  std::string path;      // spec.workloads[2].arrival
+  std::string alt_path;  // spec.workloads[chat-svc].arrival (names instead of indices)
+  std::vector<std::string> chain;
+  SourceLoc fallback;
+
+  SourceLoc loc() const {
+    const YAML::Mark m = node.Mark();
+    if (file == "--set" || m.is_null() || m.line < 0) return fallback;
+    return SourceLoc{file, m.line + 1, m.column + 1};
+  }
+};
+
+struct OverrideSlot {
+  std::string value;
+  bool used = false;
+};
+
+class Loader {
+ public:
+  Loader(Diagnostics& diags, const std::vector<Override>& overrides) : d_(diags) {
+    for (const auto& o : overrides) overrides_[o.path] = OverrideSlot{o.value, false};
+  }
+
+  ScenarioSpec load(const std::string& path);
+
+ private:
+  Diagnostics& d_;
+  std::map<std::string, OverrideSlot> overrides_;
+  std::set<std::string> included_;
+  size_t nodes_visited_ = 0;
+  uintmax_t total_bytes_ = 0;  // main file and every $ref include, each time it is read
+  static constexpr uintmax_t MAX_TOTAL_BYTES = 8 * MAX_SCENARIO_BYTES;
+  // Mappings and list items walked. A legitimate 8 MiB file stays well below; YAML aliases can make a
+  // small file expand to far more, and each visit costs microseconds.
+  static constexpr size_t MAX_NODES = 500'000;
+  bool mig_from_file_ = false;  // the node pool being read takes its MIG layout from topology.mig
+
+  // ---- files and references ----
+  std::optional<YAML::Node> read_yaml_file(const std::string& file, const SourceLoc& from, const std::string& path,
+                                           std::string* sha256 = nullptr);
+  std::optional<Ctx> resolve(Ctx c);
+  std::optional<Ctx> child(const Ctx& parent, const std::string& key);
+  std::vector<Ctx> items(const Ctx& list);
+
+  // ---- shape checks ----
+  bool expect_map(const Ctx& c);
+  bool expect_list(const Ctx& c);
+  bool check_map(const Ctx& c);  // mapping + only known keys
+
+  // ---- scalars ----
+  bool scalar(const Ctx& c, std::string& out, const char* what);
+  void get_string(const Ctx& parent, const std::string& key, std::string& out, bool required);
+  void get_int(const Ctx& parent, const std::string& key, int& out, bool required, long long min, long long max);
+  void get_uint64(const Ctx& parent, const std::string& key, uint64_t& out);
+  void get_number(const Ctx& parent, const std::string& key, double& out, bool required, double min, double max);
+  template <class Enum>
+  void get_enum(const Ctx& parent, const std::string& key, Enum& out, const std::vector<std::string>& names,
+                bool required);
+  template <class Q, class ParseFn>
+  void get_quantity(const Ctx& parent, const std::string& key, Q& out, ParseFn parse, bool required, bool positive);
+  void missing(const Ctx& parent, const std::string& key);
+
+  // ---- sections ----
+  void read_metadata(const Ctx& c, ScenarioSpec& spec);
+  void read_spec(const Ctx& c, ScenarioSpec& spec);
+  void read_node_pool(const Ctx& c, NodePoolSpec& pool);
+  void read_sharing_fields(const Ctx& c, SharingSpec& sharing);
+  void read_mig_layout(const Ctx& layout, std::vector<std::string>& out);
+  void read_device_plugin_config(const Ctx& c, SharingSpec& sharing);
+  void read_tenant(const Ctx& c, TenantSpec& tenant);
+  void read_slo(const Ctx& c, SloSpec& slo);
+  void read_workload(const Ctx& c, WorkloadSpec& w);
+  void read_arrival(const Ctx& c, ArrivalSpec& a);
+  void read_policy(const Ctx& c, PolicyRef& p);
+  void read_attack(const Ctx& c, WorkloadSpec& w);
+  void read_isolation(const Ctx& c, IsolationPolicySpec& iso);
+  void get_bool(const Ctx& parent, const std::string& key, bool& out);
+  // ---- network, storage, data (models/fabric, models/storage) ----
+  void read_string_list(const Ctx& parent, const std::string& key, std::vector<std::string>& out);
+  void read_node_topology(const Ctx& c, NodeTopologySpec& t);
+  void read_fabric(const Ctx& c, FabricSpec& f);
+  void read_storage(const Ctx& c, StorageSpec& s);
+  void read_data(const Ctx& c, DataSpec& d);
+  void read_network_policy(const Ctx& c, NetworkPolicySpec& n);
+  void read_workload_io(const Ctx& c, WorkloadIoSpec& io);
+  // ---- identity graph and audit pipeline (models/tenant; LoadIdentity.cpp) ----
+  void read_identity(const Ctx& c, IdentitySpec& id);
+  void read_audit(const Ctx& c, AuditSpec& a);
+  // ---- compliance rules and transfer bases (policies/compliance; LoadCompliance.cpp) ----
+  void read_compliance(const Ctx& c, ComplianceSpec& cs);
+  void read_compliance_rule(const Ctx& c, ComplianceRuleSpec& r);
+  void read_workload_secrets(const Ctx& c, WorkloadSpec& w);
+};
+
+// Templates here so that every file reading a section can use them.
+template <class Enum>
+void Loader::get_enum(const Ctx& parent, const std::string& key, Enum& out, const std::vector<std::string>& names,
+                      bool required) {
+  auto c = child(parent, key);
+  if (!c) {
+    if (required) missing(parent, key);
+    return;
+  }
+  std::string s;
+  if (!scalar(*c, s, "a name")) return;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (names[i] == s) {
+      out = static_cast<Enum>(i);
+      return;
+    }
+  }
+  d_.error(c->loc(), c->path, "unknown value '" + s + "'" + suggest(s, names));
+}
+
+template <class Q, class ParseFn>
+void Loader::get_quantity(const Ctx& parent, const std::string& key, Q& out, ParseFn parse, bool required,
+                          bool positive) {
+  auto c = child(parent, key);
+  if (!c) {
+    if (required) missing(parent, key);
+    return;
+  }
+  std::string s;
+  if (!scalar(*c, s, "a quantity with a unit")) return;
+  auto r = parse(s);
+  if (!r) {
+    d_.error(c->loc(), c->path, r.error);
+    return;
+  }
+  if (!std::isfinite(r.quantity->value)) {
+    d_.error(c->loc(), c->path, "value is too large, got \"" + s + "\"");
+    return;
+  }
+  if (positive && r.quantity->value <= 0) {
+    d_.error(c->loc(), c->path, "must be greater than zero, got \"" + s + "\"");
+    return;
+  }
+  out = *r.quantity;
+}
+
+}  // namespace gtw
