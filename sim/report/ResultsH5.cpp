@@ -548,8 +548,7 @@ bool fsync_path(const std::string& p) {
 }  // namespace
 
 void write_results_h5(const std::string& path, const ScenarioSpec& spec, const RunResult& run, const Analysis& analysis,
-                      const Provenance& provenance, const LeakageReport* leakage,
-                      const ComplianceReport* compliance) {
+                      const Provenance& provenance, const LeakageReport* leakage, const ComplianceReport* compliance) {
   const std::filesystem::path target(path);
   const std::string tmp =
       (target.parent_path() / ("." + target.filename().string() + ".tmp." + std::to_string(::getpid()))).string();

@@ -175,6 +175,56 @@ std::string findings_sarif(const ScenarioSpec& spec, const RunResult& run, const
                          {"tags", atlas}}}});
   }
 
+  // The identity channel (docs/models/identity.md): each path by which a principal of one tenant reaches
+  // another tenant's data or secrets is a finding, at the identity edge that replaced the caller's identity
+  // (the confused deputy) or else at the principal's entry. It carries no bytes, so the loop above skips it.
+  for (const auto& p : l.identity_paths) {
+    const std::string rule_id = "GTW-LEAK-identityPath";
+    if (!rules.count(rule_id))
+      rules[rule_id] = {
+          {"id", rule_id},
+          {"name", "DiscreteExposure/identityPath"},
+          {"shortDescription",
+           {{"text", "A principal reaches another tenant's data or secrets through the identity graph"}}},
+          {"fullDescription",
+           {{"text",
+             "Calls and grants in spec.identity let the path's effective identity read or use the target; "
+             "a hop that replaces the caller's identity with a broader service identity is a confused deputy."}}},
+          {"help", {{"text", "Closed by: passthrough or token exchange instead of replace, narrower grants"}}},
+          {"properties",
+           {{"tags", json::array({"security", "leakage", "identity", "AML.T0025", "LLM03:2026"})},
+            {"security-severity", "7.5"},
+            {"atlas_version", ATLAS_VERSION}}}};
+    SourceLoc loc;
+    for (size_t h = 0; h + 1 < p.hops.size() && loc.line <= 0; ++h)
+      for (const auto& e : spec.identity.edges)
+        if (e.from == p.hops[h] && e.to == p.hops[h + 1] && e.propagation == Propagation::REPLACE) {
+          loc = e.loc;
+          break;
+        }
+    for (const auto& pr : spec.identity.principals)
+      if (loc.line <= 0 && pr.name == p.principal) loc = pr.loc;
+    std::string chain;
+    for (const auto& h : p.hops) chain += (chain.empty() ? "" : " -> ") + h;
+    const std::string text = tenant(spec, p.observer_tenant) + "'s " + p.principal + " reaches " +
+                             tenant(spec, p.source_tenant) + "'s " + p.target_kind + " " + p.target + " (" + p.action +
+                             ") as " + p.effective_identity + ": " + chain +
+                             (p.confused_deputy ? " (confused deputy)" : "");
+    results.push_back({{"ruleId", rule_id},
+                       {"level", p.confused_deputy ? "error" : "warning"},
+                       {"message", {{"text", text}}},
+                       {"locations", json::array({location(loc, spec.source_file)})},
+                       {"partialFingerprints",
+                        {{"leakagePair/v1", tenant(spec, p.observer_tenant) + "<-" + tenant(spec, p.source_tenant) +
+                                                "/" + p.principal + "/" + p.target + "/identityPath"}}},
+                       {"properties",
+                        {{"observer", tenant(spec, p.observer_tenant)},
+                         {"source", tenant(spec, p.source_tenant)},
+                         {"confused_deputy", p.confused_deputy},
+                         {"hops", p.hops},
+                         {"tags", json::array({"AML.T0025", "LLM03:2026"})}}}});
+  }
+
   // Attacks replayed in the simulation: one result each, at the attack's line in the scenario. An attack
   // that achieved something is an error; one the design stopped is a note.
   for (const auto& r : l.attacks) {

@@ -94,9 +94,19 @@ TEST(AuditCommand, RunWritesAVerifiableTrailAndVerifyNamesTheBrokenRecord) {
 
 TEST(AuditCommand, ReportListsTheConfusedDeputyUntilTheHopPassesTheCallerThrough) {
   test::TempDir dir;
-  auto r = run_process(test::run_argv(GTW_BINARY, FIXTURE, dir.path(), "json"));
+  auto r = run_process(test::run_argv(GTW_BINARY, FIXTURE, dir.path(), "json,sarif"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto report = nlohmann::json::parse(read_text(dir.file("report.json")));
+  // findings.sarif: the path is an error at the edge that replaced alice's identity (line 54 of the fixture).
+  const auto sarif = nlohmann::json::parse(read_text(dir.file("findings.sarif")));
+  int identity_results = 0;
+  for (const auto& res : sarif["runs"][0]["results"])
+    if (res["ruleId"] == "GTW-LEAK-identityPath") {
+      ++identity_results;
+      EXPECT_EQ(res["level"], "error");
+      EXPECT_EQ(res["locations"][0]["physicalLocation"]["region"]["startLine"], 54);
+    }
+  EXPECT_EQ(identity_results, 1);
   const auto& paths = report["leakage"]["identity_paths"];
   ASSERT_EQ(paths.size(), 1u) << paths.dump(2);
   EXPECT_EQ(paths[0]["observer"], "public");
@@ -110,7 +120,7 @@ TEST(AuditCommand, ReportListsTheConfusedDeputyUntilTheHopPassesTheCallerThrough
   for (const auto& d : report["leakage"]["discrete"])
     if (d["kind"] == "identityPath" && d["observer"] == "public" && d["source"] == "health") listed = true;
   EXPECT_TRUE(listed);
-  EXPECT_FALSE(std::ifstream(dir.file("audit.jsonl")).good());  // not asked for
+  EXPECT_FALSE(std::ifstream(dir.file("audit.jsonl")).good());  // not asked for (json,sarif only)
 
   test::TempDir fixed;
   r = run_process(

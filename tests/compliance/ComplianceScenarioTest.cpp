@@ -161,9 +161,9 @@ TEST(ComplianceScenario, CoTenancyPassesOnExclusiveGpus) {
 }
 
 TEST(ComplianceScenario, CoTenancyAndBudgetPassOnSeparateNodes) {
-  const auto o = run_fixture("shared-gpu.yaml", {"spec.cluster.nodePools[serve].sharing={mode: exclusive}",
-                                                 "spec.cluster.nodePools[serve].count=2",
-                                                 "spec.cluster.nodePools[serve].gpusPerNode=1"});
+  const auto o = run_fixture("shared-gpu.yaml",
+                             {"spec.cluster.nodePools[serve].sharing={mode: exclusive}",
+                              "spec.cluster.nodePools[serve].count=2", "spec.cluster.nodePools[serve].gpusPerNode=1"});
   EXPECT_EQ(o.finding("classification-isolation").status, policy::ComplianceStatus::PASS);
   EXPECT_EQ(o.finding("covert-budget").status, policy::ComplianceStatus::PASS) << o.finding("covert-budget").message;
 }
