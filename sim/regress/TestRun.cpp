@@ -1,4 +1,5 @@
 #include "sim/regress/TestRun.hpp"
+#include "sim/core/XmlText.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -22,36 +23,6 @@ std::string seconds_text(double s) {
 
 std::string location_text(const SourceLoc& loc) {
   return loc.file + ":" + std::to_string(loc.line) + ":" + std::to_string(loc.column);
-}
-
-std::string xml_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      default:
-        // XML 1.0 forbids most control characters even escaped; a child's stderr may hold them.
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t' && c != '\r')
-          out += '?';
-        else
-          out += c;
-    }
-  }
-  return out;
 }
 
 // GitHub workflow commands: the message escapes %, CR, LF; properties also ',' and ':'.

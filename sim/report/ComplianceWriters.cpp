@@ -1,6 +1,7 @@
 // Compliance outputs. Every finding carries its evidence (event seq, audit record, time, resource)
 // so a reader can go from a failed rule to the exact events in report.json / results.h5 / audit.jsonl.
 #include "sim/report/ComplianceWriters.hpp"
+#include "sim/core/XmlText.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -44,14 +45,14 @@ std::string uri_of(const std::string& path) {
   return out;
 }
 
+}  // namespace
+
 json sarif_location(const SourceLoc& loc, const std::string& fallback_file) {
   json region = {{"startLine", loc.line > 0 ? loc.line : 1}};
   if (loc.column > 0) region["startColumn"] = loc.column;
   return {{"physicalLocation",
            {{"artifactLocation", {{"uri", uri_of(loc.file.empty() ? fallback_file : loc.file)}}}, {"region", region}}}};
 }
-
-}  // namespace
 
 std::string evidence_text(const policy::ComplianceEvidence& e) {
   std::string s = "t=" + format_duration(Seconds(e.time));
@@ -229,33 +230,6 @@ namespace {
 // A YAML double-quoted scalar (JSON string syntax is valid YAML).
 std::string yq(const std::string& s) {
   return nlohmann::json(s).dump();
-}
-
-std::string xml_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      default:
-        // XML 1.0 forbids most control characters even escaped.
-        if (static_cast<unsigned char>(c) >= 0x20 || c == '\n' || c == '\t') out += c;
-    }
-  }
-  return out;
 }
 
 std::string k8s_name(const std::string& s) {

@@ -21,6 +21,8 @@ void compliance_sarif(const ScenarioSpec& spec, const ComplianceReport& c,
                       std::map<std::string, nlohmann::ordered_json>& rules, nlohmann::ordered_json& results);
 /// The /compliance group of results.h5 (findings and evidence tables).
 void write_compliance_group(hid_t root, const ComplianceReport& c);
+/// A SARIF physicalLocation at a scenario line (`fallback_file` when the location has no file).
+nlohmann::ordered_json sarif_location(const SourceLoc& loc, const std::string& fallback_file);
 /// One line of evidence: "t=1.5 s event 42 record 7 gpu:3: what".
 std::string evidence_text(const policy::ComplianceEvidence& e);
 /// "file:line:col" of a location, relative as written in the scenario ("" when unknown).

@@ -23,26 +23,6 @@ constexpr const char* ATLAS_VERSION = "5.6.0";
 constexpr double HIGH_BANDWIDTH_BPS = 100;
 constexpr double AUDIT_BPS = 1;
 
-std::string uri_of(const std::string& path) {
-  std::string out = path.rfind('/', 0) == 0 ? "file://" : "";
-  for (char c : path) {
-    if (c == ' ')
-      out += "%20";
-    else if (c == '%')
-      out += "%25";
-    else
-      out += c;
-  }
-  return out;
-}
-
-json location(const SourceLoc& loc, const std::string& fallback_file) {
-  json region = {{"startLine", loc.line > 0 ? loc.line : 1}};
-  if (loc.column > 0) region["startColumn"] = loc.column;
-  return {{"physicalLocation",
-           {{"artifactLocation", {{"uri", uri_of(loc.file.empty() ? fallback_file : loc.file)}}}, {"region", region}}}};
-}
-
 std::string tenant(const ScenarioSpec& spec, int t) {
   return t >= 0 && static_cast<size_t>(t) < spec.tenants.size() ? spec.tenants[static_cast<size_t>(t)].name : "?";
 }
@@ -62,8 +42,8 @@ std::string findings_sarif(const ScenarioSpec& spec, const RunResult& run, const
   auto where = [&](const std::vector<int>& gpus, int fallback_gpu) {
     const int g = !gpus.empty() ? gpus.front() : fallback_gpu;
     if (g >= 0 && static_cast<size_t>(g) < run.gpus.size())
-      return location(sharing_location(spec, run.gpus[static_cast<size_t>(g)]), spec.source_file);
-    return location(SourceLoc{spec.source_file, 1, 1}, spec.source_file);
+      return sarif_location(sharing_location(spec, run.gpus[static_cast<size_t>(g)]), spec.source_file);
+    return sarif_location(SourceLoc{spec.source_file, 1, 1}, spec.source_file);
   };
 
   // A data exposure is opened by the scenario line that leaves the data readable: the source's network
@@ -75,14 +55,14 @@ std::string findings_sarif(const ScenarioSpec& spec, const RunResult& run, const
                                : nullptr;
     if (d.kind == DiscreteKind::PLAINTEXT_NETWORK) {
       for (const auto& p : spec.network_policies)
-        if (p.tenant == tenant(spec, d.source) && p.loc.line > 0) return location(p.loc, spec.source_file);
-      if (item && item->loc.line > 0) return location(item->loc, spec.source_file);
+        if (p.tenant == tenant(spec, d.source) && p.loc.line > 0) return sarif_location(p.loc, spec.source_file);
+      if (item && item->loc.line > 0) return sarif_location(item->loc, spec.source_file);
     } else if (d.kind == DiscreteKind::PLAINTEXT_STORAGE && item) {
-      return location(item->store_loc.line > 0 ? item->store_loc : item->loc, spec.source_file);
+      return sarif_location(item->store_loc.line > 0 ? item->store_loc : item->loc, spec.source_file);
     }
     if (d.kind == DiscreteKind::PLAINTEXT_NETWORK || d.kind == DiscreteKind::PLAINTEXT_STORAGE) {
-      if (d.workload >= 0) return location(spec.workloads[static_cast<size_t>(d.workload)].loc, spec.source_file);
-      return location(SourceLoc{spec.source_file, 1, 1}, spec.source_file);
+      if (d.workload >= 0) return sarif_location(spec.workloads[static_cast<size_t>(d.workload)].loc, spec.source_file);
+      return sarif_location(SourceLoc{spec.source_file, 1, 1}, spec.source_file);
     }
     return where({}, d.gpu);
   };
@@ -213,7 +193,7 @@ std::string findings_sarif(const ScenarioSpec& spec, const RunResult& run, const
     results.push_back({{"ruleId", rule_id},
                        {"level", p.confused_deputy ? "error" : "warning"},
                        {"message", {{"text", text}}},
-                       {"locations", json::array({location(loc, spec.source_file)})},
+                       {"locations", json::array({sarif_location(loc, spec.source_file)})},
                        {"partialFingerprints",
                         {{"leakagePair/v1", tenant(spec, p.observer_tenant) + "<-" + tenant(spec, p.source_tenant) +
                                                 "/" + p.principal + "/" + p.target + "/identityPath"}}},
@@ -281,7 +261,7 @@ std::string findings_sarif(const ScenarioSpec& spec, const RunResult& run, const
                        {"message",
                         {{"text", r.name + " (" + r.attacker + " <- " +
                                       (r.victim.empty() ? std::string("-") : r.victim) + "): " + r.outcome}}},
-                       {"locations", json::array({location(loc, spec.source_file)})},
+                       {"locations", json::array({sarif_location(loc, spec.source_file)})},
                        {"partialFingerprints", {{"attack/v1", r.name + "/" + r.type}}},
                        {"properties",
                         {{"attacker", r.attacker},
