@@ -204,5 +204,24 @@ TEST(ComplianceScenario, EncryptionEnforceDeniesThePlaintextReads) {
   EXPECT_TRUE(o.events(EventType::DATA_MOVE).empty());  // nothing crossed in plaintext
 }
 
+// ---- network segregation (C23)
+
+TEST(ComplianceScenario, SegregationAuditReportsTheSharedLinkOfTwoTenantsReadingAtOnce) {
+  const auto o = run_fixture("segregation.yaml");
+  const auto& f = o.finding("segments");
+  ASSERT_EQ(f.status, policy::ComplianceStatus::FAIL) << f.message;
+  ASSERT_FALSE(f.evidence.empty());
+  const Event& e = o.event(f.evidence[0].event);
+  EXPECT_EQ(e.type, EventType::DATA_MOVE);
+  EXPECT_EQ(e.workload, o.workload("health-train"));  // the matched tenant's flow is named
+}
+
+TEST(ComplianceScenario, SegregationPassesWhenTheHealthTenantHasItsOwnSegment) {
+  const auto o = run_fixture("segregation.yaml", {"spec.networkPolicies[0].isolated=true"});
+  const auto& f = o.finding("segments");
+  EXPECT_EQ(f.status, policy::ComplianceStatus::PASS) << f.message;
+  EXPECT_GT(f.checked, 0u);
+}
+
 }  // namespace
 }  // namespace gtw
