@@ -614,6 +614,20 @@ bool build_topology(const ScenarioSpec& spec, const std::map<std::string, Hardwa
   double storage_total = 0;
   for (const auto& st : spec.storage) storage_total += std::max(st.read_bandwidth.value, st.write_bandwidth.value);
   if (network) {
+    // Storage servers hang off every spine of a two-level fabric, each link carrying its share of the store's
+    // bandwidth.
+    const auto attach_storage_to_spines = [&] {
+      for (size_t k = 0; k < spec.storage.size(); ++k) {
+        const auto& st = spec.storage[k];
+        const int v = add_vertex(f.g, VertexKind::STORAGE, st.name, static_cast<int>(k));
+        f.store.push_back(v);
+        const double bw =
+            std::max(st.read_bandwidth.value, st.write_bandwidth.value) / static_cast<double>(f.spines.size());
+        for (size_t s = 0; s < f.spines.size(); ++s)
+          add_link(f.g, f.links, v, f.spines[s], LinkKind::STORAGE, st.name + "-spine" + std::to_string(s), bw, bw,
+                   hop);
+      }
+    };
     if (fs.kind == FabricKind::RAIL_OPTIMIZED) {
       // Rail-optimised: NIC j of every node of a group on the group's rail-j leaf; spines above the leaves.
       f.rails = true;
@@ -649,16 +663,7 @@ bool build_topology(const ScenarioSpec& spec, const std::map<std::string, Hardwa
                      up, hop);
         }
       }
-      for (size_t k = 0; k < spec.storage.size(); ++k) {
-        const auto& st = spec.storage[k];
-        const int v = add_vertex(f.g, VertexKind::STORAGE, st.name, static_cast<int>(k));
-        f.store.push_back(v);
-        const double bw =
-            std::max(st.read_bandwidth.value, st.write_bandwidth.value) / static_cast<double>(f.spines.size());
-        for (size_t s = 0; s < f.spines.size(); ++s)
-          add_link(f.g, f.links, v, f.spines[s], LinkKind::STORAGE, st.name + "-spine" + std::to_string(s), bw, bw,
-                   hop);
-      }
+      attach_storage_to_spines();
       // A node's own port (fallback routes of code that sends between nodes without Platform::legs) is
       // its rail-0 port.
       for (size_t n = 0; n < out.nodes.size(); ++n)
@@ -682,16 +687,7 @@ bool build_topology(const ScenarioSpec& spec, const std::map<std::string, Hardwa
           add_link(f.g, f.links, leaf, f.spines[s], LinkKind::FABRIC,
                    "leaf" + std::to_string(l) + "-spine" + std::to_string(s), up, up, hop);
       }
-      for (size_t k = 0; k < spec.storage.size(); ++k) {
-        const auto& st = spec.storage[k];
-        const int v = add_vertex(f.g, VertexKind::STORAGE, st.name, static_cast<int>(k));
-        f.store.push_back(v);
-        const double bw =
-            std::max(st.read_bandwidth.value, st.write_bandwidth.value) / static_cast<double>(f.spines.size());
-        for (size_t s = 0; s < f.spines.size(); ++s)
-          add_link(f.g, f.links, v, f.spines[s], LinkKind::STORAGE, st.name + "-spine" + std::to_string(s), bw, bw,
-                   hop);
-      }
+      attach_storage_to_spines();
     } else {
       f.core = add_vertex(f.g, VertexKind::CORE, "core");
       for (size_t n = 0; n < out.nodes.size(); ++n)
