@@ -59,7 +59,72 @@ bool valid_entry(const std::string& s) {
   return false;
 }
 
+// A cell nvidia-smi printed without the space before the next one: on nodes with many NICs a column
+// overflows its width and two entries touch ("NODENODE", "SYSSYS", "PIXNODE"; seen in captures of
+// 8-GPU nodes with 36 NICs). Returns the entries it is made of, or nothing when it is not such a run.
+std::vector<std::string> split_run(const std::string& s) {
+  static const std::vector<std::string> codes{"NODE", "SYS", "PHB", "PXB", "PIX", "SOC", "X"};
+  std::vector<std::string> out;
+  size_t i = 0;
+  while (i < s.size()) {
+    if (s.compare(i, 2, "NV") == 0) {
+      size_t j = i + 2;
+      while (j < s.size() && std::isdigit(static_cast<unsigned char>(s[j]))) ++j;
+      if (j == i + 2) return {};
+      out.push_back(s.substr(i, j - i));
+      i = j;
+      continue;
+    }
+    const auto code =
+        std::find_if(codes.begin(), codes.end(), [&](const std::string& c) { return s.compare(i, c.size(), c) == 0; });
+    if (code == codes.end()) return {};
+    out.push_back(*code);
+    i += code->size();
+  }
+  if (out.size() < 2) return {};
+  return out;
+}
+
+// The same for the header: device names that touch ("NIC28NIC29").
+std::vector<std::string> split_device_run(const std::string& s) {
+  static const std::regex device(R"((GPU|NIC)\d+)");
+  std::vector<std::string> out;
+  size_t consumed = 0;
+  for (auto it = std::sregex_iterator(s.begin(), s.end(), device); it != std::sregex_iterator(); ++it) {
+    if (static_cast<size_t>(it->position()) != consumed) return {};
+    out.push_back(it->str());
+    consumed += static_cast<size_t>(it->length());
+  }
+  if (consumed != s.size() || out.size() < 2) return {};
+  return out;
+}
+
+// The first `n` cells of a row after its label, with runs split; the tokens that follow (affinities).
+std::vector<std::pair<std::string, int>> row_cells(const std::vector<std::pair<std::string, int>>& t, size_t n,
+                                                   size_t& next) {
+  std::vector<std::pair<std::string, int>> cells;
+  next = 1;
+  while (next < t.size() && cells.size() < n) {
+    const auto& [tok, col] = t[next++];
+    const auto parts = valid_entry(tok) ? std::vector<std::string>{} : split_run(tok);
+    if (parts.empty()) {
+      cells.emplace_back(tok, col);
+      continue;
+    }
+    int offset = 0;
+    for (const auto& part : parts) {
+      cells.emplace_back(part, col + offset);
+      offset += static_cast<int>(part.size());
+    }
+  }
+  return cells;
+}
+
 }  // namespace
+
+std::string SmiTopo::device_name(size_t i) const {
+  return i < legend_names.size() && !legend_names[i].empty() ? legend_names[i] : devices[i];
+}
 
 int SmiTopo::nvlinks(size_t a, size_t b) const {
   const std::string& s = matrix[a][b];
@@ -79,7 +144,11 @@ std::optional<SmiTopo> parse_topo(const std::string& text, const std::string& fi
       header = i;
       for (const auto& [tok, col] : t) {
         if (tok == "CPU" || tok == "NUMA") break;
-        topo.devices.push_back(tok);
+        const auto parts = split_device_run(tok);
+        if (parts.empty())
+          topo.devices.push_back(tok);
+        else
+          topo.devices.insert(topo.devices.end(), parts.begin(), parts.end());
       }
       break;
     }
@@ -111,15 +180,17 @@ std::optional<SmiTopo> parse_topo(const std::string& text, const std::string& fi
       continue;
     }
     const size_t row = static_cast<size_t>(it - topo.devices.begin());
-    if (t.size() < n + 1) {
+    size_t rest = 0;
+    const auto cells = row_cells(t, n, rest);
+    if (cells.size() < n) {
       diags.error(
           SourceLoc{file, static_cast<int>(i) + 1, t.back().second}, "",
-          "row " + t[0].first + " has " + std::to_string(t.size() - 1) + " entries, expected " + std::to_string(n));
+          "row " + t[0].first + " has " + std::to_string(cells.size()) + " entries, expected " + std::to_string(n));
       ok = false;
       continue;
     }
     for (size_t c = 0; c < n; ++c) {
-      const auto& [tok, col] = t[c + 1];
+      const auto& [tok, col] = cells[c];
       if (!valid_entry(tok)) {
         diags.error(SourceLoc{file, static_cast<int>(i) + 1, col}, "",
                     "unknown connection '" + tok + "' (expected X, NV#, PIX, PXB, PHB, NODE or SYS)");
@@ -128,13 +199,27 @@ std::optional<SmiTopo> parse_topo(const std::string& text, const std::string& fi
       topo.matrix[row][c] = tok == "SOC" ? "SYS" : tok;
     }
     if (topo.matrix[row][row] != "X") {
-      diags.error(SourceLoc{file, static_cast<int>(i) + 1, t[row + 1].second}, "",
+      diags.error(SourceLoc{file, static_cast<int>(i) + 1, cells[row].second}, "",
                   "the diagonal entry of " + t[0].first + " must be X");
       ok = false;
     }
-    if (t.size() > n + 1) topo.cpu_affinity[row] = t[n + 1].first;
-    if (t.size() > n + 2) topo.numa_affinity[row] = t[n + 2].first;
+    if (t.size() > rest) topo.cpu_affinity[row] = t[rest].first;
+    if (t.size() > rest + 1) topo.numa_affinity[row] = t[rest + 1].first;
     seen[row] = true;
+  }
+  // "NIC Legend:" names the NIC columns by device (NIC0: mlx5_0); newer drivers print it.
+  static const std::regex legend_row(R"(^\s*(NIC\d+):\s*(\S+)\s*$)");
+  topo.legend_names.assign(n, "");
+  bool in_legend = false;
+  for (size_t i = header + 1; i < lines.size(); ++i) {
+    if (lines[i].find("NIC Legend:") != std::string::npos) {
+      in_legend = true;
+      continue;
+    }
+    std::smatch m;
+    if (!in_legend || !std::regex_match(lines[i], m, legend_row)) continue;
+    const auto dev = std::find(topo.devices.begin(), topo.devices.end(), m[1].str());
+    if (dev != topo.devices.end()) topo.legend_names[static_cast<size_t>(dev - topo.devices.begin())] = m[2];
   }
   for (size_t r = 0; r < n; ++r) {
     if (!seen[r]) {
@@ -204,6 +289,13 @@ std::vector<std::string> mig_layout_of_gpu(const std::vector<SmiGpuInstance>& in
   std::vector<std::string> layout;
   for (const auto& gi : mine) layout.push_back(gi.profile);
   return layout;
+}
+
+std::map<int, std::vector<std::string>> mig_layouts_by_gpu(const std::vector<SmiGpuInstance>& instances) {
+  std::map<int, std::vector<std::string>> out;
+  for (const auto& gi : instances)
+    if (!out.count(gi.gpu)) out[gi.gpu] = mig_layout_of_gpu(instances, gi.gpu);
+  return out;
 }
 
 }  // namespace gtw::fabric

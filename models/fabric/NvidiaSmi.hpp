@@ -2,6 +2,7 @@
 // Readers for the text nvidia-smi prints, so a user builds the twin of a node they have:
 // `nvidia-smi topo -m` (the connection matrix between GPUs and NICs) and `nvidia-smi mig -lgi` /
 // `nvidia-smi mig -lci` (GPU and compute instances). Samples in tests/fixtures/nvidia-smi/.
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,6 +18,9 @@ struct SmiTopo {
   std::vector<std::vector<std::string>> matrix;  // [row][column], "X" on the diagonal
   std::vector<std::string> cpu_affinity;         // per device row ("" when not printed)
   std::vector<std::string> numa_affinity;        // per device row ("N/A" or a number)
+  std::vector<std::string> legend_names;         // per device: the NIC Legend's name (mlx5_0), "" when none
+  /// The device's own name: the NIC Legend's (mlx5_0) when printed, else the column label (NIC0, GPU0).
+  std::string device_name(size_t i) const;
   bool is_gpu(size_t i) const { return devices[i].rfind("GPU", 0) == 0; }
   /// NVLink count between two devices (NV18 -> 18), 0 when not NVLink.
   int nvlinks(size_t a, size_t b) const;
@@ -51,5 +55,7 @@ std::optional<std::vector<SmiComputeInstance>> parse_mig_lci(const std::string& 
                                                              Diagnostics& diags);
 /// The GPU-instance profiles of one GPU, in placement order (a scenario migLayout).
 std::vector<std::string> mig_layout_of_gpu(const std::vector<SmiGpuInstance>& instances, int gpu);
+/// The layout of every GPU the listing names, by GPU index.
+std::map<int, std::vector<std::string>> mig_layouts_by_gpu(const std::vector<SmiGpuInstance>& instances);
 
 }  // namespace gtw::fabric

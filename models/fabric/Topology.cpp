@@ -430,6 +430,7 @@ void node_graph_from_topo(const SmiTopo& topo, const HardwareProfile& p, const N
   for (size_t j = 0; j < nic_rows.size(); ++j) {
     const int nic = add_vertex(n.g, VertexKind::NIC, "nic" + std::to_string(j), static_cast<int>(j));
     n.nics.push_back(nic);
+    n.nic_devices.push_back(topo.device_name(nic_rows[j]));
     add_link(n.g, n.links, attach[nic_rows[j]], nic, LinkKind::PCIE, "nic" + std::to_string(j) + "-pcie",
              p.pcie_per_direction.value, p.pcie_per_direction.value, 0);
     add_link(n.g, n.links, nic, n.port, LinkKind::NIC, "nic" + std::to_string(j), n.nic_bandwidth, n.nic_bandwidth, 0);
@@ -533,7 +534,7 @@ bool build_node_graph(const NodePoolSpec& pool, const HardwareProfile& profile, 
     }
     auto gis = parse_mig_lgi(text, t.nvidia_smi_mig, diags);
     if (!gis) return false;
-    out.mig_layout = mig_layout_of_gpu(*gis, 0);
+    out.mig_layouts = mig_layouts_by_gpu(*gis);
   }
   return true;
 }
@@ -738,17 +739,24 @@ std::string describe(const NodeGraph& node) {
   std::ostringstream out;
   out << "template: " << node.template_name << "\n";
   out << "vertices:\n";
-  for (auto [v, end] = boost::vertices(node.g); v != end; ++v)
-    out << "  " << node.g[*v].name << " (" << vertex_kind_name(node.g[*v].kind) << ")\n";
+  for (auto [v, end] = boost::vertices(node.g); v != end; ++v) {
+    out << "  " << node.g[*v].name << " (" << vertex_kind_name(node.g[*v].kind);
+    if (node.g[*v].kind == VertexKind::NIC) {
+      const auto idx =
+          static_cast<size_t>(std::find(node.nics.begin(), node.nics.end(), static_cast<int>(*v)) - node.nics.begin());
+      if (idx < node.nic_devices.size() && !node.nic_devices[idx].empty()) out << ", " << node.nic_devices[idx];
+    }
+    out << ")\n";
+  }
   out << "links (up = first -> second):\n";
   for (const auto& l : node.links) {
     const auto a = static_cast<Graph::vertex_descriptor>(l.from), b = static_cast<Graph::vertex_descriptor>(l.to);
     out << "  " << l.name << ": " << node.g[a].name << " -> " << node.g[b].name << " " << link_kind_name(l.kind) << " "
         << format_bandwidth(BytesPerSecond(l.up)) << " / " << format_bandwidth(BytesPerSecond(l.down)) << "\n";
   }
-  if (!node.mig_layout.empty()) {
-    out << "mig layout:";
-    for (const auto& m : node.mig_layout) out << " " << m;
+  for (const auto& [gpu, layout] : node.mig_layouts) {
+    out << "mig layout of gpu" << gpu << ":";
+    for (const auto& m : layout) out << " " << m;
     out << "\n";
   }
   return out.str();

@@ -77,12 +77,13 @@ struct NodeGraph {
   int port = -1;           // the node's fabric port (all NICs)
   int frontend_port = -1;  // the node's front-end network port
   int nvme = -1;
-  std::vector<int> gpus;     // by local GPU index
-  std::vector<int> nics;     // by NIC index
-  std::vector<int> gpu_nic;  // per GPU: the NIC it uses (PCIe affinity)
+  std::vector<int> gpus;                 // by local GPU index
+  std::vector<int> nics;                 // by NIC index
+  std::vector<std::string> nic_devices;  // per NIC: the device it stands for when imported (mlx5_0), else ""
+  std::vector<int> gpu_nic;              // per GPU: the NIC it uses (PCIe affinity)
   double nic_bandwidth = 0;
   double nvme_read = 0, nvme_write = 0;
-  std::vector<std::string> mig_layout;  // from `nvidia-smi mig -lgi`, when given (per GPU, same on each)
+  std::map<int, std::vector<std::string>> mig_layouts;  // per GPU index, from `nvidia-smi mig -lgi` when given
 
   /// Shortest path between two vertices (fewest hops, then the fastest links); NVLink skipped when
   /// `nvlink` is false (MIG instances have no P2P). Empty when unreachable or from == to.

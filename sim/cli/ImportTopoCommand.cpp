@@ -45,14 +45,14 @@ Subcommand register_import_topo_command(CLI::App& app) {
             auto topo = fabric::parse_topo(text, opts->file, diags);
             HardwareProfile profile;
             load_profile(opts->gpu, SourceLoc{"--gpu", 0, 0}, "--gpu", profile, diags);
-            std::vector<std::string> layout;
+            std::map<int, std::vector<std::string>> layouts;
             if (!opts->mig.empty()) {
               std::string mig;
               if (!read_file(opts->mig, mig)) {
                 std::cerr << "gputwin: error: cannot read '" << opts->mig << "'\n";
                 return EXIT_INVALID_INPUT;
               }
-              if (auto gis = fabric::parse_mig_lgi(mig, opts->mig, diags)) layout = fabric::mig_layout_of_gpu(*gis, 0);
+              if (auto gis = fabric::parse_mig_lgi(mig, opts->mig, diags)) layouts = fabric::mig_layouts_by_gpu(*gis);
             }
             if (diags.has_errors() || !topo) {
               std::cerr << diags.format_all();
@@ -60,13 +60,13 @@ Subcommand register_import_topo_command(CLI::App& app) {
             }
             fabric::NodeGraph node;
             fabric::node_graph_from_topo(*topo, profile, NodeTopologySpec{}, node);
-            node.mig_layout = layout;
+            node.mig_layouts = layouts;
             std::cout << fabric::describe(node);
             std::cout << "\nIn a scenario:\n  nodePools:\n    - name: twin\n      count: 1\n      gpu: " << opts->gpu
                       << "\n      gpusPerNode: " << node.gpus.size()
                       << "\n      topology: {fromNvidiaSmi: " << opts->file
                       << (opts->mig.empty() ? "" : ", mig: " + opts->mig) << "}\n";
-            if (!layout.empty()) std::cout << "      sharing: {mode: mig}\n";
+            if (!layouts.empty()) std::cout << "      sharing: {mode: mig}\n";
             return EXIT_OK;
           }};
 }

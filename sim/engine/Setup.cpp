@@ -61,13 +61,29 @@ PreparedScenario prepare_scenario(const std::string& path, const std::vector<Ove
     }
     const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     if (auto gis = fabric::parse_mig_lgi(text, pool.topology.nvidia_smi_mig, diags)) {
-      pool.sharing.mig_layout = fabric::mig_layout_of_gpu(*gis, 0);
+      // GPU 0's layout is the pool's; a GPU laid out differently gets its own gpuSharing entry, after the
+      // scenario's own entries (which win: the first entry naming a GPU applies).
+      const auto layouts = fabric::mig_layouts_by_gpu(*gis);
+      const int first = layouts.begin()->first;
+      pool.sharing.mig_layout = layouts.begin()->second;
       pool.sharing.mig_loc = pool.topology.mig_loc;
-      for (int g = 1; g < pool.gpus_per_node; ++g) {
-        const auto other = fabric::mig_layout_of_gpu(*gis, g);
-        if (!other.empty() && other != pool.sharing.mig_layout)
-          diags.warning(pool.topology.mig_loc, at,
-                        "GPU " + std::to_string(g) + " has a different layout from GPU 0; the pool uses GPU 0's");
+      if (first != 0)
+        diags.warning(pool.topology.mig_loc, at,
+                      "no GPU instance on GPU 0; the pool's layout is GPU " + std::to_string(first) + "'s");
+      for (const auto& [gpu, layout] : layouts) {
+        if (gpu >= pool.gpus_per_node) {
+          diags.error(pool.topology.mig_loc, at,
+                      "'" + pool.topology.nvidia_smi_mig + "' lists GPU " + std::to_string(gpu) +
+                          ", but the pool has gpusPerNode " + std::to_string(pool.gpus_per_node));
+          break;
+        }
+        if (layout == pool.sharing.mig_layout) continue;
+        GpuSharingOverride o;
+        o.gpus = {gpu};
+        o.sharing = pool.sharing;
+        o.sharing.mig_layout = layout;
+        o.loc = pool.topology.mig_loc;
+        pool.gpu_sharing.push_back(std::move(o));
       }
     }
   }

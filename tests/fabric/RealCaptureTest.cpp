@@ -1,0 +1,155 @@
+// The nvidia-smi importer on samples of real machines (tests/fixtures/nvidia-smi/README.md, "Real
+// machines"): what the twin of each node must be, from the facts of its published capture.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "models/fabric/NvidiaSmi.hpp"
+#include "models/fabric/Topology.hpp"
+#include "models/partition/MigGeometry.hpp"
+#include "sim/engine/Setup.hpp"
+
+namespace gtw {
+namespace {
+
+std::string read(const std::string& relative) {
+  std::ifstream in(std::string(GTW_SOURCE_DIR) + "/" + relative);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string link_names(const fabric::NodeGraph& n, const fabric::Path& p) {
+  std::string out;
+  for (const auto& h : p) out += (out.empty() ? "" : " ") + n.link(h.link).name + (h.up ? "^" : "v");
+  return out;
+}
+
+size_t index_of(const fabric::SmiTopo& t, const std::string& device) {
+  return static_cast<size_t>(std::find(t.devices.begin(), t.devices.end(), device) - t.devices.begin());
+}
+
+fabric::NodeGraph import(const fabric::SmiTopo& topo) {
+  Diagnostics diags;
+  HardwareProfile profile;
+  // The H20 has the H100 SXM's NVLink 4 (18 links, 900 GB/s); its compute does not matter here.
+  EXPECT_TRUE(load_profile("H100-80GB-SXM", SourceLoc{}, "gpu", profile, diags)) << diags.format_all();
+  fabric::NodeGraph n;
+  fabric::node_graph_from_topo(topo, profile, NodeTopologySpec{}, n);
+  return n;
+}
+
+int pcie_switches(const fabric::NodeGraph& n) {
+  int switches = 0;
+  for (auto [v, end] = boost::vertices(n.g); v != end; ++v) switches += n.g[*v].kind == fabric::VertexKind::PCIE_SWITCH;
+  return switches;
+}
+
+// sgl-project/sglang#14092: 8 x H20, 36 NICs. Two columns overflow their width in every row, so two
+// entries touch ("NODENODE", "SYSSYS", "PIXNODE", " X PIX"); each must still land in its own column.
+TEST(RealCapture, H20With36NicsReadsTouchingEntriesIntoTheirColumns) {
+  Diagnostics diags;
+  const auto topo = fabric::parse_topo(read("tests/fixtures/nvidia-smi/real-h20-36nic-topo-m.txt"), "h20", diags);
+  ASSERT_TRUE(topo) << diags.format_all();
+  ASSERT_EQ(topo->devices.size(), 44u);
+  const auto at = [&](const std::string& a, const std::string& b) {
+    return topo->matrix[index_of(*topo, a)][index_of(*topo, b)];
+  };
+  EXPECT_EQ(at("GPU0", "NIC12"), "NODE");
+  EXPECT_EQ(at("GPU0", "NIC13"), "NODE");
+  EXPECT_EQ(at("GPU0", "NIC14"), "NODE");
+  EXPECT_EQ(at("GPU0", "NIC34"), "NODE");
+  EXPECT_EQ(at("GPU0", "NIC35"), "PIX");
+  EXPECT_EQ(at("GPU2", "NIC12"), "PIX");
+  EXPECT_EQ(at("GPU4", "NIC13"), "SYS");
+  EXPECT_EQ(at("GPU4", "NIC32"), "PIX");
+  EXPECT_EQ(at("NIC12", "NIC12"), "X");
+  EXPECT_EQ(at("NIC12", "NIC13"), "PIX");
+  EXPECT_EQ(at("NIC35", "NIC34"), "NODE");
+  EXPECT_EQ(at("NIC35", "NIC35"), "X");
+  EXPECT_EQ(topo->cpu_affinity[index_of(*topo, "GPU4")], "70-99,102-107");
+  EXPECT_EQ(topo->numa_affinity[index_of(*topo, "GPU4")], "1");
+  // The NIC Legend names the devices: 32 RDMA NICs and four bonded ports.
+  EXPECT_EQ(topo->device_name(index_of(*topo, "NIC0")), "mlx5_0");
+  EXPECT_EQ(topo->device_name(index_of(*topo, "NIC35")), "mlx5_bond_3");
+  EXPECT_EQ(topo->device_name(index_of(*topo, "GPU0")), "GPU0");
+}
+
+TEST(RealCapture, H20With36NicsIsTwoSocketsFourSwitchesAndAnNvswitch) {
+  Diagnostics diags;
+  const auto topo = fabric::parse_topo(read("tests/fixtures/nvidia-smi/real-h20-36nic-topo-m.txt"), "h20", diags);
+  ASSERT_TRUE(topo) << diags.format_all();
+  const auto n = import(*topo);
+  EXPECT_EQ(n.gpus.size(), 8u);
+  EXPECT_EQ(n.nics.size(), 36u);
+  EXPECT_GE(n.nvswitch, 0);
+  EXPECT_NEAR(n.link(n.path(n.gpus[0], n.gpus[7])[0].link).up, 380e9, 1e6);
+  ASSERT_EQ(n.sockets.size(), 2u);
+  EXPECT_EQ(n.gpu_socket, (std::vector<int>{0, 0, 0, 0, 1, 1, 1, 1}));
+  // One switch per PIX group: GPU0 + NIC0-7 + bond 3, GPU2 + NIC8-15 + bond 2, GPU4 + NIC16-23 + bond 0,
+  // GPU6 + NIC24-31 + bond 1. The odd GPUs hang off their socket's host bridges (NODE to everything).
+  EXPECT_EQ(pcie_switches(n), 4);
+  EXPECT_EQ(n.gpu_nic, (std::vector<int>{0, 0, 8, 0, 16, 16, 24, 16}));
+  EXPECT_EQ(link_names(n, n.path(n.gpus[0], n.nics[0], false)), "gpu0-pciev nic0-pcie^");
+  EXPECT_EQ(link_names(n, n.path(n.gpus[1], n.nics[0], false)), "gpu1-pciev pcie0-uplink^ nic0-pcie^");
+  EXPECT_EQ(n.nic_devices[32], "mlx5_bond_0");
+  EXPECT_NE(fabric::describe(n).find("nic35 (nic, mlx5_bond_3)"), std::string::npos);
+}
+
+// arthurchiao.art, "GPU advanced notes 1", 8 x H20: one dual-port NIC on socket 1, behind GPU6's host
+// bridge (PHB). Every GPU of socket 0 reaches it across the inter-socket link.
+TEST(RealCapture, H20WithOneNicReachesItAcrossTheSockets) {
+  Diagnostics diags;
+  const auto topo = fabric::parse_topo(read("tests/fixtures/nvidia-smi/real-h20-2nic-topo-m.txt"), "h20", diags);
+  ASSERT_TRUE(topo) << diags.format_all();
+  ASSERT_EQ(topo->devices.size(), 10u);
+  EXPECT_EQ(topo->matrix[6][8], "PHB");
+  EXPECT_EQ(topo->cpu_affinity[0], "0-95,192-287");
+  const auto n = import(*topo);
+  EXPECT_EQ(n.nics.size(), 2u);
+  EXPECT_EQ(n.gpu_socket, (std::vector<int>{0, 0, 0, 0, 1, 1, 1, 1}));
+  EXPECT_EQ(pcie_switches(n), 1);  // the NIC's two ports (PIX)
+  EXPECT_EQ(n.gpu_nic, (std::vector<int>{0, 0, 0, 0, 0, 0, 0, 0}));
+  EXPECT_EQ(link_names(n, n.path(n.gpus[0], n.nics[0], false)), "gpu0-pciev socket-link^ pcie0-uplink^ nic0-pcie^");
+  EXPECT_EQ(link_names(n, n.path(n.gpus[6], n.nics[0], false)), "gpu6-pciev pcie0-uplink^ nic0-pcie^");
+}
+
+// NVIDIA/DCGM#138: `nvidia-smi mig -lgi` of two 80 GB GPUs, listed in the driver's order. The layout
+// in placement order is one the hardware accepts, on both 80 GB products whose profiles have these
+// names and ids (A100 80GB and H100 80GB).
+TEST(RealCapture, MigListingOfTwo80GbGpusIsAFeasibleLayoutPerGpu) {
+  Diagnostics diags;
+  const auto gis = fabric::parse_mig_lgi(read("tests/fixtures/nvidia-smi/mig-lgi.txt"), "lgi", diags);
+  ASSERT_TRUE(gis) << diags.format_all();
+  const auto layouts = fabric::mig_layouts_by_gpu(*gis);
+  ASSERT_EQ(layouts.size(), 2u);
+  const std::vector<std::string> expected{"2g.20gb", "1g.10gb", "1g.10gb", "3g.40gb"};
+  EXPECT_EQ(layouts.at(0), expected);
+  EXPECT_EQ(layouts.at(1), expected);
+  for (const std::string product : {"H100-80GB-SXM", "A100-80GB"}) {
+    HardwareProfile profile;
+    ASSERT_TRUE(load_profile(product, SourceLoc{}, "gpu", profile, diags)) << diags.format_all();
+    ASSERT_TRUE(profile.mig) << product;
+    const auto check = check_mig_layout(*profile.mig, expected);
+    EXPECT_TRUE(check.feasible) << product << ": " << check.reason;
+  }
+}
+
+// A listing whose GPUs are laid out differently: GPU 0's layout is the pool's, GPU 1 gets its own
+// gpuSharing entry, so the twin has both (before, GPU 1 silently took GPU 0's layout).
+TEST(RealCapture, GpusLaidOutDifferentlyKeepTheirOwnLayouts) {
+  Diagnostics diags;
+  auto p = prepare_scenario(std::string(GTW_SOURCE_DIR) + "/tests/fixtures/scenarios/fabric-import-mixed-mig.yaml", {},
+                            diags);
+  ASSERT_FALSE(diags.has_errors()) << diags.format_all();
+  const auto& pool = p.spec.node_pools[0];
+  EXPECT_EQ(pool.sharing_for(0).mig_layout, (std::vector<std::string>{"2g.20gb", "1g.10gb", "1g.10gb", "3g.40gb"}));
+  EXPECT_EQ(pool.sharing_for(1).mig_layout, (std::vector<std::string>{"7g.80gb"}));
+  EXPECT_EQ(pool.sharing_for(2).mig_layout, (std::vector<std::string>{"3g.40gb", "3g.40gb"}));
+  // GPUs the listing does not name keep the pool's (GPU 0's) layout.
+  EXPECT_EQ(pool.sharing_for(3).mig_layout, pool.sharing.mig_layout);
+}
+
+}  // namespace
+}  // namespace gtw
