@@ -86,9 +86,11 @@ const std::vector<FieldDoc>& field_docs() {
        "A saved `nvidia-smi topo -m` output: the node's GPUs, NVLink/PCIe connections and NICs are taken "
        "from it (`gputwin import-topo FILE` shows what is read)."},
       {"spec.cluster.nodePools[].topology.mig", "path",
-       "A saved `nvidia-smi mig -lgi` output: the MIG layout of every GPU of the pool (replaces sharing.migLayout; "
-       "the pool's sharing mode must be mig)."},
-      {"spec.cluster.nodePools[].topology.nics", "int", "Compute-fabric NICs per node (template default)."},
+       "A saved `nvidia-smi mig -lgi` output: the first GPU listed gives the pool's MIG layout (replaces "
+       "sharing.migLayout; the pool's sharing mode must be mig), each GPU laid out differently its own (after the "
+       "pool's gpuSharing entries, which win)."},
+      {"spec.cluster.nodePools[].topology.nics", "int",
+       "Compute-fabric NICs per node (template default); not with fromNvidiaSmi, whose matrix lists the NICs."},
       {"spec.cluster.nodePools[].topology.nicBandwidth", "bandwidth", "Per NIC and direction, e.g. 400Gb/s."},
       {"spec.cluster.nodePools[].topology.sockets", "int",
        "CPU sockets (1 or 2; templates: hgx-h100/hgx-h200/pcie-l40s 2, flat 1). With 2, half the PCIe "

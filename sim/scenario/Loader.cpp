@@ -1319,6 +1319,10 @@ void Loader::read_node_topology(const Ctx& c, NodeTopologySpec& t) {
   }
   get_int(c, "nics", t.nics, false, 0, 64);
   get_quantity(c, "nicBandwidth", t.nic_bandwidth, parse_bandwidth, false, true);
+  if (auto n = child(c, "nics"); n && !t.nvidia_smi_topo.empty())
+    d_.error(n->loc(), n->path,
+             "nics sets a template's NIC count; an imported node has the NICs its `nvidia-smi topo -m` lists "
+             "(set nicBandwidth to what each of them carries)");
   get_int(c, "sockets", t.sockets, false, 1, 2);
   get_quantity(c, "socketLink", t.socket_link, parse_bandwidth, false, true);
   if (auto nvme = child(c, "nvme")) {
