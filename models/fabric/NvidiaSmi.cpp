@@ -298,4 +298,59 @@ std::map<int, std::vector<std::string>> mig_layouts_by_gpu(const std::vector<Smi
   return out;
 }
 
+namespace {
+
+// Compute slices of a GPU-instance profile: the count before "g" (3g.40gb -> 3); 0 when unreadable.
+int compute_slices(const std::string& profile) {
+  const size_t g = profile.find('g');
+  if (g == 0 || g == std::string::npos) return 0;
+  const std::string n = profile.substr(0, g);
+  return std::all_of(n.begin(), n.end(), [](char c) { return c >= '0' && c <= '9'; }) ? std::stoi(n) : 0;
+}
+
+}  // namespace
+
+ComputeInstanceCheck check_compute_instances(const std::vector<SmiGpuInstance>& gpu_instances,
+                                             const std::vector<SmiComputeInstance>& compute_instances) {
+  ComputeInstanceCheck out;
+  std::map<std::pair<int, int>, std::vector<const SmiComputeInstance*>> by_gi;
+  std::map<int, bool> listed_gpu;
+  for (const auto& ci : compute_instances) {
+    listed_gpu[ci.gpu] = true;
+    const auto gi = std::find_if(gpu_instances.begin(), gpu_instances.end(), [&](const SmiGpuInstance& g) {
+      return g.gpu == ci.gpu && g.instance_id == ci.gpu_instance;
+    });
+    const std::string what = "compute instance " + std::to_string(ci.instance_id) + " (" + ci.profile + ") of GPU " +
+                             std::to_string(ci.gpu) + " GPU instance " + std::to_string(ci.gpu_instance);
+    if (gi == gpu_instances.end()) {
+      out.errors.push_back(what + ": the -lgi listing has no such GPU instance");
+      continue;
+    }
+    const int slices = compute_slices(gi->profile);
+    if (slices > 0 && ci.start + ci.size > slices) {
+      out.errors.push_back(what + ": compute slices " + std::to_string(ci.start) + ":" + std::to_string(ci.size) +
+                           " do not fit its " + gi->profile + " (" + std::to_string(slices) + " slices)");
+      continue;
+    }
+    by_gi[{ci.gpu, ci.gpu_instance}].push_back(&ci);
+  }
+  for (const auto& gi : gpu_instances) {
+    if (!listed_gpu.count(gi.gpu)) continue;
+    const std::string what =
+        "GPU " + std::to_string(gi.gpu) + " GPU instance " + std::to_string(gi.instance_id) + " (" + gi.profile + ")";
+    const auto it = by_gi.find({gi.gpu, gi.instance_id});
+    if (it == by_gi.end()) {
+      out.notes.push_back(what + " has no compute instance: nothing can run on it, the twin still offers it");
+      continue;
+    }
+    const int slices = compute_slices(gi.profile);
+    const auto& cis = it->second;
+    if (cis.size() == 1 && cis[0]->start == 0 && (slices == 0 || cis[0]->size == slices)) continue;
+    out.notes.push_back(what + " is split into " + std::to_string(cis.size()) +
+                        " compute instance(s); the twin runs it as one device (they share its memory, L2 and "
+                        "bandwidth; the SM split between them is not modelled)");
+  }
+  return out;
+}
+
 }  // namespace gtw::fabric

@@ -55,6 +55,14 @@ std::optional<std::vector<SmiComputeInstance>> parse_mig_lci(const std::string& 
                                                              Diagnostics& diags);
 /// The GPU-instance profiles of one GPU, in placement order (a scenario migLayout).
 std::vector<std::string> mig_layout_of_gpu(const std::vector<SmiGpuInstance>& instances, int gpu);
+/// How a `mig -lci` listing sits in a `mig -lgi` one. Only GPUs the -lci listing names are checked
+/// for GPU instances without a compute instance (a capture of one GPU says nothing of the others).
+struct ComputeInstanceCheck {
+  std::vector<std::string> errors;  // compute instances in no listed GPU instance, or larger than theirs
+  std::vector<std::string> notes;   // GPU instances split into several compute instances, or with none
+};
+ComputeInstanceCheck check_compute_instances(const std::vector<SmiGpuInstance>& gpu_instances,
+                                             const std::vector<SmiComputeInstance>& compute_instances);
 /// The layout of every GPU the listing names, by GPU index.
 std::map<int, std::vector<std::string>> mig_layouts_by_gpu(const std::vector<SmiGpuInstance>& instances);
 

@@ -27,7 +27,7 @@ bool read_file(const std::string& path, std::string& out) {
 
 Subcommand register_import_topo_command(CLI::App& app) {
   struct Options {
-    std::string file, gpu = "H100-80GB-SXM", mig;
+    std::string file, gpu = "H100-80GB-SXM", mig, lci;
   };
   auto opts = std::make_shared<Options>();
   auto* cmd = app.add_subcommand(
@@ -35,6 +35,8 @@ Subcommand register_import_topo_command(CLI::App& app) {
   cmd->add_option("file", opts->file, "Saved output of `nvidia-smi topo -m`")->required();
   cmd->add_option("--gpu", opts->gpu, "Hardware profile of the GPUs (default H100-80GB-SXM)");
   cmd->add_option("--mig", opts->mig, "Saved output of `nvidia-smi mig -lgi`");
+  cmd->add_option("--lci", opts->lci, "Saved output of `nvidia-smi mig -lci` (checked against --mig)")
+      ->needs(cmd->get_option("--mig"));
   return {cmd, [opts]() {
             Diagnostics diags;
             std::string text;
@@ -52,7 +54,20 @@ Subcommand register_import_topo_command(CLI::App& app) {
                 std::cerr << "gputwin: error: cannot read '" << opts->mig << "'\n";
                 return EXIT_INVALID_INPUT;
               }
-              if (auto gis = fabric::parse_mig_lgi(mig, opts->mig, diags)) layouts = fabric::mig_layouts_by_gpu(*gis);
+              auto gis = fabric::parse_mig_lgi(mig, opts->mig, diags);
+              if (gis) layouts = fabric::mig_layouts_by_gpu(*gis);
+              std::string lci;
+              if (!opts->lci.empty() && !read_file(opts->lci, lci)) {
+                std::cerr << "gputwin: error: cannot read '" << opts->lci << "'\n";
+                return EXIT_INVALID_INPUT;
+              }
+              if (gis && !opts->lci.empty()) {
+                if (auto cis = fabric::parse_mig_lci(lci, opts->lci, diags)) {
+                  const auto check = fabric::check_compute_instances(*gis, *cis);
+                  for (const auto& e : check.errors) diags.error(SourceLoc{opts->lci, 1, 1}, "", e);
+                  for (const auto& n : check.notes) std::cerr << "gputwin: warning: " << opts->lci << ": " << n << "\n";
+                }
+              }
             }
             if (diags.has_errors() || !topo) {
               std::cerr << diags.format_all();
@@ -65,7 +80,8 @@ Subcommand register_import_topo_command(CLI::App& app) {
             std::cout << "\nIn a scenario:\n  nodePools:\n    - name: twin\n      count: 1\n      gpu: " << opts->gpu
                       << "\n      gpusPerNode: " << node.gpus.size()
                       << "\n      topology: {fromNvidiaSmi: " << opts->file
-                      << (opts->mig.empty() ? "" : ", mig: " + opts->mig) << "}\n";
+                      << (opts->mig.empty() ? "" : ", mig: " + opts->mig)
+                      << (opts->lci.empty() ? "" : ", migComputeInstances: " + opts->lci) << "}\n";
             if (!layouts.empty()) std::cout << "      sharing: {mode: mig}\n";
             return EXIT_OK;
           }};

@@ -85,6 +85,20 @@ PreparedScenario prepare_scenario(const std::string& path, const std::vector<Ove
         o.loc = pool.topology.mig_loc;
         pool.gpu_sharing.push_back(std::move(o));
       }
+      if (!pool.topology.nvidia_smi_lci.empty()) {
+        const std::string lci_at = "spec.cluster.nodePools[" + std::to_string(p) + "].topology.migComputeInstances";
+        std::ifstream lci_in(pool.topology.nvidia_smi_lci, std::ios::binary);
+        if (!lci_in) {
+          diags.error(pool.topology.lci_loc, lci_at, "cannot read '" + pool.topology.nvidia_smi_lci + "'");
+          continue;
+        }
+        const std::string lci((std::istreambuf_iterator<char>(lci_in)), std::istreambuf_iterator<char>());
+        if (auto cis = fabric::parse_mig_lci(lci, pool.topology.nvidia_smi_lci, diags)) {
+          const auto check = fabric::check_compute_instances(*gis, *cis);
+          for (const auto& e : check.errors) diags.error(pool.topology.lci_loc, lci_at, e);
+          for (const auto& n : check.notes) diags.warning(pool.topology.lci_loc, lci_at, n);
+        }
+      }
     }
   }
 

@@ -16,6 +16,7 @@ struct NodeTopologySpec {
   std::string template_name;    // empty: flat (one PCIe link per GPU to the host, one NVSwitch)
   std::string nvidia_smi_topo;  // path of a saved `nvidia-smi topo -m` output (resolved against the scenario)
   std::string nvidia_smi_mig;   // path of a saved `nvidia-smi mig -lgi` output
+  std::string nvidia_smi_lci;   // path of a saved `nvidia-smi mig -lci` output (checked against the -lgi one)
   int nics = -1;                // < 0: the template's
   BytesPerSecond nic_bandwidth{-1};
   BytesPerSecond nvme_read{-1};
@@ -25,6 +26,7 @@ struct NodeTopologySpec {
   SourceLoc loc;
   SourceLoc topo_loc;
   SourceLoc mig_loc;
+  SourceLoc lci_loc;
 };
 
 enum class FabricKind { SINGLE_SWITCH, FAT_TREE, RAIL_OPTIMIZED };

@@ -89,6 +89,11 @@ const std::vector<FieldDoc>& field_docs() {
        "A saved `nvidia-smi mig -lgi` output: the first GPU listed gives the pool's MIG layout (replaces "
        "sharing.migLayout; the pool's sharing mode must be mig), each GPU laid out differently its own (after the "
        "pool's gpuSharing entries, which win)."},
+      {"spec.cluster.nodePools[].topology.migComputeInstances", "path",
+       "A saved `nvidia-smi mig -lci` output, checked against topology.mig: every compute instance must sit in a "
+       "GPU instance of that listing. A GPU instance split into several compute instances is simulated as one "
+       "device (a warning says so): its compute instances share its memory, L2 and bandwidth anyway, and the "
+       "SM split between them is not modelled."},
       {"spec.cluster.nodePools[].topology.nics", "int",
        "Compute-fabric NICs per node (template default); not with fromNvidiaSmi, whose matrix lists the NICs."},
       {"spec.cluster.nodePools[].topology.nicBandwidth", "bandwidth", "Per NIC and direction, e.g. 400Gb/s."},

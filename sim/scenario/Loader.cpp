@@ -1318,6 +1318,16 @@ void Loader::read_node_topology(const Ctx& c, NodeTopologySpec& t) {
     }
   }
   get_int(c, "nics", t.nics, false, 0, 64);
+  if (auto f = child(c, "migComputeInstances")) {
+    std::string s;
+    if (scalar(*f, s, "the path of a saved `nvidia-smi mig -lci` output")) {
+      t.nvidia_smi_lci = resolve_file(*f, s);
+      t.lci_loc = f->loc();
+    }
+    if (t.nvidia_smi_mig.empty())
+      d_.error(f->loc(), f->path,
+               "compute instances live in GPU instances: give topology.mig (`nvidia-smi mig -lgi`) too");
+  }
   get_quantity(c, "nicBandwidth", t.nic_bandwidth, parse_bandwidth, false, true);
   if (auto n = child(c, "nics"); n && !t.nvidia_smi_topo.empty())
     d_.error(n->loc(), n->path,

@@ -151,5 +151,34 @@ TEST(RealCapture, GpusLaidOutDifferentlyKeepTheirOwnLayouts) {
   EXPECT_EQ(pool.sharing_for(3).mig_layout, pool.sharing.mig_layout);
 }
 
+// `mig -lci` against `mig -lgi`: one whole compute instance per GPU instance is the default (`-C`)
+// and passes silently; a GPU instance split into compute instances, or left without one, is noted; a
+// compute instance in a GPU instance the listing does not have is an error.
+TEST(RealCapture, ComputeInstancesAreCheckedAgainstTheirGpuInstances) {
+  Diagnostics diags;
+  const auto gis = fabric::parse_mig_lgi(read("tests/fixtures/nvidia-smi/mig-lgi.txt"), "lgi", diags);
+  const auto whole = fabric::parse_mig_lci(read("tests/fixtures/nvidia-smi/mig-lci.txt"), "lci", diags);
+  const auto split = fabric::parse_mig_lci(read("tests/fixtures/nvidia-smi/mig-lci-split.txt"), "split", diags);
+  ASSERT_TRUE(gis && whole && split) << diags.format_all();
+  const auto ok = fabric::check_compute_instances(*gis, *whole);
+  EXPECT_TRUE(ok.errors.empty());
+  EXPECT_TRUE(ok.notes.empty()) << ok.notes.front();
+  const auto s = fabric::check_compute_instances(*gis, *split);
+  EXPECT_TRUE(s.errors.empty());
+  ASSERT_EQ(s.notes.size(), 2u);
+  // In the -lgi listing's order: instance 9 is listed before instance 2.
+  EXPECT_NE(s.notes[0].find("GPU 0 GPU instance 9 (1g.10gb) has no compute instance"), std::string::npos) << s.notes[0];
+  EXPECT_NE(s.notes[1].find("GPU 0 GPU instance 2 (3g.40gb) is split into 3 compute instance(s)"), std::string::npos)
+      << s.notes[1];
+  // GPU 1 is not in the -lci listing: its instances are not judged.
+  auto stray = *whole;
+  stray[0].gpu_instance = 7;
+  stray[1].size = 5;
+  const auto bad = fabric::check_compute_instances(*gis, stray);
+  ASSERT_EQ(bad.errors.size(), 2u);
+  EXPECT_NE(bad.errors[0].find("GPU instance 7: the -lgi listing has no such GPU instance"), std::string::npos);
+  EXPECT_NE(bad.errors[1].find("do not fit its 2g.20gb (2 slices)"), std::string::npos) << bad.errors[1];
+}
+
 }  // namespace
 }  // namespace gtw
