@@ -336,6 +336,24 @@ void MainWindow::fill_header() {
                   .arg(names.join(QStringLiteral(", ")));
   }
 
+  // Compliance next to the SLOs: an architect reads both verdicts before any chart.
+  if (r.has_compliance && !r.findings.empty()) {
+    QStringList failed;
+    for (const auto& f : r.findings)
+      if (f.status == "fail") failed << html(f.rule);
+    verdict += QStringLiteral(" &nbsp;&middot;&nbsp; ");
+    if (failed.isEmpty())
+      verdict += QStringLiteral("<span style='color:%1; font-weight:600'>all %2 compliance rules pass</span>")
+                     .arg(met_color().name())
+                     .arg(r.findings.size());
+    else
+      verdict += QStringLiteral("<span style='color:%1; font-weight:600'>%2 of %3 compliance rules fail: %4</span>")
+                     .arg(violation_color().name())
+                     .arg(failed.size())
+                     .arg(r.findings.size())
+                     .arg(failed.join(QStringLiteral(", ")));
+  }
+
   QStringList origin;
   origin << html(r.path.string());
   if (!r.provenance.gputwin_version.empty())

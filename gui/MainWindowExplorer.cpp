@@ -213,6 +213,9 @@ QWidget* MainWindow::build_compliance_tab() {
   compliance_table_->verticalHeader()->setVisible(false);
   compliance_table_->horizontalHeader()->setStretchLastSection(true);
   compliance_table_->setAlternatingRowColors(true);
+  // Evidence is the column a reader needs whole: rows grow to show it wrapped.
+  compliance_table_->setWordWrap(true);
+  compliance_table_->setTextElideMode(Qt::ElideNone);
   compliance_placeholder_ = new QLabel;
   compliance_placeholder_->setAlignment(Qt::AlignCenter);
   compliance_placeholder_->setWordWrap(true);
@@ -578,8 +581,8 @@ void MainWindow::fill_compliance() {
   const bool any = report_ && (report_->has_compliance || (baseline_ && baseline_->has_compliance));
   if (!any) {
     compliance_placeholder_->setText(
-        QStringLiteral("No compliance findings: this report has no compliance section (compliance rules are not "
-                       "evaluated by this version of the simulator yet)."));
+        QStringLiteral("No compliance findings: the scenario declares no compliance policies "
+                       "(spec.policies.compliance; `gputwin explain compliance` lists the rules)."));
     compliance_stack_->setCurrentWidget(compliance_placeholder_);
     return;
   }
@@ -607,6 +610,9 @@ void MainWindow::fill_compliance() {
     return;
   }
   compliance_table_->resizeColumnsToContents();
+  // Requirements lists can be long: cap them so the evidence keeps most of the width, then wrap.
+  compliance_table_->setColumnWidth(4, std::min(compliance_table_->columnWidth(4), 420));
+  compliance_table_->resizeRowsToContents();
   compliance_stack_->setCurrentWidget(compliance_table_);
 }
 

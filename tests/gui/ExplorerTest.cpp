@@ -408,6 +408,9 @@ TEST(ExplorerCharts, ComplianceTableOrAnEmptyState) {
   EXPECT_EQ(w.compliance_table()->item(0, 1)->text(), QStringLiteral("scrub-on-free"));
   EXPECT_EQ(w.compliance_table()->item(0, 2)->foreground().color(), violation_color());
   EXPECT_TRUE(w.compliance_table()->item(0, 4)->text().contains(QStringLiteral("HIPAA")));
+  // The headline gives the compliance verdict next to the SLOs'.
+  EXPECT_TRUE(w.header()->text().contains(QStringLiteral("1 of 2 compliance rules fail: scrub-on-free")))
+      << w.header()->text().toStdString();
 }
 
 TEST(ExplorerCharts, OlderReportsWithoutTimeSeriesGiveSentencesNotEmptyCharts) {
