@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <fstream>
+#include <iterator>
 #include <regex>
 #include <sstream>
 
@@ -121,6 +123,13 @@ std::vector<std::pair<std::string, int>> row_cells(const std::vector<std::pair<s
 }
 
 }  // namespace
+
+bool read_saved_output(const std::string& file, std::string& out) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return false;
+  out.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  return true;
+}
 
 std::string SmiTopo::device_name(size_t i) const {
   return i < legend_names.size() && !legend_names[i].empty() ? legend_names[i] : devices[i];

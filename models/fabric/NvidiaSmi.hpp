@@ -11,6 +11,9 @@
 
 namespace gtw::fabric {
 
+/// Reads a saved nvidia-smi output whole (bytes as saved); false when the file cannot be opened.
+bool read_saved_output(const std::string& file, std::string& out);
+
 /// `nvidia-smi topo -m`: devices (GPU0.., NIC0..) and the matrix of their connections
 /// (X, NV#, PIX, PXB, PHB, NODE, SYS; SOC is read as SYS).
 struct SmiTopo {

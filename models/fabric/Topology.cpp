@@ -310,13 +310,6 @@ void build_pcie(NodeGraph& n, const NodePoolSpec& pool, const HardwareProfile& p
   add_nics_and_nvme(n, d, pool, p, sw);
 }
 
-bool read_text(const std::string& file, std::string& out) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return false;
-  out.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  return true;
-}
-
 }  // namespace
 
 void node_graph_from_topo(const SmiTopo& topo, const HardwareProfile& p, const NodeTopologySpec& spec, NodeGraph& n) {
@@ -497,7 +490,7 @@ bool build_node_graph(const NodePoolSpec& pool, const HardwareProfile& profile, 
   const auto& t = pool.topology;
   if (!t.nvidia_smi_topo.empty()) {
     std::string text;
-    if (!read_text(t.nvidia_smi_topo, text)) {
+    if (!read_saved_output(t.nvidia_smi_topo, text)) {
       diags.error(t.topo_loc, path + ".topology.fromNvidiaSmi", "cannot read '" + t.nvidia_smi_topo + "'");
       return false;
     }
@@ -528,7 +521,7 @@ bool build_node_graph(const NodePoolSpec& pool, const HardwareProfile& profile, 
   }
   if (!t.nvidia_smi_mig.empty()) {
     std::string text;
-    if (!read_text(t.nvidia_smi_mig, text)) {
+    if (!read_saved_output(t.nvidia_smi_mig, text)) {
       diags.error(t.mig_loc, path + ".topology.mig", "cannot read '" + t.nvidia_smi_mig + "'");
       return false;
     }

@@ -1,9 +1,7 @@
 // gputwin import-topo FILE: reads a saved `nvidia-smi topo -m` (and optionally `nvidia-smi mig -lgi`)
 // and prints the node graph gputwin builds from it, plus the scenario snippet that uses it.
-#include <fstream>
 #include <iostream>
 #include <memory>
-#include <sstream>
 
 #include "models/fabric/NvidiaSmi.hpp"
 #include "models/fabric/Topology.hpp"
@@ -11,19 +9,6 @@
 #include "sim/core/Errors.hpp"
 
 namespace gtw::cli {
-
-namespace {
-
-bool read_file(const std::string& path, std::string& out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::stringstream s;
-  s << in.rdbuf();
-  out = s.str();
-  return true;
-}
-
-}  // namespace
 
 Subcommand register_import_topo_command(CLI::App& app) {
   struct Options {
@@ -40,7 +25,7 @@ Subcommand register_import_topo_command(CLI::App& app) {
   return {cmd, [opts]() {
             Diagnostics diags;
             std::string text;
-            if (!read_file(opts->file, text)) {
+            if (!fabric::read_saved_output(opts->file, text)) {
               std::cerr << "gputwin: error: cannot read '" << opts->file << "'\n";
               return EXIT_INVALID_INPUT;
             }
@@ -50,14 +35,14 @@ Subcommand register_import_topo_command(CLI::App& app) {
             std::map<int, std::vector<std::string>> layouts;
             if (!opts->mig.empty()) {
               std::string mig;
-              if (!read_file(opts->mig, mig)) {
+              if (!fabric::read_saved_output(opts->mig, mig)) {
                 std::cerr << "gputwin: error: cannot read '" << opts->mig << "'\n";
                 return EXIT_INVALID_INPUT;
               }
               auto gis = fabric::parse_mig_lgi(mig, opts->mig, diags);
               if (gis) layouts = fabric::mig_layouts_by_gpu(*gis);
               std::string lci;
-              if (!opts->lci.empty() && !read_file(opts->lci, lci)) {
+              if (!opts->lci.empty() && !fabric::read_saved_output(opts->lci, lci)) {
                 std::cerr << "gputwin: error: cannot read '" << opts->lci << "'\n";
                 return EXIT_INVALID_INPUT;
               }

@@ -54,12 +54,11 @@ PreparedScenario prepare_scenario(const std::string& path, const std::vector<Ove
       diags.error(pool.topology.mig_loc, at, "a MIG layout needs the pool's sharing mode to be mig");
       continue;
     }
-    std::ifstream in(pool.topology.nvidia_smi_mig, std::ios::binary);
-    if (!in) {
+    std::string text;
+    if (!fabric::read_saved_output(pool.topology.nvidia_smi_mig, text)) {
       diags.error(pool.topology.mig_loc, at, "cannot read '" + pool.topology.nvidia_smi_mig + "'");
       continue;
     }
-    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     if (auto gis = fabric::parse_mig_lgi(text, pool.topology.nvidia_smi_mig, diags)) {
       // GPU 0's layout is the pool's; a GPU laid out differently gets its own gpuSharing entry, after the
       // scenario's own entries (which win: the first entry naming a GPU applies).
@@ -87,12 +86,11 @@ PreparedScenario prepare_scenario(const std::string& path, const std::vector<Ove
       }
       if (!pool.topology.nvidia_smi_lci.empty()) {
         const std::string lci_at = "spec.cluster.nodePools[" + std::to_string(p) + "].topology.migComputeInstances";
-        std::ifstream lci_in(pool.topology.nvidia_smi_lci, std::ios::binary);
-        if (!lci_in) {
+        std::string lci;
+        if (!fabric::read_saved_output(pool.topology.nvidia_smi_lci, lci)) {
           diags.error(pool.topology.lci_loc, lci_at, "cannot read '" + pool.topology.nvidia_smi_lci + "'");
           continue;
         }
-        const std::string lci((std::istreambuf_iterator<char>(lci_in)), std::istreambuf_iterator<char>());
         if (auto cis = fabric::parse_mig_lci(lci, pool.topology.nvidia_smi_lci, diags)) {
           const auto check = fabric::check_compute_instances(*gis, *cis);
           for (const auto& e : check.errors) diags.error(pool.topology.lci_loc, lci_at, e);

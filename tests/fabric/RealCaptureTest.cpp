@@ -2,29 +2,17 @@
 // machines"): what the twin of each node must be, from the facts of its published capture.
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
-
 #include "models/fabric/NvidiaSmi.hpp"
 #include "models/fabric/Topology.hpp"
 #include "models/partition/MigGeometry.hpp"
 #include "sim/engine/Setup.hpp"
+#include "tests/fabric/FabricTestSupport.hpp"
 
 namespace gtw {
 namespace {
 
-std::string read(const std::string& relative) {
-  std::ifstream in(std::string(GTW_SOURCE_DIR) + "/" + relative);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::string link_names(const fabric::NodeGraph& n, const fabric::Path& p) {
-  std::string out;
-  for (const auto& h : p) out += (out.empty() ? "" : " ") + n.link(h.link).name + (h.up ? "^" : "v");
-  return out;
-}
+using fabric_test::link_names;
+using fabric_test::read;
 
 size_t index_of(const fabric::SmiTopo& t, const std::string& device) {
   return static_cast<size_t>(std::find(t.devices.begin(), t.devices.end(), device) - t.devices.begin());

@@ -1,31 +1,19 @@
 // Topology graphs (no SimGrid): node templates, nvidia-smi import, connectivity checks, routes.
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
-
 #include "models/fabric/NvidiaSmi.hpp"
 #include "models/fabric/Topology.hpp"
 #include "sim/engine/Setup.hpp"
+#include "tests/fabric/FabricTestSupport.hpp"
 
 namespace gtw {
 namespace {
 
-std::string read(const std::string& relative) {
-  std::ifstream in(std::string(GTW_SOURCE_DIR) + "/" + relative);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using fabric_test::link_names;
+using fabric_test::read;
 
 PreparedScenario prepare(const std::string& relative, const std::vector<Override>& overrides, Diagnostics& diags) {
   return prepare_scenario(std::string(GTW_SOURCE_DIR) + "/" + relative, overrides, diags);
-}
-
-std::string link_names(const fabric::NodeGraph& n, const fabric::Path& p) {
-  std::string out;
-  for (const auto& h : p) out += (out.empty() ? "" : " ") + n.link(h.link).name + (h.up ? "^" : "v");
-  return out;
 }
 
 TEST(NvidiaSmi, ParsesTopoMatrixOfAnHgxH100) {

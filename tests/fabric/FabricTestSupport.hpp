@@ -1,0 +1,25 @@
+#pragma once
+// Helpers of the topology tests: a file of the source tree as text, and a path as its link names.
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "models/fabric/Topology.hpp"
+
+namespace gtw::fabric_test {
+
+inline std::string read(const std::string& relative) {
+  std::ifstream in(std::string(GTW_SOURCE_DIR) + "/" + relative);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+/// "gpu0-pciev pcie0-uplink^": each link of the path with the direction it is crossed in.
+inline std::string link_names(const fabric::NodeGraph& n, const fabric::Path& p) {
+  std::string out;
+  for (const auto& h : p) out += (out.empty() ? "" : " ") + n.link(h.link).name + (h.up ? "^" : "v");
+  return out;
+}
+
+}  // namespace gtw::fabric_test
