@@ -16,7 +16,7 @@ Subcommand register_import_topo_command(CLI::App& app) {
   };
   auto opts = std::make_shared<Options>();
   auto* cmd = app.add_subcommand(
-      "import-topo", "Build a node's twin from saved `nvidia-smi topo -m` (and `nvidia-smi mig -lgi`) output");
+      "import-topo", "Build a node's twin from saved `nvidia-smi topo -m` (and `nvidia-smi mig -lgi` / `-lci`) output");
   cmd->add_option("file", opts->file, "Saved output of `nvidia-smi topo -m`")->required();
   cmd->add_option("--gpu", opts->gpu, "Hardware profile of the GPUs (default H100-80GB-SXM)");
   cmd->add_option("--mig", opts->mig, "Saved output of `nvidia-smi mig -lgi`");
