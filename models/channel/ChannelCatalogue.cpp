@@ -191,7 +191,10 @@ Catalogue::Catalogue() {
   set(R::L2, M::VGPU, O, "time-sliced: L2 state survives a context switch (y)", timers, {}, true);
   set(R::L2, M::SEPARATE_GPUS, O,
       "remote prime+probe on the other GPU's L2 through NVLink peer access (A4 Spy in the GPU-box)",
-      {"MIG (no P2P)", "confidential computing", "disable peer access"}, {published("A4")});
+      {"MIG (no P2P)", "confidential computing", "disable peer access (gpuVisibility: allocated)"}, {published("A4")});
+  // A4's spy allocates on and enables peer access to the victim's GPU; A5/A6 congest NVLink from the
+  // spy's own GPUs ("no special permissions", cross-VM on GCP), so NVLink contention needs no access.
+  cells_[static_cast<size_t>(R::L2)][static_cast<size_t>(M::SEPARATE_GPUS)].needs_peer_access = true;
   set(R::HBM, M::TIME_SLICING, C, "one context runs at a time: no concurrent bandwidth contention");
   set(R::HBM, M::MPS, O, "co-resident kernels contend for memory bandwidth (A1 global-memory channel)", partition,
       {published("A1")});
@@ -268,6 +271,12 @@ std::string Catalogue::endpoint_closure(Resource r, Mode endpoint) const {
   if (endpoint == Mode::MIG) return "a MIG instance has no NVLink peer access (P2P = No)";
   if (endpoint == Mode::CONFIDENTIAL) return "a confidential GPU's NVLink and peer access are exclusive to its CVM";
   return "";
+}
+
+std::string Catalogue::peer_access_closure(Resource r, Mode m) const {
+  if (!cell(r, m).needs_peer_access) return "";
+  return "gpuVisibility: allocated (spec.policies.isolation): the spy sees only its own GPUs and cannot enable "
+         "peer access to the source's GPU, which remote prime+probe of its L2 needs (A4)";
 }
 
 ChannelRate Catalogue::rate(Resource r, Mode m, const std::string& product, double time_slice_s,

@@ -77,6 +77,9 @@ struct Cell {
   /// Time-sliced GPUs: the observer sees the source once per context switch, so the probe rate is
   /// 1 / time slice of the GPU (taken from the scenario), not a published rate.
   bool probe_per_time_slice = false;
+  /// The spy must open the source's GPU itself (CUDA peer access to it): closed where tenants see only
+  /// their allocated GPUs (peer_access_closure). Contention channels driven from the spy's own GPUs do not.
+  bool needs_peer_access = false;
   std::vector<std::string> atlas;  // MITRE ATLAS technique ids that use the channel
 };
 
@@ -122,6 +125,11 @@ class Catalogue {
   /// over NVLink, the NVLink fabric): a MIG instance or a confidential GPU at either end closes it.
   /// Returns the reason when `endpoint` closes `r`, empty otherwise.
   std::string endpoint_closure(Resource r, Mode endpoint) const;
+
+  /// Where tenants see only the GPUs allocated to them (device plugin, cgroup device isolation), a spy
+  /// cannot enable peer access to another tenant's GPU. Returns the reason when that closes (r, m)
+  /// (cells with needs_peer_access), empty otherwise.
+  std::string peer_access_closure(Resource r, Mode m) const;
 
   /// The rate of (r, m) on `product` with the given time slice (for per-slice channels) and limits.
   ChannelRate rate(Resource r, Mode m, const std::string& product, double time_slice_s,

@@ -63,6 +63,7 @@ IsolationOptions isolation_options(const ScenarioSpec& spec) {
   o.timer_resolution_s = spec.isolation.timer_resolution.value;
   o.query_rate_limit = spec.isolation.query_rate_limit.value;
   o.noise_injection_s = spec.isolation.noise_injection.value;
+  o.gpu_visibility = spec.isolation.gpu_visibility;
   return o;
 }
 
@@ -139,6 +140,14 @@ std::vector<AttackResult> analyse_attacks(const ScenarioSpec& spec, const RunRes
             r.bound_bps = 0;
             r.bound_source = why;
           }
+        }
+        // The receiver cannot open the sender's GPU when tenants see only their allocated GPUs.
+        if (const auto why = catalogue.peer_access_closure(res, relation(rx, tx));
+            !why.empty() && options.gpu_visibility == GpuVisibility::ALLOCATED &&
+            ws.replica_tenant(0) != ws.replica_tenant(1) && r.bound_state != channel::state_name(State::CLOSED)) {
+          r.bound_state = channel::state_name(State::CLOSED);
+          r.bound_bps = 0;
+          r.bound_source = why;
         }
         for (const auto& e : events)
           if (e.type == EventType::ATTACK_BIT && e.workload == wi) {

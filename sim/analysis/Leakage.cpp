@@ -289,6 +289,13 @@ LeakageReport analyse_leakage(const ScenarioSpec& spec, const RunResult& run, co
       if (split && blocked > 0) rep.closed.push_back({o, s, r, mode, blocked, endpoint});
       const double exposure = split ? free : all;
       if (exposure <= 0) continue;
+      // The rest needs the observer to open the source's GPU, which it cannot see under device isolation.
+      if (options.gpu_visibility == GpuVisibility::ALLOCATED) {
+        if (auto why = catalogue.peer_access_closure(r, mode); !why.empty()) {
+          rep.closed.push_back({o, s, r, mode, exposure, std::move(why)});
+          continue;
+        }
+      }
       LeakageChannel c;
       c.observer = o;
       c.source = s;

@@ -23,6 +23,7 @@ struct IsolationOptions {
   double timer_resolution_s = 0;  // coarser timers: one probe per resolution at most; 0 = native timers
   double query_rate_limit = 0;    // per-client queries/s on inference services; 0 = unlimited
   double noise_injection_s = 0;   // std dev of the delay added to timed operations (lowers replayed attacks)
+  GpuVisibility gpu_visibility = GpuVisibility::NODE;  // ALLOCATED closes channels that need peer access
 };
 IsolationOptions isolation_options(const ScenarioSpec& spec);
 

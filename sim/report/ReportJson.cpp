@@ -32,7 +32,8 @@ json leakage_json(const ScenarioSpec& spec, const LeakageReport& l) {
   out["options"] = {{"scrub_on_free", l.options.scrub_on_free},
                     {"timer_resolution_s", l.options.timer_resolution_s},
                     {"query_rate_limit_per_s", l.options.query_rate_limit},
-                    {"noise_injection_s", l.options.noise_injection_s}};
+                    {"noise_injection_s", l.options.noise_injection_s},
+                    {"gpu_visibility", gpu_visibility_names()[static_cast<size_t>(l.options.gpu_visibility)]}};
   out["mitigation_costs"] = {{"scrubbed_bytes", l.scrubbed_bytes}, {"scrub_seconds", l.scrub_seconds}};
   out["totals"] = {{"bits", l.total_bits},
                    {"bytes", l.total_bytes},

@@ -68,8 +68,9 @@ void leakage_markdown(std::ostringstream& md, const ScenarioSpec& spec, const Le
   md << l.open_channels << " open channel(s) between tenants (" << l.unquantified_channels
      << " without a published capacity); bound " << bits_text(l.total_bits) << " over the run; "
      << format_bytes(Bytes(l.total_bytes)) << " of discrete exposure (unscrubbed memory, plaintext transfers).";
+  const bool allocated_only = l.options.gpu_visibility == GpuVisibility::ALLOCATED;
   if (l.options.scrub_on_free || l.options.timer_resolution_s > 0 || l.options.query_rate_limit > 0 ||
-      l.options.noise_injection_s > 0)
+      l.options.noise_injection_s > 0 || allocated_only)
     md << " Mitigations beyond the sharing modes: "
        << (l.options.scrub_on_free ? "scrub on free (" + format_bytes(Bytes(l.scrubbed_bytes)) + " overwritten in " +
                                          format_duration(Seconds(l.scrub_seconds)) + " of HBM time); "
@@ -80,6 +81,7 @@ void leakage_markdown(std::ostringstream& md, const ScenarioSpec& spec, const Le
        << (l.options.noise_injection_s > 0
                ? "noise injection " + format_duration(Seconds(l.options.noise_injection_s)) + "; "
                : "")
+       << (allocated_only ? "GPU visibility: allocated GPUs only (no peer access to other tenants' GPUs); " : "")
        << (l.options.query_rate_limit > 0 ? "query rate limit" : "") << ".";
   md << " Formulas and limits: docs/models/leakage.md.\n\n";
 

@@ -487,6 +487,12 @@ const std::vector<FieldDoc>& field_docs() {
        "bucket at each service's front end per client (a burst of one second's queries); refused queries are "
        "not served. Applies to other tenants' clients (queryExtraction attackers), not to the service's own "
        "arrivals."},
+      {"spec.policies.isolation.gpuVisibility", "enum: node|allocated",
+       "Which GPUs of its node a tenant's processes can see. node (default, conservative): every GPU of the node "
+       "(bare metal, no device cgroup), so a spy can enable CUDA peer access to a neighbour's GPU and prime+probe "
+       "its L2 over NVLink (A4). allocated: only the GPUs allocated to the tenant (Kubernetes NVIDIA device "
+       "plugin, CUDA_VISIBLE_DEVICES with cgroup device isolation, one VM per GPU): closes the cross-GPU L2 "
+       "channel; NVLink and PCIe contention stay open (they need only the spy's own GPUs)."},
 
   };
   return docs;

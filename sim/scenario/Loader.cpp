@@ -1245,6 +1245,7 @@ void Loader::read_isolation(const Ctx& c, IsolationPolicySpec& iso) {
   get_quantity(c, "timerResolution", iso.timer_resolution, parse_duration, false, false);
   get_quantity(c, "noiseInjection", iso.noise_injection, parse_duration, false, false);
   get_quantity(c, "queryRateLimit", iso.query_rate_limit, parse_rate, false, false);
+  get_enum(c, "gpuVisibility", iso.gpu_visibility, gpu_visibility_names(), false);
 }
 
 void Loader::read_policy(const Ctx& c, PolicyRef& p) {
@@ -1317,7 +1318,6 @@ void Loader::read_node_topology(const Ctx& c, NodeTopologySpec& t) {
       t.mig_loc = f->loc();
     }
   }
-  get_int(c, "nics", t.nics, false, 0, 64);
   if (auto f = child(c, "migComputeInstances")) {
     std::string s;
     if (scalar(*f, s, "the path of a saved `nvidia-smi mig -lci` output")) {
@@ -1328,11 +1328,12 @@ void Loader::read_node_topology(const Ctx& c, NodeTopologySpec& t) {
       d_.error(f->loc(), f->path,
                "compute instances live in GPU instances: give topology.mig (`nvidia-smi mig -lgi`) too");
   }
-  get_quantity(c, "nicBandwidth", t.nic_bandwidth, parse_bandwidth, false, true);
+  get_int(c, "nics", t.nics, false, 0, 64);
   if (auto n = child(c, "nics"); n && !t.nvidia_smi_topo.empty())
     d_.error(n->loc(), n->path,
              "nics sets a template's NIC count; an imported node has the NICs its `nvidia-smi topo -m` lists "
              "(set nicBandwidth to what each of them carries)");
+  get_quantity(c, "nicBandwidth", t.nic_bandwidth, parse_bandwidth, false, true);
   get_int(c, "sockets", t.sockets, false, 1, 2);
   get_quantity(c, "socketLink", t.socket_link, parse_bandwidth, false, true);
   if (auto nvme = child(c, "nvme")) {

@@ -30,6 +30,11 @@ const std::vector<std::string>& vgpu_scheduler_names() {
   return names;
 }
 
+const std::vector<std::string>& gpu_visibility_names() {
+  static const std::vector<std::string> names{"node", "allocated"};
+  return names;
+}
+
 const std::vector<std::string>& classification_names() {
   static const std::vector<std::string> names{"public", "internal", "confidential", "restricted"};
   return names;

@@ -310,8 +310,16 @@ struct PolicyRef {
   std::map<std::string, SourceLoc> param_locs;
 };
 
+/// Which GPUs of its node a tenant's processes can open (spec.policies.isolation.gpuVisibility). NODE: every
+/// GPU of the node (bare metal, no device cgroup: CUDA peer access to a neighbour's GPU is possible);
+/// ALLOCATED: only the GPUs allocated to it (k8s device plugin, CUDA_VISIBLE_DEVICES with cgroup device
+/// isolation, one VM per GPU), so it cannot enable peer access to another tenant's GPU.
+enum class GpuVisibility { NODE, ALLOCATED };
+const std::vector<std::string>& gpu_visibility_names();
+
 /// Isolation mitigations in force (spec.policies.isolation; docs/models/leakage.md, "Mitigations").
 struct IsolationPolicySpec {
+  GpuVisibility gpu_visibility = GpuVisibility::NODE;  // conservative: a neighbour's GPU is reachable
   bool scrub_on_free = false;     // freed device memory is overwritten (HBM write time) before reuse
   Seconds timer_resolution{0};    // coarsest timer a tenant can read; 0 = native timers
   Seconds noise_injection{0};     // std dev of random delay added to every timed operation a tenant sees
