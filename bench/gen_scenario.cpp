@@ -1,6 +1,6 @@
 // gputwin-bench-gen: writes a benchmark scenario for N GPUs (N a multiple of 8) to stdout or a file.
 //
-//   gputwin-bench-gen --gpus 128 [--duration 60] [--seed 1] [-o FILE]
+//   gputwin-bench-gen --gpus 128 [--duration 60] [--seed 1] [--compliance] [-o FILE]
 //
 // Every node is an HGX H100 (8 x H100-80GB-SXM): GPUs 0-3 exclusive, GPUs 4-7 time-sliced with 2
 // replicas (2 ms quantum). Per node:
@@ -12,6 +12,16 @@
 // Placement is `spread`, and the workloads are listed training, then inference, then batch: spread
 // then puts the K-th workload of each kind on node K (ties go to the lowest index), so every node
 // carries the same mix whatever N is.
+//
+// --compliance adds what a regulated platform declares (docs/PERFORMANCE.md, "Compliance, identity and
+// audit"): the nodes split between eu-west and us-east (two pools, the first half in eu-west), a
+// parallel file system per region (encrypted at rest, bandwidth scaled with the region's nodes), tagged
+// data with owners, regions and classifications (the training corpus and checkpoints per region, each
+// inference tenant's weights and request stream), network policies, spec.audit (delay, jitter, a shipper
+// throughput), a spec.identity graph that grows with the tenants (per inference tenant: a service
+// account, a user, an API service, a secret fetched by every replica, grants; a shared evaluation agent
+// calling every API, one hop in eight replacing the caller's identity) and all 16 compliance rules in
+// audit mode. The default output (without --compliance) does not change.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -20,6 +30,9 @@
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <string_view>
+#include <tuple>
+#include <utility>
 
 namespace {
 
@@ -70,12 +83,14 @@ struct Options {
   double duration = 60;  // seconds of arrivals (the engine adds max(30 s, 25%) of drain)
   unsigned long long seed = 1;
   std::string output;  // empty: stdout
+  bool compliance = false;
 };
 
 void usage(std::FILE* to) {
   std::fprintf(to,
-               "usage: gputwin-bench-gen --gpus N [--duration SECONDS] [--seed S] [-o FILE]\n"
-               "  N: a multiple of 8 (nodes of 8 H100-80GB-SXM GPUs); duration default 60, seed default 1\n");
+               "usage: gputwin-bench-gen --gpus N [--duration SECONDS] [--seed S] [--compliance] [-o FILE]\n"
+               "  N: a multiple of 8 (nodes of 8 H100-80GB-SXM GPUs); duration default 60, seed default 1\n"
+               "  --compliance: two regions, tagged data, audit, identity graph and the 16 compliance rules\n");
 }
 
 bool parse(int argc, char** argv, Options& o) {
@@ -101,6 +116,8 @@ bool parse(int argc, char** argv, Options& o) {
     } else if (a == "--seed") {
       if (!(v = value("--seed"))) return false;
       o.seed = std::strtoull(v, nullptr, 10);
+    } else if (a == "--compliance") {
+      o.compliance = true;
     } else if (a == "-o" || a == "--output") {
       if (!(v = value("-o"))) return false;
       o.output = v;
@@ -126,6 +143,157 @@ std::string num(double v) {
   return buf;
 }
 
+// --compliance: the first half of the nodes (rounded up) is in eu-west, the rest in us-east.
+constexpr const char* EU = "eu-west";
+constexpr const char* US = "us-east";
+
+int eu_nodes(int nodes) {
+  return (nodes + 1) / 2;
+}
+
+const char* node_region(int nodes, int k) {
+  return k < eu_nodes(nodes) ? EU : US;
+}
+
+const char* region_store(std::string_view region) {
+  return region == EU ? "eu-lustre" : "us-lustre";
+}
+
+// A mix of classifications over the inference tenants, so that every rule has something to match.
+const char* inference_classification(int k) {
+  static const char* const classes[] = {"restricted", "confidential", "internal", "public"};
+  return classes[k % 4];
+}
+
+// The pools, one per region, each with the default's sharing layout.
+void compliance_pools(std::ostringstream& y, int nodes) {
+  const int eu = eu_nodes(nodes);
+  for (const auto& [name, count, region] : {std::tuple{"hgx-eu", eu, EU}, std::tuple{"hgx-us", nodes - eu, US}}) {
+    if (count == 0) continue;
+    y << "      - name: " << name << "\n"
+      << "        count: " << count << "\n"
+      << "        gpu: H100-80GB-SXM\n"
+      << "        gpusPerNode: 8\n"
+      << "        region: " << region << "\n"
+      << "        sharing:\n"
+      << "          mode: exclusive\n"
+      << "        gpuSharing:\n"
+      << "          - gpus: [4, 5, 6, 7]\n"
+      << "            mode: timeSlicing\n"
+      << "            replicas: 2\n"
+      << "            timeSlice: Short\n";
+  }
+  // A parallel file system per region, sized so that each node's training job can read its step data
+  // (4 x 256 MiB per ~0.65 s step, about 1.7 GB/s) without the store becoming the bottleneck.
+  y << "    storage:\n";
+  for (const auto& [region, count] : {std::pair{EU, eu}, std::pair{US, nodes - eu}}) {
+    if (count == 0) continue;
+    y << "      - name: " << region_store(region) << "\n"
+      << "        kind: parallelFs\n"
+      << "        region: " << region << "\n"
+      << "        readBandwidth: " << std::max(40, 4 * count) << "GB/s\n"
+      << "        writeBandwidth: " << std::max(20, 2 * count) << "GB/s\n"
+      << "        servers: " << std::max(4, count / 2) << "\n"
+      << "        encryptedAtRest: true\n";
+  }
+}
+
+// spec.data, spec.networkPolicies, spec.identity, spec.audit and spec.compliance.
+void compliance_sections(std::ostringstream& y, int nodes, double duration) {
+  const bool us = nodes - eu_nodes(nodes) > 0;
+  y << "  data:\n";
+  for (const char* region : {EU, US}) {
+    if (std::string_view(region) == US && !us) continue;
+    y << "    - {name: corpus-" << region << ", kind: dataset, tenant: train, store: " << region_store(region)
+      << ", region: " << region << "}\n"
+      << "    - {name: ckpt-" << region << ", kind: checkpoint, tenant: train, store: " << region_store(region)
+      << ", region: " << region << "}\n";
+  }
+  for (int k = 0; k < nodes; ++k) {
+    const char* region = node_region(nodes, k);
+    y << "    - {name: inf-" << k << "-weights, kind: weights, tenant: inf-" << k << ", store: " << region_store(region)
+      << "}\n"
+      << "    - {name: inf-" << k << "-requests, kind: requests, tenant: inf-" << k << "}\n";
+  }
+  // The training tenant and the restricted inference tenants have segments of their own; every
+  // regulated tenant encrypts in transit.
+  y << "  networkPolicies:\n"
+    << "    - {tenant: train, isolated: true, encryptInTransit: true}\n";
+  for (int k = 0; k < nodes; ++k) {
+    const std::string cls = inference_classification(k);
+    if (cls == "restricted")
+      y << "    - {tenant: inf-" << k << ", isolated: true, encryptInTransit: true}\n";
+    else if (cls == "confidential")
+      y << "    - {tenant: inf-" << k << ", encryptInTransit: true}\n";
+  }
+  y << "  identity:\n"
+    << "    principals:\n"
+    << "      - {name: sa-train, tenant: train, kind: serviceAccount}\n"
+    << "      - {name: sa-eval, tenant: train, kind: serviceAccount}\n";
+  for (int k = 0; k < nodes; ++k)
+    y << "      - {name: sa-inf-" << k << ", tenant: inf-" << k << ", kind: serviceAccount}\n"
+      << "      - {name: user-inf-" << k << ", tenant: inf-" << k << ", kind: user}\n";
+  y << "    services:\n"
+    << "      - {name: eval-agent, tenant: train, kind: agent, identity: sa-eval}\n";
+  for (int k = 0; k < nodes; ++k)
+    y << "      - {name: inf-" << k << "-api, tenant: inf-" << k << ", workload: inf-" << k << "-svc}\n";
+  y << "    secrets:\n";
+  for (int k = 0; k < nodes; ++k)
+    y << "      - {name: inf-" << k << "-key, tenant: inf-" << k << ", path: secret/data/inf-" << k << "/key"
+      << (std::string(inference_classification(k)) == "restricted" ? ", requiresAttestation: true" : "") << "}\n";
+  // Users call their own API; the evaluation agent calls every API, exchanging its token except on one
+  // hop in eight, which replaces it (a confused deputy the identity-path search reports).
+  y << "    edges:\n"
+    << "      - {from: sa-eval, to: eval-agent}\n";
+  for (int k = 0; k < nodes; ++k)
+    y << "      - {from: user-inf-" << k << ", to: inf-" << k << "-api, propagation: passthrough}\n"
+      << "      - {from: eval-agent, to: inf-" << k << "-api, propagation: " << (k % 8 == 7 ? "replace" : "exchange")
+      << "}\n";
+  y << "    grants:\n";
+  for (const char* region : {EU, US}) {
+    if (std::string_view(region) == US && !us) continue;
+    y << "      - {principal: sa-train, resource: corpus-" << region << ", actions: [read]}\n"
+      << "      - {principal: sa-train, resource: ckpt-" << region << ", actions: [write]}\n";
+  }
+  for (int k = 0; k < nodes; ++k)
+    y << "      - {principal: sa-inf-" << k << ", resource: inf-" << k << "-weights, actions: [read]}\n"
+      << "      - {principal: sa-inf-" << k << ", resource: inf-" << k << "-requests, actions: [read, write]}\n"
+      << "      - {principal: sa-inf-" << k << ", resource: inf-" << k << "-key, actions: [use]}\n"
+      << "      - {principal: user-inf-" << k << ", resource: inf-" << k << "-requests, actions: [read]}\n";
+  // A service account of one tenant in sixteen is revoked half-way through while its replicas keep running
+  // (the timely-revocation rule checks their later accesses against its grace period).
+  y << "    revocations:\n";
+  for (int k = 0; k < nodes; k += 16)
+    y << "      - {principal: sa-inf-" << k << ", at: " << num(duration / 2) << "s}\n";
+  // The shipper: 1 s delay, up to 0.5 s jitter, a throughput with headroom over the audited rate.
+  y << "  audit:\n"
+    << "    delay: 1s\n"
+    << "    jitter: 500ms\n"
+    << "    throughput: " << 200 * nodes << "/s\n"
+    << "    retention: 2200d\n"
+    << "    separateStore: true\n"
+    << "    hashChained: true\n";
+  y << "  compliance:\n"
+    << "    rules:\n"
+    << "      - {name: residency, rule: residency, match: {classifications: [restricted, confidential]}}\n"
+    << "      - {name: co-tenancy, rule: co-tenancy}\n"
+    << "      - {name: scrub, rule: scrub-between-tenants}\n"
+    << "      - {name: in-transit, rule: encryption-in-transit}\n"
+    << "      - {name: at-rest, rule: encryption-at-rest}\n"
+    << "      - {name: segments, rule: network-segregation, match: {tenants: [train]}}\n"
+    << "      - {name: covert-budget, rule: leakage-budget, match: {classifications: [restricted]}}\n"
+    << "      - {name: audit-complete, rule: audit-completeness}\n"
+    << "      - {name: audit-content, rule: audit-content}\n"
+    << "      - {name: audit-chain, rule: audit-integrity}\n"
+    << "      - {name: audit-kept, rule: audit-retention, parameters: {regimes: [hipaa, pci]}}\n"
+    << "      - {name: audit-gaps, rule: logging-gap-alarm, parameters: {maxGap: 10, alertWithin: 60, alerting: "
+       "true}}\n"
+    << "      - {name: named-principals, rule: unique-identity}\n"
+    << "      - {name: least-privilege, rule: authorisation}\n"
+    << "      - {name: leavers, rule: timely-revocation}\n"
+    << "      - {name: keys, rule: attestation-before-key-release}\n";
+}
+
 std::string scenario(const Options& o) {
   const int nodes = o.gpus / GPUS_PER_NODE;
   const double capacity = MAX_BATCH / full_batch_time();  // requests/s per replica at full batches
@@ -136,7 +304,7 @@ std::string scenario(const Options& o) {
 
   std::ostringstream y;
   y << "# Generated by gputwin-bench-gen --gpus " << o.gpus << " --duration " << num(o.duration) << " --seed " << o.seed
-    << "\n"
+    << (o.compliance ? " --compliance" : "") << "\n"
     << "# " << nodes << " HGX H100 node(s): GPUs 0-3 exclusive (training), 4-7 time-sliced x2 (inference + batch).\n"
     << "# Inference: " << num(rate) << " req/s per tenant = " << num(100 * TARGET_LOAD) << "% of 4 replicas x "
     << num(capacity) << " req/s (full batches of " << MAX_BATCH << ").\n"
@@ -150,38 +318,43 @@ std::string scenario(const Options& o) {
     << "  duration: " << num(o.duration) << "s\n"
     << "  slaWindow: " << num(window) << "s\n"
     << "  cluster:\n"
-    << "    nodePools:\n"
-    << "      - name: hgx\n"
-    << "        count: " << nodes << "\n"
-    << "        gpu: H100-80GB-SXM\n"
-    << "        gpusPerNode: 8\n"
-    << "        region: eu-west\n"
-    << "        sharing:\n"
-    << "          mode: exclusive\n"
-    << "        gpuSharing:\n"
-    << "          - gpus: [4, 5, 6, 7]\n"
-    << "            mode: timeSlicing\n"
-    << "            replicas: 2\n"
-    << "            timeSlice: Short\n";
+    << "    nodePools:\n";
+  if (o.compliance) {
+    compliance_pools(y, nodes);
+  } else {
+    y << "      - name: hgx\n"
+      << "        count: " << nodes << "\n"
+      << "        gpu: H100-80GB-SXM\n"
+      << "        gpusPerNode: 8\n"
+      << "        region: eu-west\n"
+      << "        sharing:\n"
+      << "          mode: exclusive\n"
+      << "        gpuSharing:\n"
+      << "          - gpus: [4, 5, 6, 7]\n"
+      << "            mode: timeSlicing\n"
+      << "            replicas: 2\n"
+      << "            timeSlice: Short\n";
+  }
 
   y << "  tenants:\n"
     << "    - name: train\n"
     << "      region: eu-west\n"
-    << "      slos:\n"
+    << (o.compliance ? "      classification: restricted\n" : "") << "      slos:\n"
     << "        - name: slowdown\n"
     << "          kind: slowdown\n"
     << "          maxSlowdown: 1.1\n"
     << "    - name: batch\n"
     << "      region: eu-west\n"
-    << "      slos:\n"
+    << (o.compliance ? "      classification: internal\n" : "") << "      slos:\n"
     << "        - name: turnaround\n"
     << "          kind: completionTime\n"
     << "          threshold: 30s\n"
     << "          target: 0.9\n";
   for (int k = 0; k < nodes; ++k) {
     y << "    - name: inf-" << k << "\n"
-      << "      region: eu-west\n"
-      << "      slos:\n"
+      << "      region: " << (o.compliance ? node_region(nodes, k) : EU) << "\n";
+    if (o.compliance) y << "      classification: " << inference_classification(k) << "\n";
+    y << "      slos:\n"
       << "        - name: p99-latency\n"
       << "          kind: latency\n"
       << "          percentile: 99\n"
@@ -205,6 +378,13 @@ std::string scenario(const Options& o) {
       << "        bytes: 200GB\n"
       << "        data: 256MiB\n"
       << "        gradients: 16GB\n";
+    if (o.compliance) {
+      const std::string region = node_region(nodes, k);
+      y << "      io:\n"
+        << "        dataset: corpus-" << region << "\n"
+        << "        checkpoint: {data: ckpt-" << region << ", every: 20, bytes: 2GB}\n"
+        << "        identity: sa-train\n";
+    }
   }
   for (int k = 0; k < nodes; ++k) {
     y << "    - name: inf-" << k << "-svc\n"
@@ -225,6 +405,13 @@ std::string scenario(const Options& o) {
       << "      request:\n"
       << "        promptTokens: " << PROMPT_TOKENS << "\n"
       << "        outputTokens: " << OUTPUT_TOKENS << "\n";
+    if (o.compliance)
+      y << "      io:\n"
+        << "        weights: inf-" << k << "-weights\n"
+        << "        requestBytes: 4KiB\n"
+        << "        responseBytes: 1KiB\n"
+        << "        identity: sa-inf-" << k << "\n"
+        << "      secrets: [inf-" << k << "-key]\n";
   }
   for (int k = 0; k < nodes; ++k) {
     // Bursts of ~10 jobs every ~20 s: the time-sliced GPUs are contended about a third of the time.
@@ -249,6 +436,7 @@ std::string scenario(const Options& o) {
   y << "  policies:\n"
     << "    placement:\n"
     << "      name: spread\n";
+  if (o.compliance) compliance_sections(y, nodes, o.duration);
   return y.str();
 }
 

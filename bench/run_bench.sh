@@ -9,7 +9,12 @@
 # Environment: SIZES (default "8 128 1024"), DURATION (simulated seconds of arrivals, default 60; the
 # engine adds max(30 s, 25%) of drain), SEED (default 1), OUT (default BUILD_DIR/bench-out), REPEAT (runs per
 # point, the one with the least CPU time is reported; default 1), WRITERS=0 to skip the json,md,h5
-# runs, BASELINE=0 to skip the SimGrid baseline.
+# runs, BASELINE=0 to skip the SimGrid baseline, COMPLIANCE=1 to add the compliance runs: each size
+# again with `gputwin-bench-gen --compliance` (two regions, tagged data on shared file systems, audit,
+# an identity graph per tenant, the 16 compliance rules), with --format json and --format all, next to
+# the plain scenario with --format all (docs/PERFORMANCE.md, "Compliance, identity and audit"). The
+# compliance scenario's storage traffic is super-linear in the engine today: 50 CPU s at 256 GPUs, an estimated
+# hour at 1024, so use e.g. SIZES="128 256" with it.
 set -euo pipefail
 
 BUILD=${1:-build}
@@ -20,6 +25,7 @@ OUT=${OUT:-$BUILD/bench-out}
 REPEAT=${REPEAT:-1}
 WRITERS=${WRITERS:-1}
 BASELINE=${BASELINE:-1}
+COMPLIANCE=${COMPLIANCE:-0}
 
 GEN=$BUILD/bench/gputwin-bench-gen
 GTW=$BUILD/sim/cli/gputwin
@@ -43,15 +49,15 @@ cpu_s() {  # user + system
 peak_rss_mb() { grep 'Maximum resident set size' "$1" | awk '{printf "%.0f", $NF / 1024}'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.0f", a / b; else print "-" }'; }
 
-# run SIZE FORMATS TAG: REPEAT gputwin processes, one after the other; keeps the output directory DIR
-# (report.json when json is asked) and, in DIR.time, the /usr/bin/time output of the run with the least
-# CPU time.
+# run SIZE FORMATS TAG [VARIANT]: REPEAT gputwin processes on bench-SIZE[VARIANT].yaml, one after the
+# other; keeps the output directory DIR (report.json when json is asked) and, in DIR.time, the
+# /usr/bin/time output of the run with the least CPU time.
 run() {
-  local size=$1 formats=$2 tag=$3
+  local size=$1 formats=$2 tag=$3 variant=${4:-}
   local dir=$OUT/run-$size-$tag best=-1
   for ((i = 0; i < REPEAT; i++)); do
     rm -rf "$dir.$i"
-    /usr/bin/time -v -o "$dir.$i.time" "$GTW" run "$OUT/bench-$size.yaml" -o "$dir.$i" --progress none \
+    /usr/bin/time -v -o "$dir.$i.time" "$GTW" run "$OUT/bench-$size$variant.yaml" -o "$dir.$i" --progress none \
       --format "$formats" > "$dir.$i.stdout"
     if ((best < 0)) || awk -v a="$(cpu_s "$dir.$i.time")" -v b="$(cpu_s "$dir.$best.time")" 'BEGIN { exit !(a < b) }'
     then
@@ -72,6 +78,10 @@ echo
 for size in $SIZES; do
   "$GEN" --gpus "$size" --duration "$DURATION" --seed "$SEED" -o "$OUT/bench-$size.yaml"
   "$GTW" validate "$OUT/bench-$size.yaml" > /dev/null
+  if [[ $COMPLIANCE == 1 ]]; then
+    "$GEN" --gpus "$size" --duration "$DURATION" --seed "$SEED" --compliance -o "$OUT/bench-$size-c.yaml"
+    "$GTW" validate "$OUT/bench-$size-c.yaml" > /dev/null
+  fi
 done
 
 echo "## Runs with --format json"
@@ -111,6 +121,35 @@ if [[ $WRITERS == 1 ]]; then
     echo "| $size | $(elapsed_s "$OUT/run-$size-json.time") | $(elapsed_s "$OUT/run-$size-all.time") | $c1 | $c2 |" \
       "$(awk -v a="$c1" -v b="$c2" 'BEGIN { printf "%.2f", b - a }') | $(peak_rss_mb "$OUT/run-$size-json.time") |" \
       "$(peak_rss_mb "$OUT/run-$size-all.time") | $h5 |"
+  done
+fi
+
+if [[ $COMPLIANCE == 1 ]]; then
+  echo
+  echo "## Compliance, identity and audit: the same sizes with gputwin-bench-gen --compliance"
+  echo
+  echo "(plain: the scenario above; compliance: --compliance. CPU seconds are user + system.)"
+  echo
+  echo "| GPUs | events (plain / compliance) | audit records | identity paths | rules pass / fail |" \
+    "CPU s json (plain / compliance) | CPU s all (plain / compliance) | wall s all (plain / compliance) |" \
+    "peak RSS MB all (plain / compliance) | audit.jsonl MB |"
+  echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+  for size in $SIZES; do
+    [[ -f $OUT/run-$size-json.time ]] || run "$size" json json
+    run "$size" all plain-all
+    run "$size" json c-json -c
+    run "$size" all c-all -c
+    p=$OUT/run-$size-json/report.json
+    c=$OUT/run-$size-c-json/report.json
+    records=$(wc -l < "$OUT/run-$size-c-all/audit.jsonl")
+    jsonl=$(du -m --apparent-size "$OUT/run-$size-c-all/audit.jsonl" | cut -f1)
+    echo "| $size | $(jq -r .summary.events "$p") / $(jq -r .summary.events "$c") | $records |" \
+      "$(jq -r '.leakage.identity_paths | length' "$c") |" \
+      "$(jq -r '"\(.compliance.summary.pass) / \(.compliance.summary.fail)"' "$c") |" \
+      "$(cpu_s "$OUT/run-$size-json.time") / $(cpu_s "$OUT/run-$size-c-json.time") |" \
+      "$(cpu_s "$OUT/run-$size-plain-all.time") / $(cpu_s "$OUT/run-$size-c-all.time") |" \
+      "$(elapsed_s "$OUT/run-$size-plain-all.time") / $(elapsed_s "$OUT/run-$size-c-all.time") |" \
+      "$(peak_rss_mb "$OUT/run-$size-plain-all.time") / $(peak_rss_mb "$OUT/run-$size-c-all.time") | $jsonl |"
   done
 fi
 

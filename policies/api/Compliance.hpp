@@ -64,6 +64,9 @@ struct ComplianceInput {
   const audit::AuditLog& audit;
   const std::vector<identity::IdentityPath>& identity_paths;
   const std::vector<ChannelCapacity>& channels;
+  /// audit::verify_chain(audit.records) when the caller has already run it (evaluate_compliance), so
+  /// that the integrity rule does not hash every record again; null: the rule verifies.
+  const audit::ChainCheck* chain = nullptr;
 };
 
 /// What the engine asks an enforcing rule before placing a replica on a GPU.

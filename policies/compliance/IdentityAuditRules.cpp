@@ -285,7 +285,7 @@ class AuditIntegrity final : public ComplianceRule {
       finish_finding(f, "audit records");
       return f;
     }
-    const audit::ChainCheck check = audit::verify_chain(records);
+    const audit::ChainCheck check = in.chain ? *in.chain : audit::verify_chain(records);
     if (!check.intact) {
       // verify_chain stops at the first bad record; every record is checked on its own here so that each
       // modified record is named, and each deletion or insertion once (where the index sequence breaks).

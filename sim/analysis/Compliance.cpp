@@ -24,7 +24,7 @@ ComplianceReport evaluate_compliance(const ScenarioSpec& spec, const RunResult& 
                           std::string(channel::resource_name(ch.resource)) + "/" + channel::mode_name(ch.mode),
                           ch.capacity_bps, ch.exposure_s});
   }
-  const policy::ComplianceInput input{spec, run, rep.audit, rep.identity_paths, channels};
+  const policy::ComplianceInput input{spec, run, rep.audit, rep.identity_paths, channels, &rep.chain};
 
   // What the enforcing rules refused during the run (COMPLIANCE_REFUSED: value = rule index, aux = kind).
   std::vector<std::array<size_t, 3>> refused(spec.compliance.rules.size(), {0, 0, 0});

@@ -209,9 +209,10 @@ int cmd_run(const std::string& file, std::string out_dir, std::optional<uint64_t
     write_file_atomic((fs::path(out_dir) / "policyreport.yaml").string(), policy_report_yaml(spec, run, compliance));
   if (want_junit)
     write_file_atomic((fs::path(out_dir) / "junit.xml").string(), run_junit_xml(spec, run, analysis, &compliance));
-  // audit.jsonl: only when the run has an audit trail (tagged data, spec.identity or spec.audit).
+  // audit.jsonl: only when the run has an audit trail (tagged data, spec.identity or spec.audit); the
+  // stream evaluate_compliance built (building it again would hash every record again).
   if (want_audit && audit_applies(spec))
-    write_audit_jsonl((fs::path(out_dir) / "audit.jsonl").string(), audit::build_audit_log(spec, run));
+    write_audit_jsonl((fs::path(out_dir) / "audit.jsonl").string(), compliance.audit);
 
   std::cout << "gputwin: " << spec.name << ": " << analysis.slos.size() - analysis.slos_missed << "/"
             << analysis.slos.size() << " SLOs met";

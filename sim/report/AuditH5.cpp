@@ -40,9 +40,16 @@ struct LostRow {
 
 }  // namespace
 
-void write_audit_group(hid_t root, const ScenarioSpec& spec, const RunResult& run) {
+void write_audit_group(hid_t root, const ScenarioSpec& spec, const RunResult& run, const audit::AuditLog* built,
+                       const audit::ChainCheck* checked) {
   if (!audit_applies(spec)) return;
-  const audit::AuditLog log = audit::build_audit_log(spec, run);
+  audit::AuditLog own;
+  if (!built) {
+    own = audit::build_audit_log(spec, run);
+    built = &own;
+    checked = nullptr;  // a chain check belongs to the log it was made on
+  }
+  const audit::AuditLog& log = *built;
   const H5Id group = make_group(root, "audit");
   const H5Id str = vlen_string_type();
   const hid_t s = str.get();
@@ -83,7 +90,7 @@ void write_audit_group(hid_t root, const ScenarioSpec& spec, const RunResult& ru
   std::string tampered;
   for (const auto t : log.tampered) tampered += (tampered.empty() ? "" : ",") + std::to_string(t);
   attr_string(g, "tampered", tampered);
-  const auto chain = audit::verify_chain(log.records);
+  const audit::ChainCheck chain = checked ? *checked : audit::verify_chain(log.records);
   attr_string(g, "chain", chain.intact ? "intact" : "record " + std::to_string(chain.first_bad) + ": " + chain.reason);
 }
 

@@ -180,6 +180,13 @@ H5Id write_table(hid_t loc, const char* name, const std::vector<Row>& rows, std:
 }  // namespace gtw::h5
 
 namespace gtw {
-/// The /audit group (AuditH5.cpp): written when audit_applies(spec).
-void write_audit_group(hid_t root, const ScenarioSpec& spec, const RunResult& run);
+namespace audit {
+struct AuditLog;
+struct ChainCheck;
+}  // namespace audit
+/// The /audit group (AuditH5.cpp): written when audit_applies(spec). `log` and `chain`: the run's audit
+/// stream and its verification when the caller has them (ComplianceReport), so that the SHA-256 chain
+/// is not built and verified again; null: built here.
+void write_audit_group(hid_t root, const ScenarioSpec& spec, const RunResult& run, const audit::AuditLog* log = nullptr,
+                       const audit::ChainCheck* chain = nullptr);
 }  // namespace gtw

@@ -531,7 +531,8 @@ void write_h5(const std::string& file_name, const ScenarioSpec& spec, const RunR
     write_sla(root.get(), spec, a, str.get());
     write_timeseries(root.get(), a);
     if (leakage) write_leakage(root.get(), *leakage, str.get());
-    write_audit_group(root.get(), spec, run);
+    write_audit_group(root.get(), spec, run, compliance ? &compliance->audit : nullptr,
+                      compliance ? &compliance->chain : nullptr);
     if (compliance && compliance->configured) write_compliance_group(root.get(), *compliance);
   }
   file.close("cannot close " + file_name);

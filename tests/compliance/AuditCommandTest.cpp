@@ -1,8 +1,10 @@
 // End to end through the gputwin binary (tests/fixtures/scenarios/identity-audit.yaml): `gputwin run`
 // writes audit.jsonl (records `delay` later, FIFO at the shipper's throughput) and lists the confused-deputy
 // path in report.json; `gputwin audit verify` exits 0 on the intact file, 1 naming record K when record K
-// was modified or deleted, and 2 with file:line on a malformed file.
+// was modified or deleted, and 2 with file:line on a malformed file; audit.jsonl and results.h5 /audit
+// carry the same stream and chain verdict.
 #include <gtest/gtest.h>
+#include <hdf5.h>
 
 #include <nlohmann/json.hpp>
 
@@ -90,6 +92,43 @@ TEST(AuditCommand, RunWritesAVerifiableTrailAndVerifyNamesTheBrokenRecord) {
   EXPECT_NE(malformed.err.find(dir.file("garbled.jsonl") + ":4: "), std::string::npos) << malformed.err;
 
   EXPECT_EQ(verify(dir.file("missing.jsonl")).exit_code, 2);
+}
+
+// The writers take the stream and its chain check from the compliance evaluation (built once per run):
+// audit.jsonl, results.h5 /audit and `audit verify` must still agree on a stream tampered at record 2.
+TEST(AuditCommand, TheWritersShareOneStreamAndItsChainCheck) {
+  test::TempDir dir;
+  const auto r = run_process(test::run_argv(GTW_BINARY, FIXTURE, dir.path(), "json,h5,audit",
+                                            {"spec.audit.tamper=[{record: 2, field: principal, value: mallory}]"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto lines = lines_of(read_text(dir.file("audit.jsonl")));
+  ASSERT_GE(lines.size(), 6u);
+  EXPECT_EQ(nlohmann::json::parse(lines[2])["principal"], "mallory");
+  const auto check = verify(dir.file("audit.jsonl"));
+  EXPECT_EQ(check.exit_code, 1);
+  EXPECT_EQ(check.out.rfind("record 2: hash mismatch", 0), 0u) << check.out;
+
+  const hid_t file = H5Fopen(dir.file("results.h5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  ASSERT_GE(file, 0);
+  const hid_t records = H5Dopen2(file, "/audit/records", H5P_DEFAULT);
+  ASSERT_GE(records, 0);
+  const hid_t space = H5Dget_space(records);
+  hsize_t rows = 0;
+  H5Sget_simple_extent_dims(space, &rows, nullptr);
+  EXPECT_EQ(rows, lines.size());
+  H5Sclose(space);
+  H5Dclose(records);
+  const hid_t attr = H5Aopen_by_name(file, "/audit", "chain", H5P_DEFAULT, H5P_DEFAULT);
+  ASSERT_GE(attr, 0);
+  const hid_t type = H5Aget_type(attr);
+  char* chain = nullptr;
+  ASSERT_GE(H5Aread(attr, type, &chain), 0);
+  const std::string text = chain ? chain : "";
+  H5free_memory(chain);
+  H5Tclose(type);
+  H5Aclose(attr);
+  H5Fclose(file);
+  EXPECT_EQ(text.rfind("record 2: hash mismatch", 0), 0u) << text;
 }
 
 TEST(AuditCommand, ReportListsTheConfusedDeputyUntilTheHopPassesTheCallerThrough) {

@@ -265,6 +265,29 @@ TEST(AuditIntegrityRule, EveryModifiedRecordAndADeletionAreNamed) {
   EXPECT_NE(f.evidence[0].detail.find("index gap"), std::string::npos) << f.evidence[0].detail;
 }
 
+// evaluate_compliance hands the rule the chain check it already made (ComplianceInput::chain): the
+// finding must be the one the rule reaches verifying on its own.
+TEST(AuditIntegrityRule, AChainCheckFromTheCallerGivesTheSameFinding) {
+  for (int k : {-1, 0, 3, 5}) {
+    World w;
+    w.recorded_accesses(6);
+    if (k >= 0) w.audit.records[static_cast<size_t>(k)].resource = "elsewhere";
+    const ComplianceRuleSpec cfg = with_rule_defaults(rule("audit-integrity"));
+    const auto own = w.evaluate(cfg);
+    const audit::ChainCheck check = audit::verify_chain(w.audit.records);
+    const ComplianceInput in{w.spec, w.run, w.audit, w.paths, w.channels, &check};
+    const auto given = builtin_compliance_registry().create(cfg.rule, cfg.params)->evaluate(in, cfg);
+    EXPECT_EQ(given.status, k < 0 ? ComplianceStatus::PASS : ComplianceStatus::FAIL) << k;
+    EXPECT_EQ(given.status, own.status) << k;
+    EXPECT_EQ(given.message, own.message) << k;
+    ASSERT_EQ(given.evidence.size(), own.evidence.size()) << k;
+    for (size_t i = 0; i < given.evidence.size(); ++i) {
+      EXPECT_EQ(given.evidence[i].audit_record, own.evidence[i].audit_record) << k;
+      EXPECT_EQ(given.evidence[i].detail, own.evidence[i].detail) << k;
+    }
+  }
+}
+
 TEST(AuditIntegrityRule, UnchainedOrSharedStoreFails) {
   World w;
   w.recorded_accesses(3);
