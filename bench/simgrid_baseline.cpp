@@ -13,6 +13,14 @@
 //                                                                condition variable with a 2 ms deadline
 //                                                                that always expires: the time-slice
 //                                                                arbiter's quantum timer, as gputwin does it
+//   gputwin-simgrid-baseline iocomm  [ROUNDS=40000] [CHILD=0]   1 actor: a disk read and a host-to-host
+//                                                                transfer per round, as models/storage does.
+//                                                                CHILD=0: the actor does the read itself;
+//                                                                SimGrid 3.32 keeps each finished Io in the
+//                                                                actor's activity list, which every Comm's
+//                                                                end walks, so the cost per round grows with
+//                                                                the rounds done. CHILD=1: the read runs in
+//                                                                a child actor per round (gputwin's fix)
 //
 // One mode per process: SimGrid allows one engine per process. Prints one line of key=value pairs:
 // mode, activities, wall_s and cpu_s (of Engine::run), act_per_s (per wall second), act_per_cpu_s,
@@ -147,8 +155,28 @@ int main(int argc, char** argv) {
         for (long i = 0; i < waits; ++i) cv->wait_until(lock, sg4::Engine::get_clock() + 0.002);
       });
     }
+  } else if (mode == "iocomm") {
+    const long rounds = arg(argc, argv, 2, 40000);
+    const bool child = arg(argc, argv, 3, 0) != 0;
+    auto* a = zone->create_host("a", 1e9);
+    auto* b = zone->create_host("b", 1e9);
+    auto* link = zone->create_link("l", 1e9);
+    zone->add_route(a->get_netpoint(), b->get_netpoint(), nullptr, nullptr, {sg4::LinkInRoute(link)});
+    auto* disk = a->create_disk("d", 1e9, 1e9);
+    zone->seal();
+    activities = 2 * rounds;
+    sg4::Actor::create("mover", a, [=] {
+      for (long i = 0; i < rounds; ++i) {
+        sg4::ActorPtr reader;
+        if (child) reader = sg4::Actor::create("reader", a, [disk] { disk->read_async(1000)->wait(); });
+        auto io = child ? sg4::IoPtr() : disk->read_async(1000);
+        sg4::Comm::sendto_async(a, b, 100000)->wait();
+        if (io) io->wait();
+        if (reader) reader->join();
+      }
+    });
   } else {
-    std::fprintf(stderr, "usage: gputwin-simgrid-baseline seq|actors|kernels|sleeps|cvwaits [counts...]\n");
+    std::fprintf(stderr, "usage: gputwin-simgrid-baseline seq|actors|kernels|sleeps|cvwaits|iocomm [counts...]\n");
     return 2;
   }
 
