@@ -435,6 +435,7 @@ void write_leakage(hid_t root, const LeakageReport& l, hid_t str) {
        GTW_FIELD(LeakTenantRow, bits_as_source, f64, ff64), GTW_FIELD(LeakTenantRow, bytes_as_observer, f64, ff64),
        GTW_FIELD(LeakTenantRow, bytes_as_source, f64, ff64)});
   attr_f64(g.get(), "noise_injection_s", l.options.noise_injection_s);
+  attr_string(g.get(), "gpu_visibility", gpu_visibility_names()[static_cast<size_t>(l.options.gpu_visibility)]);
   attr_f64(g.get(), "scrubbed_bytes", l.scrubbed_bytes);
   attr_f64(g.get(), "scrub_seconds", l.scrub_seconds);
   std::vector<LeakAttackRow> attacks;

@@ -4,6 +4,7 @@
 // A6), driven from the spy's own GPUs, stays open. End to end through `gputwin run` on
 // tests/fixtures/scenarios/peer-access-hgx.yaml (two tenants on exclusive GPUs of one HGX H100 node).
 #include <gtest/gtest.h>
+#include <hdf5.h>
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
@@ -28,6 +29,26 @@ json run_with(const TempDir& dir, const std::string& visibility, const std::stri
       run_process(run_argv(GTW_BINARY, FIXTURE, out, formats, {"spec.policies.isolation.gpuVisibility=" + visibility}));
   EXPECT_EQ(r.exit_code, 0) << r.err;
   return json::parse(read_text(out + "/report.json"));
+}
+
+// A string attribute of /leakage in results.h5 ("" when absent).
+std::string leakage_attribute(const std::string& h5, const char* name) {
+  const hid_t file = H5Fopen(h5.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (file < 0) return "";
+  std::string out;
+  const hid_t attr = H5Aopen_by_name(file, "/leakage", name, H5P_DEFAULT, H5P_DEFAULT);
+  if (attr >= 0) {
+    const hid_t type = H5Tcopy(H5T_C_S1);
+    H5Tset_size(type, H5T_VARIABLE);
+    H5Tset_cset(type, H5T_CSET_UTF8);
+    char* value = nullptr;
+    if (H5Aread(attr, type, &value) >= 0 && value) out = value;
+    H5free_memory(value);
+    H5Tclose(type);
+    H5Aclose(attr);
+  }
+  H5Fclose(file);
+  return out;
 }
 
 const json* channel_of(const json& leakage, const std::string& observer, const std::string& source,
@@ -95,8 +116,9 @@ TEST(GpuVisibility, NodeVisibilityKeepsTheCrossGpuL2ChannelAtTheA4Rate) {
 TEST(GpuVisibility, AllocatedVisibilityClosesTheL2ChannelAndKeepsNvlinkContention) {
   TempDir dir;
   const json node = run_with(dir, "node")["leakage"];
-  const json allocated = run_with(dir, "allocated", "json,md")["leakage"];
+  const json allocated = run_with(dir, "allocated", "json,md,h5")["leakage"];
   EXPECT_EQ(allocated["options"]["gpu_visibility"], "allocated");
+  EXPECT_EQ(leakage_attribute(dir.file("allocated") + "/results.h5", "gpu_visibility"), "allocated");
   const double a6 =
       channel::Catalogue::defaults().rate(Resource::NVLINK, Mode::SEPARATE_GPUS, "H100-80GB-SXM", 0).capacity_bps;
   EXPECT_DOUBLE_EQ(a6, channel::published("A6").capacity());
