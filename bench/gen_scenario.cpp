@@ -165,23 +165,28 @@ const char* inference_classification(int k) {
   return classes[k % 4];
 }
 
+// A pool of HGX H100 nodes: GPUs 0-3 exclusive (training), 4-7 time-sliced two ways (inference, batch).
+void write_pool(std::ostream& y, const std::string& name, int count, const std::string& region) {
+  y << "      - name: " << name << "\n"
+    << "        count: " << count << "\n"
+    << "        gpu: H100-80GB-SXM\n"
+    << "        gpusPerNode: 8\n"
+    << "        region: " << region << "\n"
+    << "        sharing:\n"
+    << "          mode: exclusive\n"
+    << "        gpuSharing:\n"
+    << "          - gpus: [4, 5, 6, 7]\n"
+    << "            mode: timeSlicing\n"
+    << "            replicas: 2\n"
+    << "            timeSlice: Short\n";
+}
+
 // The pools, one per region, each with the default's sharing layout.
 void compliance_pools(std::ostringstream& y, int nodes) {
   const int eu = eu_nodes(nodes);
   for (const auto& [name, count, region] : {std::tuple{"hgx-eu", eu, EU}, std::tuple{"hgx-us", nodes - eu, US}}) {
     if (count == 0) continue;
-    y << "      - name: " << name << "\n"
-      << "        count: " << count << "\n"
-      << "        gpu: H100-80GB-SXM\n"
-      << "        gpusPerNode: 8\n"
-      << "        region: " << region << "\n"
-      << "        sharing:\n"
-      << "          mode: exclusive\n"
-      << "        gpuSharing:\n"
-      << "          - gpus: [4, 5, 6, 7]\n"
-      << "            mode: timeSlicing\n"
-      << "            replicas: 2\n"
-      << "            timeSlice: Short\n";
+    write_pool(y, name, count, region);
   }
   // A parallel file system per region, sized so that each node's training job can read its step data
   // (4 x 256 MiB per ~0.65 s step, about 1.7 GB/s) without the store becoming the bottleneck.
@@ -322,18 +327,7 @@ std::string scenario(const Options& o) {
   if (o.compliance) {
     compliance_pools(y, nodes);
   } else {
-    y << "      - name: hgx\n"
-      << "        count: " << nodes << "\n"
-      << "        gpu: H100-80GB-SXM\n"
-      << "        gpusPerNode: 8\n"
-      << "        region: eu-west\n"
-      << "        sharing:\n"
-      << "          mode: exclusive\n"
-      << "        gpuSharing:\n"
-      << "          - gpus: [4, 5, 6, 7]\n"
-      << "            mode: timeSlicing\n"
-      << "            replicas: 2\n"
-      << "            timeSlice: Short\n";
+    write_pool(y, "hgx", nodes, "eu-west");
   }
 
   y << "  tenants:\n"
