@@ -281,7 +281,7 @@ std::optional<std::vector<SmiComputeInstance>> parse_mig_lci(const std::string& 
     std::smatch m;
     if (!std::regex_match(lines[i], m, row)) continue;
     out.push_back(SmiComputeInstance{std::stoi(m[1]), std::stoi(m[2]), m[3], std::stoi(m[4]), std::stoi(m[5]),
-                                     std::stoi(m[6]), std::stoi(m[7])});
+                                     std::stoi(m[6]), std::stoi(m[7]), static_cast<int>(i) + 1});
   }
   if (out.empty()) {
     diags.error(SourceLoc{file, 1, 1}, "", "no compute instances listed");
@@ -307,20 +307,14 @@ std::map<int, std::vector<std::string>> mig_layouts_by_gpu(const std::vector<Smi
   return out;
 }
 
-namespace {
-
-// Compute slices of a GPU-instance profile: the count before "g" (3g.40gb -> 3); 0 when unreadable.
-int compute_slices(const std::string& profile) {
-  const size_t g = profile.find('g');
-  if (g == 0 || g == std::string::npos) return 0;
-  const std::string n = profile.substr(0, g);
-  return std::all_of(n.begin(), n.end(), [](char c) { return c >= '0' && c <= '9'; }) ? std::stoi(n) : 0;
-}
-
-}  // namespace
-
 ComputeInstanceCheck check_compute_instances(const std::vector<SmiGpuInstance>& gpu_instances,
-                                             const std::vector<SmiComputeInstance>& compute_instances) {
+                                             const std::vector<SmiComputeInstance>& compute_instances,
+                                             const MigGeometry& geometry) {
+  // Compute slices of a GPU-instance profile, from the product's table; 0 when it is not there.
+  const auto compute_slices = [&](const std::string& profile) {
+    const MigProfile* mp = geometry.find(profile);
+    return mp ? mp->compute_slices : 0;
+  };
   ComputeInstanceCheck out;
   std::map<std::pair<int, int>, std::vector<const SmiComputeInstance*>> by_gi;
   std::map<int, bool> listed_gpu;
@@ -332,13 +326,14 @@ ComputeInstanceCheck check_compute_instances(const std::vector<SmiGpuInstance>& 
     const std::string what = "compute instance " + std::to_string(ci.instance_id) + " (" + ci.profile + ") of GPU " +
                              std::to_string(ci.gpu) + " GPU instance " + std::to_string(ci.gpu_instance);
     if (gi == gpu_instances.end()) {
-      out.errors.push_back(what + ": the -lgi listing has no such GPU instance");
+      out.errors.push_back({ci.line, what + ": the -lgi listing has no such GPU instance"});
       continue;
     }
     const int slices = compute_slices(gi->profile);
     if (slices > 0 && ci.start + ci.size > slices) {
-      out.errors.push_back(what + ": compute slices " + std::to_string(ci.start) + ":" + std::to_string(ci.size) +
-                           " do not fit its " + gi->profile + " (" + std::to_string(slices) + " slices)");
+      out.errors.push_back({ci.line, what + ": compute slices " + std::to_string(ci.start) + ":" +
+                                         std::to_string(ci.size) + " do not fit its " + gi->profile + " (" +
+                                         std::to_string(slices) + " slices)"});
       continue;
     }
     by_gi[{ci.gpu, ci.gpu_instance}].push_back(&ci);

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "models/partition/MigGeometry.hpp"
 #include "sim/core/Diagnostics.hpp"
 
 namespace gtw::fabric {
@@ -50,6 +51,7 @@ struct SmiComputeInstance {
   int instance_id = 0;
   int start = 0;
   int size = 0;
+  int line = 0;  // in the saved listing, for messages
 };
 
 std::optional<std::vector<SmiGpuInstance>> parse_mig_lgi(const std::string& text, const std::string& file,
@@ -61,11 +63,18 @@ std::vector<std::string> mig_layout_of_gpu(const std::vector<SmiGpuInstance>& in
 /// How a `mig -lci` listing sits in a `mig -lgi` one. Only GPUs the -lci listing names are checked
 /// for GPU instances without a compute instance (a capture of one GPU says nothing of the others).
 struct ComputeInstanceCheck {
-  std::vector<std::string> errors;  // compute instances in no listed GPU instance, or larger than theirs
-  std::vector<std::string> notes;   // GPU instances split into several compute instances, or with none
+  struct Error {
+    int line;  // of the compute instance in the -lci listing
+    std::string message;
+  };
+  std::vector<Error> errors;       // compute instances in no listed GPU instance, or larger than theirs
+  std::vector<std::string> notes;  // GPU instances split into several compute instances, or with none
 };
+/// `geometry`: the product's MIG table, which gives each GPU-instance profile's compute slices (the
+/// size check is skipped for a profile the table does not have; the layout check reports it).
 ComputeInstanceCheck check_compute_instances(const std::vector<SmiGpuInstance>& gpu_instances,
-                                             const std::vector<SmiComputeInstance>& compute_instances);
+                                             const std::vector<SmiComputeInstance>& compute_instances,
+                                             const MigGeometry& geometry);
 /// The layout of every GPU the listing names, by GPU index.
 std::map<int, std::vector<std::string>> mig_layouts_by_gpu(const std::vector<SmiGpuInstance>& instances);
 

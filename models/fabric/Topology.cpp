@@ -519,16 +519,7 @@ bool build_node_graph(const NodePoolSpec& pool, const HardwareProfile& profile, 
       return false;
     }
   }
-  if (!t.nvidia_smi_mig.empty()) {
-    std::string text;
-    if (!read_saved_output(t.nvidia_smi_mig, text)) {
-      diags.error(t.mig_loc, path + ".topology.mig", "cannot read '" + t.nvidia_smi_mig + "'");
-      return false;
-    }
-    auto gis = parse_mig_lgi(text, t.nvidia_smi_mig, diags);
-    if (!gis) return false;
-    out.mig_layouts = mig_layouts_by_gpu(*gis);
-  }
+  // topology.mig is read once, by prepare_scenario (sim/engine/Setup.cpp), into the pool's sharing.
   return true;
 }
 

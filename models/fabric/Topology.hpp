@@ -83,7 +83,7 @@ struct NodeGraph {
   std::vector<int> gpu_nic;              // per GPU: the NIC it uses (PCIe affinity)
   double nic_bandwidth = 0;
   double nvme_read = 0, nvme_write = 0;
-  std::map<int, std::vector<std::string>> mig_layouts;  // per GPU index, from `nvidia-smi mig -lgi` when given
+  std::map<int, std::vector<std::string>> mig_layouts;  // per GPU index, for describe() (gputwin import-topo)
 
   /// Shortest path between two vertices (fewest hops, then the fastest links); NVLink skipped when
   /// `nvlink` is false (MIG instances have no P2P). Empty when unreachable or from == to.

@@ -48,8 +48,9 @@ Subcommand register_import_topo_command(CLI::App& app) {
               }
               if (gis && !opts->lci.empty()) {
                 if (auto cis = fabric::parse_mig_lci(lci, opts->lci, diags)) {
-                  const auto check = fabric::check_compute_instances(*gis, *cis);
-                  for (const auto& e : check.errors) diags.error(SourceLoc{opts->lci, 1, 1}, "", e);
+                  const MigGeometry no_mig;
+                  const auto check = fabric::check_compute_instances(*gis, *cis, profile.mig ? *profile.mig : no_mig);
+                  for (const auto& e : check.errors) diags.error(SourceLoc{opts->lci, e.line, 1}, "", e.message);
                   for (const auto& n : check.notes) std::cerr << "gputwin: warning: " << opts->lci << ": " << n << "\n";
                 }
               }

@@ -92,8 +92,13 @@ PreparedScenario prepare_scenario(const std::string& path, const std::vector<Ove
           continue;
         }
         if (auto cis = fabric::parse_mig_lci(lci, pool.topology.nvidia_smi_lci, diags)) {
-          const auto check = fabric::check_compute_instances(*gis, *cis);
-          for (const auto& e : check.errors) diags.error(pool.topology.lci_loc, lci_at, e);
+          const auto product = out.profiles.find(pool.gpu_product);
+          const MigGeometry no_mig;
+          const auto check = fabric::check_compute_instances(
+              *gis, *cis, product != out.profiles.end() && product->second.mig ? *product->second.mig : no_mig);
+          for (const auto& e : check.errors)
+            diags.error(pool.topology.lci_loc, lci_at,
+                        pool.topology.nvidia_smi_lci + ":" + std::to_string(e.line) + ": " + e.message);
           for (const auto& n : check.notes) diags.warning(pool.topology.lci_loc, lci_at, n);
         }
       }

@@ -148,10 +148,13 @@ TEST(RealCapture, ComputeInstancesAreCheckedAgainstTheirGpuInstances) {
   const auto whole = fabric::parse_mig_lci(read("tests/fixtures/nvidia-smi/mig-lci.txt"), "lci", diags);
   const auto split = fabric::parse_mig_lci(read("tests/fixtures/nvidia-smi/mig-lci-split.txt"), "split", diags);
   ASSERT_TRUE(gis && whole && split) << diags.format_all();
-  const auto ok = fabric::check_compute_instances(*gis, *whole);
+  HardwareProfile h100;
+  ASSERT_TRUE(load_profile("H100-80GB-SXM", SourceLoc{}, "gpu", h100, diags)) << diags.format_all();
+  const MigGeometry& table = *h100.mig;  // compute slices per GPU-instance profile
+  const auto ok = fabric::check_compute_instances(*gis, *whole, table);
   EXPECT_TRUE(ok.errors.empty());
   EXPECT_TRUE(ok.notes.empty()) << ok.notes.front();
-  const auto s = fabric::check_compute_instances(*gis, *split);
+  const auto s = fabric::check_compute_instances(*gis, *split, table);
   EXPECT_TRUE(s.errors.empty());
   ASSERT_EQ(s.notes.size(), 2u);
   // In the -lgi listing's order: instance 9 is listed before instance 2.
@@ -162,10 +165,14 @@ TEST(RealCapture, ComputeInstancesAreCheckedAgainstTheirGpuInstances) {
   auto stray = *whole;
   stray[0].gpu_instance = 7;
   stray[1].size = 5;
-  const auto bad = fabric::check_compute_instances(*gis, stray);
+  const auto bad = fabric::check_compute_instances(*gis, stray, table);
   ASSERT_EQ(bad.errors.size(), 2u);
-  EXPECT_NE(bad.errors[0].find("GPU instance 7: the -lgi listing has no such GPU instance"), std::string::npos);
-  EXPECT_NE(bad.errors[1].find("do not fit its 2g.20gb (2 slices)"), std::string::npos) << bad.errors[1];
+  EXPECT_EQ(bad.errors[0].line, 7);
+  EXPECT_EQ(bad.errors[0].message,
+            "compute instance 0 (3g.40gb) of GPU 0 GPU instance 7: the -lgi listing has no such GPU instance");
+  EXPECT_EQ(bad.errors[1].line, 9);
+  EXPECT_NE(bad.errors[1].message.find("do not fit its 2g.20gb (2 slices)"), std::string::npos)
+      << bad.errors[1].message;
 }
 
 }  // namespace
