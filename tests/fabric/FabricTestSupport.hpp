@@ -1,5 +1,5 @@
 #pragma once
-// Helpers of the topology tests: a file of the source tree as text, and a path as its link names.
+// Helpers of the topology tests: a file of the source tree as text, a path as its link names, switch counts.
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -20,6 +20,13 @@ inline std::string link_names(const fabric::NodeGraph& n, const fabric::Path& p)
   std::string out;
   for (const auto& h : p) out += (out.empty() ? "" : " ") + n.link(h.link).name + (h.up ? "^" : "v");
   return out;
+}
+
+/// The PCIe switches of a node graph.
+inline int pcie_switches(const fabric::NodeGraph& n) {
+  int switches = 0;
+  for (auto [v, end] = boost::vertices(n.g); v != end; ++v) switches += n.g[*v].kind == fabric::VertexKind::PCIE_SWITCH;
+  return switches;
 }
 
 }  // namespace gtw::fabric_test

@@ -12,6 +12,7 @@ namespace gtw {
 namespace {
 
 using fabric_test::link_names;
+using fabric_test::pcie_switches;
 using fabric_test::read;
 
 size_t index_of(const fabric::SmiTopo& t, const std::string& device) {
@@ -26,12 +27,6 @@ fabric::NodeGraph import(const fabric::SmiTopo& topo) {
   fabric::NodeGraph n;
   fabric::node_graph_from_topo(topo, profile, NodeTopologySpec{}, n);
   return n;
-}
-
-int pcie_switches(const fabric::NodeGraph& n) {
-  int switches = 0;
-  for (auto [v, end] = boost::vertices(n.g); v != end; ++v) switches += n.g[*v].kind == fabric::VertexKind::PCIE_SWITCH;
-  return switches;
 }
 
 // sgl-project/sglang#14092: 8 x H20, 36 NICs. Two columns overflow their width in every row, so two

@@ -41,9 +41,7 @@ TEST(NvidiaSmi, ImportedHgxH100IsAnNvswitchNodeWithFourPcieSwitches) {
   EXPECT_EQ(n.gpus.size(), 8u);
   EXPECT_EQ(n.nics.size(), 8u);
   EXPECT_GE(n.nvswitch, 0);
-  int switches = 0;
-  for (auto [v, end] = boost::vertices(n.g); v != end; ++v) switches += n.g[*v].kind == fabric::VertexKind::PCIE_SWITCH;
-  EXPECT_EQ(switches, 4);
+  EXPECT_EQ(fabric_test::pcie_switches(n), 4);
   // NV18 at 25 GB/s per link, scaled to the measured 380/450: 380 GB/s per direction.
   EXPECT_EQ(link_names(n, n.path(n.gpus[0], n.gpus[5])), "gpu0-nvlink^ gpu5-nvlinkv");
   EXPECT_NEAR(n.link(n.path(n.gpus[0], n.gpus[5])[0].link).up, 380e9, 1e6);
