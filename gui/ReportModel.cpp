@@ -9,6 +9,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "sim/core/InputFile.hpp"
+
 namespace gtw::gui {
 namespace {
 
@@ -439,18 +441,18 @@ LoadResult load_report(const fs::path& path) {
                     : path.string() + ": no such file or directory";
     return out;
   }
-  if (!fs::is_regular_file(file, ec)) {
-    out.error = file.string() + ": not a regular file";
+  // Regular files within the report cap only (sim/core/InputFile): a FIFO would hang the window.
+  Diagnostics diags;
+  const auto text = read_input_file(file.string(), InputKind::REPORT_JSON, diags);
+  if (!text) {
+    out.error = diags.all().front().message;
     return out;
   }
-  std::ifstream in(file, std::ios::binary);
-  std::ostringstream text;
-  if (!in || !(text << in.rdbuf())) {
-    // An empty file lands here too: rdbuf() extracts nothing and sets failbit.
-    out.error = file.string() + ": cannot read the file (empty or unreadable)";
+  if (text->empty()) {
+    out.error = file.string() + ": cannot read the file (empty)";
     return out;
   }
-  return parse_report(text.str(), file);
+  return parse_report(*text, file);
 }
 
 std::optional<std::pair<double, Bound>> parse_objective_bound(const std::string& objective) {

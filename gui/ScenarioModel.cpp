@@ -14,6 +14,7 @@
 #include "policies/api/Placement.hpp"
 #include "sim/scenario/FieldDocs.hpp"
 #include "sim/scenario/Loader.hpp"
+#include "gui/YamlInput.hpp"
 
 #ifndef GTW_PROFILE_DIR
 #define GTW_PROFILE_DIR "calibration/profiles"
@@ -43,7 +44,7 @@ YAML::Node resolve_refs(const YAML::Node& node, const fs::path& dir, int depth) 
     if (ref && node.size() == 1 && ref.IsScalar()) {
       fs::path file = ref.Scalar();
       if (file.is_relative()) file = dir / file;
-      return resolve_refs(YAML::LoadFile(file.string()), file.parent_path(), depth + 1);
+      return resolve_refs(load_yaml_input(file.string()), file.parent_path(), depth + 1);
     }
     YAML::Node out(YAML::NodeType::Map);
     for (const auto& kv : node) out[kv.first.Scalar()] = resolve_refs(kv.second, dir, depth);
@@ -59,7 +60,7 @@ YAML::Node resolve_refs(const YAML::Node& node, const fs::path& dir, int depth) 
 
 YAML::Node raw_spec(const fs::path& path) {
   try {
-    const YAML::Node root = YAML::LoadFile(path.string());
+    const YAML::Node root = load_yaml_input(path.string());
     if (!root.IsMap() || !root["spec"]) return {};
     return resolve_refs(root["spec"], path.parent_path(), 0);
   } catch (const std::exception&) {
@@ -737,7 +738,7 @@ std::vector<std::string> mig_layout_presets(const std::string& product) {
     std::error_code ec;
     if (!fs::exists(file, ec)) continue;
     try {
-      const YAML::Node profiles = YAML::LoadFile(file.string())["spec"]["mig"]["profiles"];
+      const YAML::Node profiles = load_yaml_input(file.string(), InputKind::PROFILE)["spec"]["mig"]["profiles"];
       if (!profiles || !profiles.IsSequence()) return {};
       // The first profile of each compute-slice count without media extensions: 1g.10gb, 2g.20gb, ...
       std::map<int, std::string> by_slices;

@@ -12,6 +12,7 @@
 
 #include "sim/scenario/FieldDocs.hpp"
 #include "sim/scenario/Loader.hpp"
+#include "gui/YamlInput.hpp"
 
 namespace fs = std::filesystem;
 
@@ -135,8 +136,8 @@ class Saver {
       target = target.lexically_normal();
       YAML::Node loaded;
       try {
-        loaded = YAML::LoadFile(target.string());
-      } catch (const YAML::Exception& e) {
+        loaded = load_yaml_input(target.string());
+      } catch (const std::exception& e) {
         throw Failure{path + ".$ref: cannot read '" + target.string() + "': " + e.what()};
       }
       rebase(loaded, path, target.parent_path(), base_);
@@ -222,8 +223,8 @@ SavedScenario scenario_with_overrides(const fs::path& original, const std::vecto
     const fs::path dest = fs::absolute(destination).lexically_normal();
     YAML::Node root;
     try {
-      root = YAML::LoadFile(orig.string());
-    } catch (const YAML::Exception& e) {
+      root = load_yaml_input(orig.string());
+    } catch (const std::exception& e) {
       throw Failure{"cannot read '" + orig.string() + "': " + e.what()};
     }
     if (!root.IsMap()) throw Failure{orig.string() + ": expected a YAML mapping"};

@@ -11,6 +11,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev nlohmann-json3-dev libfmt-dev
   libopenmpi-dev openmpi-bin
+  clang libclang-rt-14-dev   # the libFuzzer targets (scripts/fuzz.sh)
 )
 
 missing=()

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "sim/core/InputFile.hpp"
 #include "sim/core/Sha256.hpp"
 
 namespace gtw::calib {
@@ -123,14 +124,13 @@ bool parse_raw(const std::string& text, const std::string& file, RawRecording& o
 }
 
 bool load_raw(const std::string& path, RawRecording& out, std::string& error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    error = path + ": cannot open";
+  Diagnostics diags;
+  const auto text = read_input_file(path, InputKind::CALIBRATION, diags);
+  if (!text) {
+    error = diags.all().front().message;
     return false;
   }
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_raw(ss.str(), path, out, error);
+  return parse_raw(*text, path, out, error);
 }
 
 std::string raw_to_json(const RawRecording& r) {

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "sim/core/InputFile.hpp"
 #include "sim/regress/Process.hpp"
 
 namespace fs = std::filesystem;
@@ -64,6 +65,11 @@ std::string pair_scenario_yaml(const CorunPair& p, const std::string& profile_na
 
 bool read_step_times(const std::string& results_h5, std::vector<std::vector<double>>& steps, std::string& error) {
   steps.clear();
+  Diagnostics diags;  // a FIFO or device would hang or fail inside HDF5
+  if (!check_input_file(results_h5, InputKind::BINARY, diags)) {
+    error = diags.all().front().message;
+    return false;
+  }
   const hid_t file = H5Fopen(results_h5.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   if (file < 0) {
     error = "cannot open " + results_h5;

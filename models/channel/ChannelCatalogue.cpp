@@ -1,5 +1,6 @@
 #include "models/channel/ChannelCatalogue.hpp"
 
+#include "sim/core/InputFile.hpp"
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -453,14 +454,8 @@ void load_profile_channels_text(const std::string& text, const std::string& file
 
 void load_profile_channels(const std::string& profile_file, const std::string& product, Catalogue& catalogue,
                            Diagnostics& diags) {
-  std::ifstream in(profile_file);
-  if (!in) {
-    diags.error(SourceLoc{profile_file, 0, 0}, "", "cannot read hardware profile");
-    return;
-  }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  load_profile_channels_text(ss.str(), profile_file, product, catalogue, diags);
+  const auto text = read_input_file(profile_file, InputKind::PROFILE, diags);
+  if (text) load_profile_channels_text(*text, profile_file, product, catalogue, diags);
 }
 
 }  // namespace gtw::channel

@@ -1,5 +1,7 @@
 #include "models/fabric/NvidiaSmi.hpp"
 
+#include "sim/core/InputFile.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <fstream>
@@ -26,6 +28,35 @@ std::string strip_escapes(const std::string& line) {
     out += line[i];
   }
   return out;
+}
+
+// Bounds of a listing: nvidia-smi prints at most 16 GPUs and a few dozen NICs per node, and lines of a
+// few hundred characters; a file beyond these is not a listing (and std::regex recurses per character).
+constexpr size_t MAX_DEVICES = 256;
+constexpr size_t MAX_LINE = 16 * 1024;
+constexpr int MAX_NVLINKS = 64;  // NV# counts links between two GPUs (18 on an H100 SXM)
+constexpr int MAX_GPU_INDEX = 63;
+
+// A decimal integer in [min, max]; nullopt when not digits or out of range (std::stoi would throw).
+std::optional<int> bounded_int(const std::string& s, int min, int max) {
+  if (s.empty() || s.size() > 9 || !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return std::nullopt;
+  const int v = std::stoi(s);
+  if (v < min || v > max) return std::nullopt;
+  return v;
+}
+
+// Reports the first line longer than MAX_LINE; false when there is one.
+bool lines_fit(const std::vector<std::string>& lines, const std::string& file, Diagnostics& diags) {
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (lines[i].size() > MAX_LINE) {
+      diags.error(SourceLoc{file, static_cast<int>(i) + 1, 1}, "",
+                  "line of " + std::to_string(lines[i].size()) + " characters; nvidia-smi lines are at most " +
+                      std::to_string(MAX_LINE));
+      return false;
+    }
+  }
+  return true;
 }
 
 std::vector<std::string> split_lines(const std::string& text) {
@@ -56,8 +87,7 @@ std::vector<std::pair<std::string, int>> tokens(const std::string& line) {
 bool valid_entry(const std::string& s) {
   static const std::vector<std::string> kinds{"X", "SYS", "NODE", "PHB", "PXB", "PIX", "SOC"};
   if (std::find(kinds.begin(), kinds.end(), s) != kinds.end()) return true;
-  if (s.size() > 2 && s.compare(0, 2, "NV") == 0)
-    return std::all_of(s.begin() + 2, s.end(), [](char c) { return c >= '0' && c <= '9'; });
+  if (s.size() > 2 && s.compare(0, 2, "NV") == 0) return bounded_int(s.substr(2), 1, MAX_NVLINKS).has_value();
   return false;
 }
 
@@ -124,11 +154,9 @@ std::vector<std::pair<std::string, int>> row_cells(const std::vector<std::pair<s
 
 }  // namespace
 
-bool read_saved_output(const std::string& file, std::string& out) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return false;
-  out.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  return true;
+std::optional<std::string> read_saved_output(const std::string& file, Diagnostics& diags, const SourceLoc& from,
+                                             const std::string& field) {
+  return read_input_file(file, InputKind::NVIDIA_SMI, diags, from, field);
 }
 
 std::string SmiTopo::device_name(size_t i) const {
@@ -137,12 +165,13 @@ std::string SmiTopo::device_name(size_t i) const {
 
 int SmiTopo::nvlinks(size_t a, size_t b) const {
   const std::string& s = matrix[a][b];
-  if (s.size() > 2 && s.compare(0, 2, "NV") == 0) return std::stoi(s.substr(2));
+  if (s.size() > 2 && s.compare(0, 2, "NV") == 0) return bounded_int(s.substr(2), 1, MAX_NVLINKS).value_or(0);
   return 0;
 }
 
 std::optional<SmiTopo> parse_topo(const std::string& text, const std::string& file, Diagnostics& diags) {
   const auto lines = split_lines(text);
+  if (!lines_fit(lines, file, diags)) return std::nullopt;
   SmiTopo topo;
   size_t header = lines.size();
   for (size_t i = 0; i < lines.size(); ++i) {
@@ -167,8 +196,24 @@ std::optional<SmiTopo> parse_topo(const std::string& text, const std::string& fi
                 "not an `nvidia-smi topo -m` output: no header line of device names (GPU0 GPU1 ... CPU Affinity)");
     return std::nullopt;
   }
+  if (topo.devices.size() > MAX_DEVICES) {
+    diags.error(SourceLoc{file, static_cast<int>(header) + 1, 1}, "",
+                "the header names " + std::to_string(topo.devices.size()) + " devices; a node has at most " +
+                    std::to_string(MAX_DEVICES));
+    return std::nullopt;
+  }
+  for (size_t a = 0; a < topo.devices.size(); ++a) {
+    for (size_t b = 0; b < a; ++b) {
+      if (topo.devices[a] == topo.devices[b]) {
+        diags.error(SourceLoc{file, static_cast<int>(header) + 1, 1}, "",
+                    "the header names device " + topo.devices[a] + " twice");
+        return std::nullopt;
+      }
+    }
+  }
   const size_t n = topo.devices.size();
   topo.matrix.assign(n, std::vector<std::string>(n));
+  std::vector<int> row_line(n, 0);
   topo.cpu_affinity.assign(n, "");
   topo.numa_affinity.assign(n, "N/A");
   std::vector<bool> seen(n, false);
@@ -212,6 +257,13 @@ std::optional<SmiTopo> parse_topo(const std::string& text, const std::string& fi
                   "the diagonal entry of " + t[0].first + " must be X");
       ok = false;
     }
+    if (seen[row]) {
+      diags.error(SourceLoc{file, static_cast<int>(i) + 1, t[0].second}, "",
+                  "a second row for device " + t[0].first + " (first at line " + std::to_string(row_line[row]) + ")");
+      ok = false;
+      continue;
+    }
+    row_line[row] = static_cast<int>(i) + 1;
     if (t.size() > rest) topo.cpu_affinity[row] = t[rest].first;
     if (t.size() > rest + 1) topo.numa_affinity[row] = t[rest + 1].first;
     seen[row] = true;
@@ -236,6 +288,19 @@ std::optional<SmiTopo> parse_topo(const std::string& text, const std::string& fi
       ok = false;
     }
   }
+  // A link is one link seen from both ends: nvidia-smi prints the matrix symmetric.
+  for (size_t a = 0; ok && a < n; ++a) {
+    for (size_t b = a + 1; b < n; ++b) {
+      if (topo.matrix[a][b] != topo.matrix[b][a]) {
+        diags.error(SourceLoc{file, row_line[b], 1}, "",
+                    "the matrix is not symmetric: " + topo.devices[a] + " -> " + topo.devices[b] + " is " +
+                        topo.matrix[a][b] + ", " + topo.devices[b] + " -> " + topo.devices[a] + " is " +
+                        topo.matrix[b][a]);
+        ok = false;
+        break;
+      }
+    }
+  }
   if (!ok) return std::nullopt;
   return topo;
 }
@@ -247,8 +312,11 @@ std::optional<std::vector<SmiGpuInstance>> parse_mig_lgi(const std::string& text
     diags.error(SourceLoc{file, 1, 1}, "", "not an `nvidia-smi mig -lgi` output (no \"GPU instances:\" table)");
     return std::nullopt;
   }
+  if (!lines_fit(lines, file, diags)) return std::nullopt;
   static const std::regex row(R"(^\|\s+(\d+)\s+MIG\s+(\S+)\s+(\d+)\s+(\d+)\s+(\d+):(\d+)\s+\|\s*$)");
   std::vector<SmiGpuInstance> out;
+  std::vector<int> out_line;
+  const size_t errors_before = diags.error_count();
   for (size_t i = 0; i < lines.size(); ++i) {
     std::smatch m;
     if (!std::regex_match(lines[i], m, row)) {
@@ -258,9 +326,37 @@ std::optional<std::vector<SmiGpuInstance>> parse_mig_lgi(const std::string& text
                     "<start>:<size> |)");
       continue;
     }
-    out.push_back(
-        SmiGpuInstance{std::stoi(m[1]), m[2], std::stoi(m[3]), std::stoi(m[4]), std::stoi(m[5]), std::stoi(m[6])});
+    const auto gpu = bounded_int(m[1], 0, MAX_GPU_INDEX);
+    const auto profile_id = bounded_int(m[3], 0, 1000), instance_id = bounded_int(m[4], 0, 1000);
+    const auto start = bounded_int(m[5], 0, 7), size = bounded_int(m[6], 1, 8);
+    const SourceLoc at{file, static_cast<int>(i) + 1, 1};
+    if (!gpu || !profile_id || !instance_id || !start || !size) {
+      diags.error(at, "",
+                  "GPU-instance row out of range (GPU 0.." + std::to_string(MAX_GPU_INDEX) +
+                      ", placement start 0..7 and size 1..8 memory slices)");
+      continue;
+    }
+    const SmiGpuInstance gi{*gpu, m[2], *profile_id, *instance_id, *start, *size};
+    if (gi.start + gi.size > 8) {
+      diags.error(at, "", "placement " + m[5].str() + ":" + m[6].str() + " ends past the GPU's 8 memory slices");
+      continue;
+    }
+    // Instances of one GPU occupy disjoint slices and have distinct ids: anything else is no real listing.
+    for (size_t k = 0; k < out.size(); ++k) {
+      if (out[k].gpu != gi.gpu) continue;
+      if (out[k].instance_id == gi.instance_id)
+        diags.error(at, "", "GPU " + std::to_string(gi.gpu) + " lists GPU instance " +
+                                std::to_string(gi.instance_id) + " twice (first at line " +
+                                std::to_string(out_line[k]) + ")");
+      else if (gi.start < out[k].start + out[k].size && out[k].start < gi.start + gi.size)
+        diags.error(at, "", "placement " + m[5].str() + ":" + m[6].str() + " overlaps GPU instance " +
+                                std::to_string(out[k].instance_id) + " of GPU " + std::to_string(gi.gpu) +
+                                " (line " + std::to_string(out_line[k]) + ")");
+    }
+    out.push_back(gi);
+    out_line.push_back(at.line);
   }
+  if (diags.error_count() > errors_before) return std::nullopt;
   if (out.empty()) {
     diags.error(SourceLoc{file, 1, 1}, "", "no GPU instances listed");
     return std::nullopt;
@@ -275,14 +371,30 @@ std::optional<std::vector<SmiComputeInstance>> parse_mig_lci(const std::string& 
     diags.error(SourceLoc{file, 1, 1}, "", "not an `nvidia-smi mig -lci` output (no \"Compute instances:\" table)");
     return std::nullopt;
   }
+  if (!lines_fit(lines, file, diags)) return std::nullopt;
   static const std::regex row(R"(^\|\s+(\d+)\s+(\d+)\s+MIG\s+(\S+)\s+(\d+)\s+(\d+)\s+(\d+):(\d+)\s+\|\s*$)");
   std::vector<SmiComputeInstance> out;
+  const size_t errors_before = diags.error_count();
   for (size_t i = 0; i < lines.size(); ++i) {
     std::smatch m;
     if (!std::regex_match(lines[i], m, row)) continue;
-    out.push_back(SmiComputeInstance{std::stoi(m[1]), std::stoi(m[2]), m[3], std::stoi(m[4]), std::stoi(m[5]),
-                                     std::stoi(m[6]), std::stoi(m[7]), static_cast<int>(i) + 1});
+    int v[6];
+    bool in_range = true;
+    const int max[6] = {MAX_GPU_INDEX, 1000, 1000, 1000, 7, 8};
+    for (int k = 0; k < 6; ++k) {
+      const auto x = bounded_int(m[k < 2 ? k + 1 : k + 2], 0, max[k]);
+      in_range = in_range && x.has_value();
+      v[k] = x.value_or(0);
+    }
+    if (!in_range) {
+      diags.error(SourceLoc{file, static_cast<int>(i) + 1, 1}, "",
+                  "compute-instance row out of range (GPU 0.." + std::to_string(MAX_GPU_INDEX) +
+                      ", ids 0..1000, placement start 0..7 and size 0..8 slices)");
+      continue;
+    }
+    out.push_back(SmiComputeInstance{v[0], v[1], m[3], v[2], v[3], v[4], v[5], static_cast<int>(i) + 1});
   }
+  if (diags.error_count() > errors_before) return std::nullopt;
   if (out.empty()) {
     diags.error(SourceLoc{file, 1, 1}, "", "no compute instances listed");
     return std::nullopt;

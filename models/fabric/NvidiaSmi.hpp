@@ -13,7 +13,10 @@
 namespace gtw::fabric {
 
 /// Reads a saved nvidia-smi output whole (bytes as saved); false when the file cannot be opened.
-bool read_saved_output(const std::string& file, std::string& out);
+/// The text of a saved listing: a regular file of at most 1 MiB of UTF-8 text (sim/core/InputFile);
+/// otherwise an error at `from` (the field that named the file) and nullopt.
+std::optional<std::string> read_saved_output(const std::string& file, Diagnostics& diags, const SourceLoc& from,
+                                             const std::string& field);
 
 /// `nvidia-smi topo -m`: devices (GPU0.., NIC0..) and the matrix of their connections
 /// (X, NV#, PIX, PXB, PHB, NODE, SYS; SOC is read as SYS).

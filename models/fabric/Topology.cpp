@@ -349,7 +349,7 @@ void node_graph_from_topo(const SmiTopo& topo, const HardwareProfile& p, const N
     socket_of_root[numa_find(i)] = -1;
     int numa = 1 << 20;
     for (size_t j = 0; j < dev; ++j)
-      if (numa_find(j) == numa_find(i) && !topo.numa_affinity[j].empty() &&
+      if (numa_find(j) == numa_find(i) && !topo.numa_affinity[j].empty() && topo.numa_affinity[j].size() <= 4 &&
           std::all_of(topo.numa_affinity[j].begin(), topo.numa_affinity[j].end(),
                       [](char ch) { return ch >= '0' && ch <= '9'; }))
         numa = std::min(numa, std::stoi(topo.numa_affinity[j]));
@@ -489,12 +489,9 @@ bool build_node_graph(const NodePoolSpec& pool, const HardwareProfile& profile, 
                       Diagnostics& diags) {
   const auto& t = pool.topology;
   if (!t.nvidia_smi_topo.empty()) {
-    std::string text;
-    if (!read_saved_output(t.nvidia_smi_topo, text)) {
-      diags.error(t.topo_loc, path + ".topology.fromNvidiaSmi", "cannot read '" + t.nvidia_smi_topo + "'");
-      return false;
-    }
-    auto topo = parse_topo(text, t.nvidia_smi_topo, diags);
+    const auto text = read_saved_output(t.nvidia_smi_topo, diags, t.topo_loc, path + ".topology.fromNvidiaSmi");
+    if (!text) return false;
+    auto topo = parse_topo(*text, t.nvidia_smi_topo, diags);
     if (!topo) return false;
     out.template_name = "nvidia-smi";
     node_graph_from_topo(*topo, profile, t, out);

@@ -1,8 +1,11 @@
 #include "models/gpu/HardwareProfile.hpp"
 
+#include "sim/core/InputFile.hpp"
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -105,12 +108,21 @@ bool read_field(const YAML::Node& spec, const std::string& file, const std::stri
   return true;
 }
 
+// A quantity within [min, max] (in the unit's base: bytes, bytes/s, FLOP/s, seconds). The bounds are
+// physical plausibility for a GPU, wide on purpose: they refuse 1e308 and 0, not an unusual part.
 template <class Q, class Fn>
-std::function<bool(const std::string&, Q&, std::string&)> quantity(Fn fn) {
-  return [fn](const std::string& s, Q& out, std::string& error) {
+std::function<bool(const std::string&, Q&, std::string&)> quantity(Fn fn, double min, double max,
+                                                                   const char* unit) {
+  return [fn, min, max, unit](const std::string& s, Q& out, std::string& error) {
     auto r = fn(s);
     if (!r) {
       error = r.error;
+      return false;
+    }
+    if (!std::isfinite(r.quantity->value) || r.quantity->value < min || r.quantity->value > max) {
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "must be between %g and %g %s, got \"%s\"", min, max, unit, s.c_str());
+      error = buf;
       return false;
     }
     out = *r.quantity;
@@ -193,13 +205,8 @@ void read_mig(const YAML::Node& mig, const std::string& file, HardwareProfile& o
 }  // namespace
 
 bool load_profile_file(const std::string& file, HardwareProfile& out, Diagnostics& diags) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) {
-    diags.error(SourceLoc{file, 0, 0}, "", "cannot open hardware profile");
-    return false;
-  }
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return load_profile_text(text, file, out, diags);
+  const auto text = read_input_file(file, InputKind::PROFILE, diags);
+  return text && load_profile_text(*text, file, out, diags);
 }
 
 const std::vector<std::string>& profile_field_names() {
@@ -219,11 +226,11 @@ const std::vector<std::string>& profile_field_names() {
 bool apply_profile_overrides(const HardwareProfile& base, const std::map<std::string, std::string>& overrides,
                              const std::map<std::string, SourceLoc>& locs, const std::string& path,
                              HardwareProfile& out, Diagnostics& diags) {
-  std::ifstream in(base.file, std::ios::binary);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto text = read_input_file(base.file, InputKind::PROFILE, diags);
+  if (!text) return false;
   YAML::Node root;
   try {
-    root = YAML::Load(text);
+    root = YAML::Load(*text);
   } catch (const YAML::Exception&) {
     return false;  // the base profile loaded before: cannot happen unless the file changed meanwhile
   }
@@ -290,32 +297,32 @@ bool load_profile_text(const std::string& text, const std::string& file, Hardwar
   double clock_mhz = 0;
   read_field<double>(spec, file, "boostClockMHz", number(1, 10000), clock_mhz, src, diags);
   out.boost_clock_hz = clock_mhz * 1e6;
-  read_field<FlopsPerSecond>(spec, file, "fp16Tensor", quantity<FlopsPerSecond>(parse_flop_rate), out.fp16_tensor, src,
+  read_field<FlopsPerSecond>(spec, file, "fp16Tensor", quantity<FlopsPerSecond>(parse_flop_rate, 1e9, 1e18, "FLOP/s"), out.fp16_tensor, src,
                              diags);
-  read_field<FlopsPerSecond>(spec, file, "bf16Tensor", quantity<FlopsPerSecond>(parse_flop_rate), out.bf16_tensor, src,
+  read_field<FlopsPerSecond>(spec, file, "bf16Tensor", quantity<FlopsPerSecond>(parse_flop_rate, 1e9, 1e18, "FLOP/s"), out.bf16_tensor, src,
                              diags);
-  read_field<FlopsPerSecond>(spec, file, "fp8Tensor", quantity<FlopsPerSecond>(parse_flop_rate), out.fp8_tensor, src,
+  read_field<FlopsPerSecond>(spec, file, "fp8Tensor", quantity<FlopsPerSecond>(parse_flop_rate, 1e9, 1e18, "FLOP/s"), out.fp8_tensor, src,
                              diags);
-  read_field<FlopsPerSecond>(spec, file, "fp32", quantity<FlopsPerSecond>(parse_flop_rate), out.fp32, src, diags);
+  read_field<FlopsPerSecond>(spec, file, "fp32", quantity<FlopsPerSecond>(parse_flop_rate, 1e9, 1e18, "FLOP/s"), out.fp32, src, diags);
   read_field<double>(spec, file, "computeEfficiency", number(0.01, 1), out.compute_efficiency, src, diags);
-  read_field<Bytes>(spec, file, "memory", quantity<Bytes>(parse_bytes), out.memory, src, diags);
-  read_field<BytesPerSecond>(spec, file, "hbmBandwidth", quantity<BytesPerSecond>(parse_bandwidth), out.hbm_bandwidth,
+  read_field<Bytes>(spec, file, "memory", quantity<Bytes>(parse_bytes, 1e8, 1e13, "bytes"), out.memory, src, diags);
+  read_field<BytesPerSecond>(spec, file, "hbmBandwidth", quantity<BytesPerSecond>(parse_bandwidth, 1e6, 1e14, "B/s"), out.hbm_bandwidth,
                              src, diags);
-  read_field<BytesPerSecond>(spec, file, "hbmAchievable", quantity<BytesPerSecond>(parse_bandwidth), out.hbm_achievable,
+  read_field<BytesPerSecond>(spec, file, "hbmAchievable", quantity<BytesPerSecond>(parse_bandwidth, 1e6, 1e14, "B/s"), out.hbm_achievable,
                              src, diags);
-  read_field<Bytes>(spec, file, "l2", quantity<Bytes>(parse_bytes), out.l2, src, diags);
-  read_field<BytesPerSecond>(spec, file, "nvlinkPerDirection", quantity<BytesPerSecond>(parse_bandwidth),
+  read_field<Bytes>(spec, file, "l2", quantity<Bytes>(parse_bytes, 1e5, 1e10, "bytes"), out.l2, src, diags);
+  read_field<BytesPerSecond>(spec, file, "nvlinkPerDirection", quantity<BytesPerSecond>(parse_bandwidth, 1e6, 1e14, "B/s"),
                              out.nvlink_per_direction, src, diags);
-  read_field<BytesPerSecond>(spec, file, "nvlinkAchievable", quantity<BytesPerSecond>(parse_bandwidth),
+  read_field<BytesPerSecond>(spec, file, "nvlinkAchievable", quantity<BytesPerSecond>(parse_bandwidth, 1e6, 1e14, "B/s"),
                              out.nvlink_achievable, src, diags);
-  read_field<BytesPerSecond>(spec, file, "pciePerDirection", quantity<BytesPerSecond>(parse_bandwidth),
+  read_field<BytesPerSecond>(spec, file, "pciePerDirection", quantity<BytesPerSecond>(parse_bandwidth, 1e6, 1e14, "B/s"),
                              out.pcie_per_direction, src, diags);
-  read_field<BytesPerSecond>(spec, file, "pcieH2DAchievable", quantity<BytesPerSecond>(parse_bandwidth),
+  read_field<BytesPerSecond>(spec, file, "pcieH2DAchievable", quantity<BytesPerSecond>(parse_bandwidth, 1e6, 1e14, "B/s"),
                              out.pcie_h2d_achievable, src, diags);
-  read_field<BytesPerSecond>(spec, file, "pcieD2HAchievable", quantity<BytesPerSecond>(parse_bandwidth),
+  read_field<BytesPerSecond>(spec, file, "pcieD2HAchievable", quantity<BytesPerSecond>(parse_bandwidth, 1e6, 1e14, "B/s"),
                              out.pcie_d2h_achievable, src, diags);
   read_field<double>(spec, file, "tdpWatts", number(1, 100000), out.tdp_watts, src, diags);
-  read_field<Seconds>(spec, file, "contextSwitch", quantity<Seconds>(parse_duration), out.context_switch, src, diags);
+  read_field<Seconds>(spec, file, "contextSwitch", quantity<Seconds>(parse_duration, 0, 1, "s"), out.context_switch, src, diags);
   read_field<double>(spec, file, "l2Contention", number(0, 10), out.l2_contention, src, diags);
   // The MIG table is checked against the SM count: skip it when that is already wrong.
   if (const YAML::Node mig = spec["mig"]; mig && out.sms > 0) read_mig(mig, file, out, diags);
@@ -323,11 +330,11 @@ bool load_profile_text(const std::string& text, const std::string& file, Hardwar
     HardwareProfile::Confidential c;
     auto& s = out.sources;
     std::map<std::string, std::string> cc_sources;
-    read_field<BytesPerSecond>(cc, file, "bounceBandwidth", quantity<BytesPerSecond>(parse_bandwidth),
+    read_field<BytesPerSecond>(cc, file, "bounceBandwidth", quantity<BytesPerSecond>(parse_bandwidth, 1e6, 1e14, "B/s"),
                                c.bounce_bandwidth, cc_sources, diags);
-    read_field<Seconds>(cc, file, "transferLatency", quantity<Seconds>(parse_duration), c.transfer_latency, cc_sources,
+    read_field<Seconds>(cc, file, "transferLatency", quantity<Seconds>(parse_duration, 0, 1, "s"), c.transfer_latency, cc_sources,
                         diags);
-    read_field<Seconds>(cc, file, "attestation", quantity<Seconds>(parse_duration), c.attestation, cc_sources, diags);
+    read_field<Seconds>(cc, file, "attestation", quantity<Seconds>(parse_duration, 0, 3600, "s"), c.attestation, cc_sources, diags);
     for (const auto& [k, v] : cc_sources) s["confidentialComputing." + k] = v;
     out.confidential = c;
   }

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <limits>
 #include <optional>
 #include <queue>
+#include <sstream>
 
 #include "sim/core/Errors.hpp"
 
@@ -33,6 +35,18 @@ TimeReplayResult run_time_replay(const PackingInput& input, const std::vector<Op
   std::vector<size_t> order(n);
   for (size_t i = 0; i < n; ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return arrive[a] < arrive[b]; });
+  // The series has one point per sample interval of the arrival span: bound it before allocating it.
+  if (n > 0) {
+    const double span = arrive[order[n - 1]] - arrive[order[0]];
+    const double points = span / options.sample_every;
+    if (!std::isfinite(span) || points > static_cast<double>(MAX_SERIES_POINTS)) {
+      std::ostringstream msg;
+      msg << "the replay spans " << span << " s of arrivals; sampling every " << options.sample_every << " s gives "
+          << points << " points of timereplay.csv, more than " << MAX_SERIES_POINTS
+          << " (raise --sample-every or --speedup)";
+      throw InputError(msg.str());
+    }
+  }
 
   // The fragmentation measure's target workload: every arriving pod, as in the packing experiment.
   std::vector<packing::PodRequest> workload;

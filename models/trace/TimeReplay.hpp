@@ -12,6 +12,9 @@
 
 namespace gtw::trace {
 
+/// Points of the sampled series at most (a year of replayed time at one point a minute is ~525,600).
+inline constexpr size_t MAX_SERIES_POINTS = 1'000'000;
+
 struct TimeReplayOptions {
   ReplayOptions replay;
   double arrival_speedup = 1.0;  // k: arrival i at t0 + (creation_i - t0) / k; lifetimes unchanged

@@ -1,14 +1,13 @@
 // gputwin audit verify FILE.jsonl: recomputes the hash chain of an audit.jsonl (docs/models/audit.md)
 // and names the first record that does not verify. Exit 0 intact, 1 broken chain, 2 unreadable or
 // malformed file.
-#include <fstream>
 #include <iostream>
 #include <memory>
-#include <sstream>
 
 #include "models/tenant/AuditLog.hpp"
 #include "sim/cli/Commands.hpp"
 #include "sim/core/Errors.hpp"
+#include "sim/core/InputFile.hpp"
 #include "sim/report/AuditWriters.hpp"
 
 namespace gtw::cli {
@@ -21,16 +20,16 @@ Subcommand register_audit_command(CLI::App& app) {
       cmd->add_subcommand("verify", "Recompute the hash chain of an audit.jsonl and report the first bad record");
   verify->add_option("file", *file, "audit.jsonl written by `gputwin run`")->required();
   return {cmd, [file]() {
-            std::ifstream in(*file, std::ios::binary);
-            if (!in) {
-              std::cerr << "gputwin: error: cannot read '" << *file << "'\n";
+            // Regular files only, within the audit cap (a directory used to read as "intact (0 records)").
+            Diagnostics diags;
+            const auto text = read_input_file(*file, InputKind::AUDIT_LOG, diags);
+            if (!text) {
+              std::cerr << diags.format_all();
               return EXIT_INVALID_INPUT;
             }
-            std::stringstream text;
-            text << in.rdbuf();
             std::vector<audit::AuditRecord> records;
             std::string error;
-            if (!parse_audit_jsonl(text.str(), records, error)) {
+            if (!parse_audit_jsonl(*text, records, error)) {
               std::cerr << *file << ":" << error << "\n";
               return EXIT_INVALID_INPUT;
             }

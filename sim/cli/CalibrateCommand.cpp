@@ -20,6 +20,7 @@
 #include <sstream>
 
 #include "calibration/fit/Fit.hpp"
+#include "sim/core/InputFile.hpp"
 #include "calibration/fit/Profile.hpp"
 #include "calibration/fit/RawSamples.hpp"
 #include "calibration/fit/Validate.hpp"
@@ -180,13 +181,12 @@ int run_calibrate(const CalibrateOptions& opt) {
     std::cerr << diags.format_all();
     return EXIT_INVALID_INPUT;
   }
-  std::string base_text;
-  {
-    std::ifstream in(base.file, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    base_text = ss.str();
+  const auto base_read = read_input_file(base.file, InputKind::PROFILE, diags);
+  if (!base_read) {
+    std::cerr << diags.format_all();
+    return EXIT_INVALID_INPUT;
   }
+  const std::string& base_text = *base_read;
   calib::ProfileOptions po;
   po.name = name;
   po.base_file = base.file;

@@ -2,12 +2,13 @@
 // like `kubectl diff`: 0 the same (within tolerance), 1 they differ, 2 an error (missing or unreadable
 // reports, bad options).
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
 
 #include "sim/cli/Commands.hpp"
 #include "sim/core/Errors.hpp"
+#include "sim/core/InputFile.hpp"
+#include "sim/core/StrictJson.hpp"
 #include "sim/regress/Diff.hpp"
 
 namespace fs = std::filesystem;
@@ -27,15 +28,16 @@ bool load_report(const std::string& arg, regress::Json& out) {
   fs::path p(arg);
   std::error_code ec;
   if (fs::is_directory(p, ec)) p /= "report.json";
-  std::ifstream in(p);
-  if (!in) {
-    std::cerr << "gputwin: error: diff: cannot read " << p.string() << "\n";
+  Diagnostics diags;
+  const auto text = read_input_file(p.string(), InputKind::REPORT_JSON, diags);
+  if (!text) {
+    std::cerr << diags.format_all();
     return false;
   }
   try {
-    out = regress::Json::parse(in);
+    out = parse_json_strict<regress::Json>(*text);
   } catch (const std::exception& e) {
-    std::cerr << "gputwin: error: diff: " << p.string() << " is not valid JSON: " << e.what() << "\n";
+    std::cerr << p.string() << ": error: " << e.what() << "\n";
     return false;
   }
   if (!out.is_object() || !out.contains("schema_version")) {
@@ -62,6 +64,10 @@ int run_diff_command(const DiffCliOptions& o) {
   if (base["schema_version"] != fresh["schema_version"])
     std::cerr << "gputwin: warning: diff: schema versions differ (" << base["schema_version"].dump() << " vs "
               << fresh["schema_version"].dump() << ")\n";
+  if (const auto problems = regress::check_diff_inputs(base, fresh, options); !problems.empty()) {
+    for (const auto& p : problems) std::cerr << "gputwin: error: diff: " << p << "\n";
+    return EXIT_INVALID_INPUT;
+  }
   const auto result = regress::diff_reports(base, fresh, options);
   if (!o.quiet) std::cout << regress::format_diff(result);
   std::cout << result.differences.size() << " differ, " << result.within_tolerance << " moved within tolerance, "

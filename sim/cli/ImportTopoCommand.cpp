@@ -24,30 +24,33 @@ Subcommand register_import_topo_command(CLI::App& app) {
       ->needs(cmd->get_option("--mig"));
   return {cmd, [opts]() {
             Diagnostics diags;
-            std::string text;
-            if (!fabric::read_saved_output(opts->file, text)) {
-              std::cerr << "gputwin: error: cannot read '" << opts->file << "'\n";
+            const auto text = fabric::read_saved_output(opts->file, diags, {}, {});
+            if (!text) {
+              std::cerr << diags.format_all();
               return EXIT_INVALID_INPUT;
             }
-            auto topo = fabric::parse_topo(text, opts->file, diags);
+            auto topo = fabric::parse_topo(*text, opts->file, diags);
             HardwareProfile profile;
             load_profile(opts->gpu, SourceLoc{"--gpu", 0, 0}, "--gpu", profile, diags);
             std::map<int, std::vector<std::string>> layouts;
             if (!opts->mig.empty()) {
-              std::string mig;
-              if (!fabric::read_saved_output(opts->mig, mig)) {
-                std::cerr << "gputwin: error: cannot read '" << opts->mig << "'\n";
+              const auto mig = fabric::read_saved_output(opts->mig, diags, SourceLoc{"--mig", 0, 0}, {});
+              if (!mig) {
+                std::cerr << diags.format_all();
                 return EXIT_INVALID_INPUT;
               }
-              auto gis = fabric::parse_mig_lgi(mig, opts->mig, diags);
+              auto gis = fabric::parse_mig_lgi(*mig, opts->mig, diags);
               if (gis) layouts = fabric::mig_layouts_by_gpu(*gis);
-              std::string lci;
-              if (!opts->lci.empty() && !fabric::read_saved_output(opts->lci, lci)) {
-                std::cerr << "gputwin: error: cannot read '" << opts->lci << "'\n";
-                return EXIT_INVALID_INPUT;
+              std::optional<std::string> lci;
+              if (!opts->lci.empty()) {
+                lci = fabric::read_saved_output(opts->lci, diags, SourceLoc{"--lci", 0, 0}, {});
+                if (!lci) {
+                  std::cerr << diags.format_all();
+                  return EXIT_INVALID_INPUT;
+                }
               }
               if (gis && !opts->lci.empty()) {
-                if (auto cis = fabric::parse_mig_lci(lci, opts->lci, diags)) {
+                if (auto cis = fabric::parse_mig_lci(*lci, opts->lci, diags)) {
                   const MigGeometry no_mig;
                   const auto check = fabric::check_compute_instances(*gis, *cis, profile.mig ? *profile.mig : no_mig);
                   for (const auto& e : check.errors) diags.error(SourceLoc{opts->lci, e.line, 1}, "", e.message);

@@ -2,6 +2,7 @@
 // of the six packing policies of "Beware of Fragmentation" (ATC'23) and writes pack.json, pack.csv, pack.md.
 #include "sim/cli/PackCommand.hpp"
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -94,8 +95,8 @@ std::map<std::string, Params> parse_params(const std::vector<std::string>& given
           } catch (const std::exception&) {
             consumed = 0;
           }
-          if (consumed == 0 || consumed != value.size())
-            throw InputError("--param " + key + ": expected a number, got '" + value + "'");
+          if (consumed == 0 || consumed != value.size() || !std::isfinite(number))
+            throw InputError("--param " + key + ": expected a finite number, got '" + value + "'");
           out[policy][key] = number;
         } else if (spec.type == ParamType::BOOL) {
           if (value != "true" && value != "false")

@@ -19,6 +19,9 @@
 
 #include "sim/cli/Commands.hpp"
 #include "sim/core/Errors.hpp"
+#include "sim/core/InputFile.hpp"
+#include "sim/core/OutputName.hpp"
+#include "sim/core/StrictJson.hpp"
 #include "sim/regress/Process.hpp"
 #include "sim/regress/Sweep.hpp"
 #include "sim/report/Writers.hpp"
@@ -57,10 +60,11 @@ Json point_identity(const regress::SweepSpec& spec, const regress::SweepPoint& p
 }
 
 std::optional<Json> read_json_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return std::nullopt;
+  Diagnostics diags;
+  const auto text = read_input_file(path, InputKind::REPORT_JSON, diags);
+  if (!text) return std::nullopt;
   try {
-    return Json::parse(in);
+    return parse_json_strict<Json>(*text);
   } catch (const std::exception&) {
     return std::nullopt;
   }
@@ -171,7 +175,7 @@ int run_sweep_command(const SweepCliOptions& o) {
     if (ranks.rank() == 0) std::cerr << diags.format_all() << diags.error_count() << " error(s); no point was run\n";
     return EXIT_INVALID_INPUT;
   }
-  const std::string root = o.out_dir.empty() ? "out/sweeps/" + spec.name : o.out_dir;
+  const std::string root = o.out_dir.empty() ? "out/sweeps/" + output_name(spec.name, "sweep") : o.out_dir;
   std::error_code ec;
   fs::create_directories(fs::path(root) / "points", ec);
   if (ec) throw RuntimeError("cannot create " + root + ": " + ec.message());

@@ -6,6 +6,7 @@
 
 #include <simgrid/version.h>
 
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -21,7 +22,10 @@
 #include "sim/cli/Commands.hpp"
 #include "sim/cli/PackCommand.hpp"
 #include "sim/core/Errors.hpp"
+#include "sim/core/OutputName.hpp"
+#include "sim/core/Units.hpp"
 #include "sim/engine/Engine.hpp"
+#include "sim/engine/RunBudget.hpp"
 #include "sim/engine/Setup.hpp"
 #include "sim/report/AuditWriters.hpp"
 #include "sim/report/Writers.hpp"
@@ -73,24 +77,74 @@ bool report_diagnostics(const Diagnostics& diags) {
 
 enum class ProgressMode { AUTO, PLAIN, JSON, NONE };
 
-int cmd_validate(const std::string& file, const std::vector<std::string>& sets) {
+// --max-events N and --max-memory SIZE (sim/engine/RunBudget.hpp).
+struct BudgetOptions {
+  std::string max_events, max_memory;
+};
+
+bool parse_budget(const BudgetOptions& o, RunLimits& limits) {
+  if (!o.max_events.empty()) {
+    double v = 0;
+    const auto [ptr, ec] = std::from_chars(o.max_events.data(), o.max_events.data() + o.max_events.size(), v);
+    if (ec != std::errc() || ptr != o.max_events.data() + o.max_events.size() || !(v >= 1) || !std::isfinite(v)) {
+      std::cerr << "gputwin: error: --max-events: expected a number of events >= 1 (e.g. 2e8), got '"
+                << o.max_events << "'\n";
+      return false;
+    }
+    limits.max_events = v;
+  }
+  if (!o.max_memory.empty()) {
+    const auto r = parse_bytes(o.max_memory);
+    if (!r || !std::isfinite(r.quantity->value) || r.quantity->value < (1 << 20)) {
+      std::cerr << "gputwin: error: --max-memory: expected a size of at least 1MiB (e.g. 32GiB), got '"
+                << o.max_memory << "'\n";
+      return false;
+    }
+    limits.max_memory_bytes = r.quantity->value;
+  }
+  return true;
+}
+
+// --seed: a decimal integer 0..2^64-1 (CLI11 would wrap "-1" to 2^64-1 and clamp 2^64).
+std::optional<uint64_t> parse_seed(const std::string& text) {
+  uint64_t v = 0;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size()) return std::nullopt;
+  return v;
+}
+
+int cmd_validate(const std::string& file, const std::vector<std::string>& sets, const BudgetOptions& budget) {
   std::vector<Override> overrides;
   if (!parse_overrides(sets, overrides)) return EXIT_INVALID_INPUT;
+  RunLimits limits;
+  if (!parse_budget(budget, limits)) return EXIT_INVALID_INPUT;
   Diagnostics diags;
-  auto prepared = prepare_scenario(file, overrides, diags);
+  auto prepared = prepare_scenario(file, overrides, diags, limits);
   if (!report_diagnostics(diags)) return EXIT_INVALID_INPUT;
   const auto& spec = prepared.spec;
+  const RunEstimate estimate = estimate_run(spec);
   std::cout << file << ": valid (" << spec.node_pools.size() << " node pool(s), " << spec.total_gpus() << " GPUs, "
-            << spec.tenants.size() << " tenants, " << spec.workloads.size() << " workloads)\n";
+            << spec.tenants.size() << " tenants, " << spec.workloads.size() << " workloads; estimate "
+            << static_cast<long long>(estimate.events) << " events, " << format_bytes(Bytes(estimate.memory_bytes))
+            << ")\n";
   return EXIT_OK;
 }
 
-int cmd_run(const std::string& file, std::string out_dir, std::optional<uint64_t> seed,
+int cmd_run(const std::string& file, std::string out_dir, const std::optional<std::string>& seed_text,
             const std::vector<std::string>& sets, const std::string& formats, ProgressMode progress,
-            const std::string& command_line) {
+            const BudgetOptions& budget, const std::string& command_line) {
   std::vector<Override> overrides;
   if (!parse_overrides(sets, overrides)) return EXIT_INVALID_INPUT;
-  if (seed) overrides.push_back({"spec.seed", std::to_string(*seed)});
+  if (seed_text) {
+    const auto seed = parse_seed(*seed_text);
+    if (!seed) {
+      std::cerr << "gputwin: error: --seed: expected an integer 0..18446744073709551615, got '" << *seed_text << "'\n";
+      return EXIT_INVALID_INPUT;
+    }
+    overrides.push_back({"spec.seed", std::to_string(*seed)});
+  }
+  RunLimits limits;
+  if (!parse_budget(budget, limits)) return EXIT_INVALID_INPUT;
   bool want_json = false, want_md = false, want_h5 = false, want_sarif = false, want_policyreport = false,
        want_junit = false, want_audit = false;
   // "default": json, md, h5, sarif, and policyreport.yaml when the scenario has compliance rules, audit.jsonl when
@@ -126,13 +180,15 @@ int cmd_run(const std::string& file, std::string out_dir, std::optional<uint64_t
     }
   }
   Diagnostics diags;
-  auto prepared = prepare_scenario(file, overrides, diags);
+  // Refuses a run beyond the limits with its estimate, before the engine (SimGrid would abort).
+  auto prepared = prepare_scenario(file, overrides, diags, limits);
   if (!report_diagnostics(diags)) return EXIT_INVALID_INPUT;
   const auto& spec = prepared.spec;
   // Leakage channels: the built-in catalogue plus the profiles' calibrated `spec.channels`.
   const auto catalogue = channel_catalogue(spec, profile_search_path(), diags);
   if (!report_diagnostics(diags)) return EXIT_INVALID_INPUT;
-  if (out_dir.empty()) out_dir = "out/" + (spec.name.empty() ? std::string("run") : spec.name);
+  // The scenario's name picks a folder under out/, never a path: -o is the only way to choose one.
+  if (out_dir.empty()) out_dir = "out/" + output_name(spec.name);
   std::error_code ec;
   fs::create_directories(out_dir, ec);
   if (ec) {
@@ -146,6 +202,13 @@ int cmd_run(const std::string& file, std::string out_dir, std::optional<uint64_t
   }
   RunOptions options;
   int last_plain = -1;
+  // The name inside a JSON string: names hold no control characters (the loader refuses them), but may
+  // hold quotes and backslashes.
+  std::string name_json;
+  for (const char ch : spec.name) {
+    if (ch == '"' || ch == '\\') name_json += '\\';
+    name_json += ch;
+  }
   options.on_progress = [&](const Progress& p) {
     const int percent = static_cast<int>(std::lround(100.0 * p.sim_time / p.sim_end));
     switch (progress) {
@@ -153,7 +216,7 @@ int cmd_run(const std::string& file, std::string out_dir, std::optional<uint64_t
         std::fprintf(stderr,
                      "{\"phase\":\"run\",\"scenario\":\"%s\",\"sim_time_s\":%.6g,\"sim_end_s\":%.6g,\"percent\":%d,"
                      "\"events\":%llu,\"wall_s\":%.3f}\n",
-                     spec.name.c_str(), p.sim_time, p.sim_end, percent, static_cast<unsigned long long>(p.events),
+                     name_json.c_str(), p.sim_time, p.sim_end, percent, static_cast<unsigned long long>(p.events),
                      p.wall_seconds);
         break;
       case ProgressMode::PLAIN:
@@ -280,8 +343,9 @@ int cmd_explain(const std::string& what) {
     return EXIT_INVALID_INPUT;
   }
   for (const auto* d : docs) {
-    std::cout << (d->path.empty() ? "(document)" : std::string(d->path)) << "  <" << d->type << ">\n    " << d->help
-              << "\n";
+    std::cout << (d->path.empty() ? "(document)" : std::string(d->path)) << "  <" << d->type;
+    if (const auto* range = field_range(d->path)) std::cout << ", " << format_field_range(*range, d->type);
+    std::cout << ">\n    " << d->help << "\n";
   }
   return EXIT_OK;
 }
@@ -321,14 +385,15 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", GTW_VERSION);
   app.require_subcommand(1);
 
-  std::string file, out_dir, formats = "default", progress = "auto", field;
+  std::string file, out_dir, formats = "default", progress = "auto", field, seed;
   std::vector<std::string> sets;
-  std::optional<uint64_t> seed;
+  BudgetOptions budget;
 
   auto* run = app.add_subcommand("run", "Simulate a scenario and write its reports");
   run->add_option("scenario", file, "Scenario YAML file")->required();
   run->add_option("-o,--output", out_dir, "Output directory (default out/<scenario name>)");
-  run->add_option("--seed", seed, "Seed (overrides spec.seed)");
+  run->add_option("--seed", seed, "Seed (overrides spec.seed), 0..2^64-1");
+
   run->add_option("--set", sets, "Override a field: path=value (repeatable), e.g. spec.duration=2m");
   run->add_option("--format", formats,
                   "Comma-separated outputs: json,md,h5,sarif,policyreport,junit,audit or all (default "
@@ -340,6 +405,12 @@ int main(int argc, char** argv) {
   auto* validate = app.add_subcommand("validate", "Check a scenario and report every problem");
   validate->add_option("scenario", file, "Scenario YAML file")->required();
   validate->add_option("--set", sets, "Override a field: path=value (repeatable)");
+  for (auto* sub : {run, validate}) {
+    sub->add_option("--max-events", budget.max_events,
+                    "Refuse a run estimated to simulate more events than this (default 5e7)");
+    sub->add_option("--max-memory", budget.max_memory,
+                    "Refuse a run estimated to need more memory than this (default 8GiB)");
+  }
 
   auto* explain_cmd =
       app.add_subcommand("explain", "Document a scenario field (e.g. spec.workloads.arrival) or 'policies'");
@@ -367,9 +438,10 @@ int main(int argc, char** argv) {
                           : progress == "json" ? ProgressMode::JSON
                           : progress == "none" ? ProgressMode::NONE
                                                : ProgressMode::AUTO;
-      return cmd_run(file, out_dir, seed, sets, formats, mode, command_line);
+      const std::optional<std::string> seed_arg = run->count("--seed") ? std::optional<std::string>(seed) : std::nullopt;
+      return cmd_run(file, out_dir, seed_arg, sets, formats, mode, budget, command_line);
     }
-    if (*validate) return cmd_validate(file, sets);
+    if (*validate) return cmd_validate(file, sets, budget);
     if (*explain_cmd) return cmd_explain(field);
     if (*profiles) return cmd_profiles();
     if (*test_cmd.app) return test_cmd.run();

@@ -1,9 +1,10 @@
 #include "sim/core/Csv.hpp"
 
+#include <algorithm>
 #include <charconv>
-#include <fstream>
 
 #include "sim/core/Errors.hpp"
+#include "sim/core/InputFile.hpp"
 
 namespace gtw {
 
@@ -38,12 +39,15 @@ std::vector<CsvField> split_csv_line(const std::string& line) {
 }
 
 CsvTable::CsvTable(const std::string& path, Diagnostics& diags) : path_(path), diags_(diags) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path + ": error: cannot open the file");
+  // Regular files within the trace cap only (a FIFO or /dev/zero would never end); throws InputError.
+  const std::string text = read_input_file_or_throw(path, InputKind::TRACE_CSV);
   std::string line;
   int number = 0;
   bool have_header = false;
-  while (std::getline(in, line)) {
+  for (size_t start = 0; start < text.size();) {
+    const size_t end = std::min(text.find('\n', start), text.size());
+    line.assign(text, start, end - start);
+    start = end + 1;
     ++number;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (number == 1 && line.size() >= 3 && line.compare(0, 3, "\xEF\xBB\xBF") == 0) line.erase(0, 3);

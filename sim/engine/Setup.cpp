@@ -12,13 +12,95 @@
 #include "policies/api/CheckParams.hpp"
 #include "policies/api/Placement.hpp"
 #include "policies/compliance/CheckRules.hpp"
+#include "sim/engine/RunBudget.hpp"
 
 namespace gtw {
 
-PreparedScenario prepare_scenario(const std::string& path, const std::vector<Override>& overrides, Diagnostics& diags) {
+namespace {
+
+// The device memory one replica gets on a GPU shared this way: the whole GPU for exclusive, time-slicing
+// (no memory isolation) and confidential; its client limit for MPS; its framebuffer share for vGPU; its
+// largest instance for MIG.
+double partition_memory(const SharingSpec& s, const HardwareProfile& p) {
+  const double memory = p.memory.value;
+  switch (s.mode) {
+    case SharingMode::MPS:
+      return s.pinned_memory_limit.value > 0 ? s.pinned_memory_limit.value : memory / std::max(1, s.replicas);
+    case SharingMode::VGPU:
+      return memory / std::max(1, s.replicas);
+    case SharingMode::MIG: {
+      double largest = 0;
+      for (const auto& name : s.mig_layout)
+        if (const MigProfile* m = p.mig ? p.mig->find(name) : nullptr) largest = std::max(largest, m->memory);
+      return largest > 0 ? largest : memory;  // an unknown profile is reported by the MIG checks
+    }
+    default:
+      return memory;
+  }
+}
+
+bool allowed(const WorkloadSpec& w, SharingMode m) {
+  return w.allowed_sharing.empty() ||
+         std::find(w.allowed_sharing.begin(), w.allowed_sharing.end(), m) != w.allowed_sharing.end();
+}
+
+// A replica that can never fit: its memory (or, for a model, its weights plus the KV-cache share) is
+// larger than every partition of every GPU it may be placed on, or a model's weights exceed the memory
+// the scenario reserves for it. Linear in pools x sharing entries + workloads.
+void check_replica_capacity(const ScenarioSpec& spec, const ProfileSet& profiles, Diagnostics& diags) {
+  for (size_t i = 0; i < spec.workloads.size(); ++i) {
+    const auto& w = spec.workloads[i];
+    const std::string at = "spec.workloads[" + std::to_string(i) + "]";
+    const double need = workload_memory(w);
+    if (w.kind == WorkloadKind::INFERENCE && w.memory.value > 0 && w.model.weights().value > w.memory.value) {
+      diags.error(w.loc, at + ".memory",
+                  "reserves " + format_bytes(w.memory) + " per replica, less than the model's weights (" +
+                      format_bytes(w.model.weights()) + ": parameters x bytes per parameter of its dtype)");
+      continue;
+    }
+    if (need <= 0) continue;
+    double largest = 0;
+    int gpus_per_node = 0;
+    bool unknown = false, any_pool = false;
+    for (const auto& pool : spec.node_pools) {
+      if (!w.node_pool.empty() && w.node_pool != pool.name) continue;
+      any_pool = true;
+      // A pool with hardware overrides has its own profile (memory: 24GiB makes its GPUs that small).
+      const auto it = profiles.find(pool.profile_key.empty() ? pool.gpu_product : pool.profile_key);
+      if (it == profiles.end()) {
+        unknown = true;  // already reported; do not pile up errors
+        continue;
+      }
+      gpus_per_node = std::max(gpus_per_node, pool.gpus_per_node);
+      if (allowed(w, pool.sharing.mode)) largest = std::max(largest, partition_memory(pool.sharing, it->second));
+      for (const auto& o : pool.gpu_sharing)
+        if (allowed(w, o.sharing.mode)) largest = std::max(largest, partition_memory(o.sharing, it->second));
+    }
+    if (unknown || !any_pool || largest <= 0) continue;  // unknown pool or profile: reported elsewhere
+    if (need > largest) {
+      diags.error(w.loc, at,
+                  "needs " + format_bytes(Bytes(need)) +
+                      " per replica, but no GPU partition it may be placed on is that large (largest: " +
+                      format_bytes(Bytes(largest)) + ", after the pools' sharing modes)");
+    } else if (w.gpus / std::max(1, w.nodes) > gpus_per_node) {
+      diags.error(w.loc, at + ".gpus",
+                  std::to_string(w.gpus / std::max(1, w.nodes)) +
+                      " GPUs on one node, but the allowed node pools have at most " + std::to_string(gpus_per_node) +
+                      " GPUs per node");
+    }
+  }
+}
+
+}  // namespace
+
+PreparedScenario prepare_scenario(const std::string& path, const std::vector<Override>& overrides, Diagnostics& diags,
+                                  const RunLimits& limits) {
   PreparedScenario out;
   out.spec = load_scenario(path, overrides, diags);
   auto& spec = out.spec;
+  // Before anything that grows with the cluster (profiles per pool, topology graphs): a scenario far
+  // beyond the limits stops here with its estimate.
+  if (!diags.has_errors() && !check_run_budget(spec, estimate_run(spec), limits, diags)) return out;
 
   // Hardware profiles of every product used.
   for (size_t p = 0; p < spec.node_pools.size(); ++p) {
@@ -54,12 +136,9 @@ PreparedScenario prepare_scenario(const std::string& path, const std::vector<Ove
       diags.error(pool.topology.mig_loc, at, "a MIG layout needs the pool's sharing mode to be mig");
       continue;
     }
-    std::string text;
-    if (!fabric::read_saved_output(pool.topology.nvidia_smi_mig, text)) {
-      diags.error(pool.topology.mig_loc, at, "cannot read '" + pool.topology.nvidia_smi_mig + "'");
-      continue;
-    }
-    if (auto gis = fabric::parse_mig_lgi(text, pool.topology.nvidia_smi_mig, diags)) {
+    const auto text = fabric::read_saved_output(pool.topology.nvidia_smi_mig, diags, pool.topology.mig_loc, at);
+    if (!text) continue;
+    if (auto gis = fabric::parse_mig_lgi(*text, pool.topology.nvidia_smi_mig, diags)) {
       // GPU 0's layout is the pool's; a GPU laid out differently gets its own gpuSharing entry, after the
       // scenario's own entries (which win: the first entry naming a GPU applies).
       const auto layouts = fabric::mig_layouts_by_gpu(*gis);
@@ -86,12 +165,10 @@ PreparedScenario prepare_scenario(const std::string& path, const std::vector<Ove
       }
       if (!pool.topology.nvidia_smi_lci.empty()) {
         const std::string lci_at = "spec.cluster.nodePools[" + std::to_string(p) + "].topology.migComputeInstances";
-        std::string lci;
-        if (!fabric::read_saved_output(pool.topology.nvidia_smi_lci, lci)) {
-          diags.error(pool.topology.lci_loc, lci_at, "cannot read '" + pool.topology.nvidia_smi_lci + "'");
-          continue;
-        }
-        if (auto cis = fabric::parse_mig_lci(lci, pool.topology.nvidia_smi_lci, diags)) {
+        const auto lci =
+            fabric::read_saved_output(pool.topology.nvidia_smi_lci, diags, pool.topology.lci_loc, lci_at);
+        if (!lci) continue;
+        if (auto cis = fabric::parse_mig_lci(*lci, pool.topology.nvidia_smi_lci, diags)) {
           const auto product = out.profiles.find(pool.gpu_product);
           const MigGeometry no_mig;
           const auto check = fabric::check_compute_instances(
@@ -212,52 +289,7 @@ PreparedScenario prepare_scenario(const std::string& path, const std::vector<Ove
                            policy::builtin_placement_registry().list(), diags);
   policy::check_compliance_rules(spec, diags);
 
-  // Capacity checks that need the profiles: a replica that can never fit on any allowed GPU.
-  // Pools are summarised once (largest GPU memory per pool name and over all pools), so the check
-  // stays linear in pools + workloads.
-  struct PoolCapacity {
-    double memory = 0;
-    int gpus_per_node = 0;
-    bool unknown_profile = false;
-  };
-  std::map<std::string, PoolCapacity> by_pool;
-  PoolCapacity any;
-  for (const auto& pool : spec.node_pools) {
-    auto it = out.profiles.find(pool.gpu_product);
-    auto& c = by_pool[pool.name];
-    if (it == out.profiles.end()) {
-      c.unknown_profile = any.unknown_profile = true;  // already reported; do not pile up errors
-      continue;
-    }
-    for (PoolCapacity* target : {&c, &any}) {
-      target->memory = std::max(target->memory, it->second.memory.value);
-      target->gpus_per_node = std::max(target->gpus_per_node, pool.gpus_per_node);
-    }
-  }
-  for (size_t i = 0; i < spec.workloads.size(); ++i) {
-    const auto& w = spec.workloads[i];
-    const double need = workload_memory(w);
-    if (need <= 0) continue;
-    const PoolCapacity* c = &any;
-    if (!w.node_pool.empty()) {
-      auto it = by_pool.find(w.node_pool);
-      if (it == by_pool.end()) continue;  // unknown pool: reported by the reference checks
-      c = &it->second;
-    }
-    if (c->unknown_profile || c->memory <= 0) continue;
-    if (need > c->memory) {
-      diags.error(w.loc, "spec.workloads[" + std::to_string(i) + "]",
-                  "needs " + format_bytes(Bytes(need)) +
-                      " per GPU, but no allowed node pool has GPUs that large "
-                      "(largest: " +
-                      format_bytes(Bytes(c->memory)) + ")");
-    } else if (w.gpus / std::max(1, w.nodes) > c->gpus_per_node) {
-      diags.error(w.loc, "spec.workloads[" + std::to_string(i) + "].gpus",
-                  std::to_string(w.gpus / std::max(1, w.nodes)) +
-                      " GPUs on one node, but the allowed node pools have at most " + std::to_string(c->gpus_per_node) +
-                      " GPUs per node");
-    }
-  }
+  check_replica_capacity(spec, out.profiles, diags);
   // The network and I/O topology: templates, imported nvidia-smi matrices, connectivity
   // (every GPU reaches its host, every node reaches storage).
   if (!diags.has_errors()) {

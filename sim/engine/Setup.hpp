@@ -6,6 +6,7 @@
 
 #include "sim/core/Diagnostics.hpp"
 #include "sim/engine/Engine.hpp"
+#include "sim/engine/RunBudget.hpp"
 #include "sim/scenario/Loader.hpp"
 
 namespace gtw {
@@ -15,6 +16,9 @@ struct PreparedScenario {
   ProfileSet profiles;
 };
 
-PreparedScenario prepare_scenario(const std::string& path, const std::vector<Override>& overrides, Diagnostics& diags);
+/// Loads, validates and checks a scenario against the profiles; refuses one whose estimated cost
+/// exceeds `limits` (sim/engine/RunBudget.hpp) before building anything that grows with it.
+PreparedScenario prepare_scenario(const std::string& path, const std::vector<Override>& overrides, Diagnostics& diags,
+                                  const RunLimits& limits = RunLimits{});
 
 }  // namespace gtw

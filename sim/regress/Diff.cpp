@@ -135,6 +135,34 @@ DiffResult diff_reports(const Json& base, const Json& fresh, const DiffOptions& 
   return r;
 }
 
+std::vector<std::string> check_diff_inputs(const Json& base, const Json& fresh, const DiffOptions& options) {
+  std::vector<std::string> problems;
+  std::vector<Leaf> leaves[2];
+  flatten(base, "", leaves[0]);
+  flatten(fresh, "", leaves[1]);
+  const char* names[2] = {"the base report", "the new report"};
+  for (int k = 0; k < 2; ++k) {
+    std::map<std::string, int> seen;
+    for (const auto& l : leaves[k]) {
+      if (++seen[l.path] == 2)
+        problems.push_back(names[k] + std::string(" has two items at '") + l.path +
+                           "' (a list holds two entries of one name)");
+    }
+  }
+  const auto selects_something = [&](const std::string& pattern) {
+    for (const auto& side : leaves)
+      for (const auto& l : side)
+        if (pattern_matches(pattern, l.path)) return true;
+    return false;
+  };
+  for (const auto& p : options.ignore)
+    if (!selects_something(p)) problems.push_back("--ignore '" + p + "' matches no metric of either report");
+  for (const auto& rule : options.tolerances)
+    if (!selects_something(rule.pattern))
+      problems.push_back("--tolerance '" + rule.pattern + "' matches no metric of either report");
+  return problems;
+}
+
 std::string format_diff(const DiffResult& result) {
   std::string out;
   for (const auto& d : result.differences) {

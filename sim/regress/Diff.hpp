@@ -46,6 +46,11 @@ struct DiffResult {
 
 DiffResult diff_reports(const Json& base, const Json& fresh, const DiffOptions& options);
 
+/// Problems that make a comparison meaningless, one message each: two items of one list with the same
+/// name (two tenants "chat" would be matched with each other arbitrarily), and --ignore / --tolerance
+/// patterns that select no metric of either report (a typo would silently compare everything).
+std::vector<std::string> check_diff_inputs(const Json& base, const Json& fresh, const DiffOptions& options);
+
 /// One line per difference: "~ path: old -> new (+delta, +pct%)", "+ path: value", "- path: value".
 std::string format_diff(const DiffResult& result);
 

@@ -114,6 +114,12 @@ class SweepParser {
       read_designs(root["designs"], s);
     }
     if (const auto m = root["metrics"]) read_metrics(m, s);
+    const double points = static_cast<double>(s.designs.size()) * static_cast<double>(std::max<size_t>(1, s.seeds.size()));
+    if (points > static_cast<double>(MAX_SWEEP_POINTS))
+      d_.error(SourceLoc{file_, 1, 1}, "",
+               std::to_string(s.designs.size()) + " designs x " + std::to_string(s.seeds.size()) + " seeds is " +
+                   std::to_string(static_cast<long long>(points)) + " runs; a sweep runs at most " +
+                   std::to_string(MAX_SWEEP_POINTS));
   }
 
  private:
@@ -140,8 +146,9 @@ class SweepParser {
     }
     for (size_t i = 0; i < n.size(); ++i) {
       auto v = number_of(n[i]);
-      if (!v || *v < 0 || std::floor(*v) != *v)
-        d_.error(loc_of(file_, n[i]), "seeds[" + std::to_string(i) + "]", "expected a non-negative integer");
+      // Seeds as exact integers: a double beyond 2^53 is no longer one, and beyond 2^64 no uint64 at all.
+      if (!v || *v < 0 || std::floor(*v) != *v || *v > 9007199254740992.0)
+        d_.error(loc_of(file_, n[i]), "seeds[" + std::to_string(i) + "]", "expected an integer 0..2^53");
       else
         s.seeds.push_back(static_cast<uint64_t>(*v));
     }
@@ -163,12 +170,17 @@ class SweepParser {
       s.parameters.push_back(p);
     }
     // Cartesian product, the first parameter varying slowest (nested loops in the order written).
-    size_t total = 1;
-    for (const auto& p : s.parameters) total *= p.values.size();
-    if (total > 100000) {
-      d_.error(loc_of(file_, n), "grid", "the grid has " + std::to_string(total) + " designs; at most 100000");
+    // Counted in floating point: an exact product of many lists overflows size_t (to 0, a silent empty grid).
+    double total_designs = 1;
+    for (const auto& p : s.parameters) total_designs *= static_cast<double>(p.values.size());
+    if (total_designs > static_cast<double>(MAX_SWEEP_DESIGNS)) {
+      char count[32];
+      std::snprintf(count, sizeof count, "%.3g", total_designs);
+      d_.error(loc_of(file_, n), "grid",
+               std::string("the grid has ") + count + " designs; at most " + std::to_string(MAX_SWEEP_DESIGNS));
       return;
     }
+    const auto total = static_cast<size_t>(total_designs);
     for (size_t i = 0; i < total && !s.parameters.empty(); ++i) {
       SweepDesign d;
       d.name = "d" + std::to_string(i);
@@ -494,7 +506,7 @@ bool parse_sweep_text(const std::string& text, const std::string& path, SweepSpe
 }
 
 bool load_sweep(const std::string& path, SweepSpec& out, Diagnostics& diags) {
-  const auto text = read_yaml_input(path, "sweep file", diags);
+  const auto text = read_yaml_input(path, diags);
   return text && parse_sweep_text(*text, path, out, diags);
 }
 

@@ -14,6 +14,10 @@
 
 namespace gtw::regress {
 
+/// Designs of one sweep (grid product, random samples or listed designs), and runs (designs x seeds).
+inline constexpr size_t MAX_SWEEP_DESIGNS = 100000;
+inline constexpr size_t MAX_SWEEP_POINTS = 1000000;
+
 struct SweepParameter {
   std::string path;                 // scenario path, as for --set
   std::vector<std::string> values;  // grid values, or random choices

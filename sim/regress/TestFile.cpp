@@ -391,7 +391,7 @@ bool parse_test_text(const std::string& text, const std::string& path, TestCase&
 }
 
 bool load_test_file(const std::string& path, TestCase& out, Diagnostics& diags) {
-  const auto text = read_yaml_input(path, "test file", diags);
+  const auto text = read_yaml_input(path, diags);
   return text && parse_test_text(*text, path, out, diags);
 }
 

@@ -8,6 +8,8 @@
 #include <set>
 
 #include "sim/core/Errors.hpp"
+#include "sim/core/InputFile.hpp"
+#include "sim/core/StrictJson.hpp"
 #include "sim/regress/Process.hpp"
 
 namespace fs = std::filesystem;
@@ -137,9 +139,11 @@ std::vector<TestResult> run_tests(const std::vector<TestCase>& tests, const Test
       const std::string err = tail_of_file(jobs[i].stderr_path, 1500);
       if (!err.empty()) r.error += ": " + err;  // the first line carries the first diagnostic
     } else {
-      std::ifstream in(report_path);
       try {
-        const Json report = Json::parse(in);
+        Diagnostics diags;
+        const auto text = read_input_file(report_path, InputKind::REPORT_JSON, diags);
+        if (!text) throw std::runtime_error(diags.all().front().message);
+        const Json report = parse_json_strict<Json>(*text);
         TestResult evaluated = evaluate_report(*r.test, report);
         r.status = evaluated.status;
         r.outcomes = std::move(evaluated.outcomes);

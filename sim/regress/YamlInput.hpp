@@ -10,11 +10,9 @@
 
 namespace gtw::regress {
 
-inline constexpr size_t MAX_YAML_INPUT_BYTES = 1u << 20;
-
-/// The text of `path` (`what` names the kind of file in the messages), or nullopt with an error
-/// when it is missing, not a regular file, or larger than MAX_YAML_INPUT_BYTES.
-std::optional<std::string> read_yaml_input(const std::string& path, const std::string& what, Diagnostics& diags);
+/// The text of `path`, or nullopt with an error when it is missing, not a regular file, larger than
+/// 1 MiB or not UTF-8 text (sim/core/InputFile, kind TEST_YAML).
+std::optional<std::string> read_yaml_input(const std::string& path, Diagnostics& diags);
 
 /// The YAML document in `text`; a syntax error (at its line and column) or an empty document (saying
 /// `expected`) is an error and gives nullopt.

@@ -1,10 +1,13 @@
 #include "sim/scenario/FieldDocs.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <cstdint>
 #include <set>
 
 #include "sim/core/Diagnostics.hpp"
+#include "sim/core/Units.hpp"
 
 namespace gtw {
 
@@ -512,6 +515,187 @@ std::string normalise_path(std::string_view path) {
     }
   }
   return out;
+}
+
+namespace {
+
+constexpr double US = 1e-6, MS = 1e-3, MINUTE = 60, HOUR = 3600, DAY = 86400, YEAR = 365.25 * DAY;
+constexpr double KIB = 1024, MIB = KIB * KIB, GIB = MIB * KIB, TIB = GIB * KIB, PIB = TIB * KIB;
+// A run simulates at most a year; times inside it (starts, faults, grants) at most that far.
+constexpr double RUN_MAX = 366 * DAY;
+
+}  // namespace
+
+const std::vector<FieldRange>& field_ranges() {
+  static const std::vector<FieldRange> ranges{
+      {"spec.seed", 0, 18446744073709551615.0},
+      {"spec.duration", 1 * MS, RUN_MAX},
+      {"spec.slaWindow", 1 * MS, RUN_MAX},
+      {"spec.cluster.nodePools[].count", 1, 100000},
+      {"spec.cluster.nodePools[].gpusPerNode", 1, 16},
+      {"spec.cluster.nodePools[].pricePerGpuHour", 0, 1e9},
+      {"spec.cluster.nodePools[].sharing.replicas", 1, 48},
+      // The driver's time slices are milliseconds (Short 2 ms, Long 30 ms); below 100 us a GPU would do
+      // nothing but switch contexts.
+      {"spec.cluster.nodePools[].sharing.timeSlice", 100 * US, 10},
+      {"spec.cluster.nodePools[].sharing.contextSwitch", 0, 1},
+      {"spec.cluster.nodePools[].sharing.activeThreadPercentage", 1, 100},
+      {"spec.cluster.nodePools[].sharing.pinnedMemoryLimit", 1 * MIB, 16 * TIB},
+      {"spec.cluster.nodePools[].gpuSharing[].gpus", 0, 15},
+      {"spec.cluster.nodePools[].gpuSharing[].replicas", 1, 48},
+      {"spec.cluster.nodePools[].gpuSharing[].timeSlice", 100 * US, 10},
+      {"spec.cluster.nodePools[].gpuSharing[].contextSwitch", 0, 1},
+      {"spec.cluster.nodePools[].gpuSharing[].activeThreadPercentage", 1, 100},
+      {"spec.cluster.nodePools[].gpuSharing[].pinnedMemoryLimit", 1 * MIB, 16 * TIB},
+      {"spec.cluster.nodePools[].topology.nics", 0, 64},
+      {"spec.cluster.nodePools[].topology.nicBandwidth", 1e6, 1e13},
+      {"spec.cluster.nodePools[].topology.sockets", 1, 2},
+      {"spec.cluster.nodePools[].topology.socketLink", 1e6, 1e13},
+      {"spec.cluster.nodePools[].topology.nvme.read", 1e6, 1e12},
+      {"spec.cluster.nodePools[].topology.nvme.write", 1e6, 1e12},
+      {"spec.cluster.fabric.nodesPerLeaf", 1, 4096},
+      {"spec.cluster.fabric.spines", 1, 1024},
+      {"spec.cluster.fabric.oversubscription", 1, 64},
+      {"spec.cluster.fabric.hopLatency", 0, 1},
+      {"spec.cluster.fabric.frontendBandwidth", 1e6, 1e13},
+      {"spec.cluster.fabric.encryption.bandwidthFactor", 0.01, 1},
+      {"spec.cluster.fabric.encryption.latency", 0, 1},
+      {"spec.cluster.storage[].readBandwidth", 1e6, 1e14},
+      {"spec.cluster.storage[].writeBandwidth", 1e6, 1e14},
+      {"spec.cluster.storage[].servers", 1, 1024},
+      {"spec.cluster.storage[].latency", 0, 10},
+      {"spec.tenants[].quota.gpus", 0, 1000000},
+      {"spec.tenants[].quota.borrowingLimit", 0, 1000000},
+      {"spec.tenants[].slos[].minAvailability", 0, 1},
+      {"spec.tenants[].slos[].percentile", 1e-9, 100},
+      {"spec.tenants[].slos[].threshold", 1 * US, RUN_MAX},
+      {"spec.tenants[].slos[].minRate", 1e-9, 1e7},
+      {"spec.tenants[].slos[].maxSlowdown", 1, 1e9},
+      {"spec.tenants[].slos[].window", 1 * MS, RUN_MAX},
+      {"spec.tenants[].slos[].target", 1e-9, 1},
+      {"spec.workloads[].replicas", 1, 100000},
+      {"spec.workloads[].gpus", 1, 16},
+      {"spec.workloads[].memory", 0, 16 * TIB},
+      {"spec.workloads[].start", 0, RUN_MAX},
+      // 1 to 100 trillion parameters: beyond the largest published models by far.
+      {"spec.workloads[].model.parameters", 1, 1e14},
+      {"spec.workloads[].model.layers", 1, 10000},
+      // Arrival rates up to a million a second per workload: far above any one service's load.
+      {"spec.workloads[].arrival.rate", 0, 1e6},
+      {"spec.workloads[].arrival.amplitude", 0, 1},
+      {"spec.workloads[].arrival.period", 1 * MS, RUN_MAX},
+      {"spec.workloads[].arrival.peakAt", 0, RUN_MAX},
+      {"spec.workloads[].arrival.speedup", 1e-6, 1e9},
+      {"spec.workloads[].arrival.offset", 0, 100 * YEAR},
+      {"spec.workloads[].arrival.burstRate", 1e-9, 1e6},
+      {"spec.workloads[].arrival.meanBurst", 1 * MS, RUN_MAX},
+      {"spec.workloads[].arrival.meanGap", 1 * MS, RUN_MAX},
+      {"spec.workloads[].batching.maxBatch", 1, 4096},
+      {"spec.workloads[].batching.timeout", 0, 1 * HOUR},
+      {"spec.workloads[].request.promptTokens", 1, 10000000},
+      {"spec.workloads[].request.outputTokens", 0, 10000000},
+      {"spec.workloads[].maxQueue", 1, 100000000},
+      {"spec.workloads[].swapping.models", 2, 1000},
+      {"spec.workloads[].swapping.residentModels", 1, 1000},
+      {"spec.workloads[].iterations", 1, 100000000},
+      {"spec.workloads[].step.flops", 1, 1e21},
+      {"spec.workloads[].step.bytes", 0, 1 * PIB},
+      {"spec.workloads[].step.data", 0, 1 * PIB},
+      {"spec.workloads[].step.gradients", 0, 1 * PIB},
+      {"spec.workloads[].job.kernels", 1, 100000000},
+      {"spec.workloads[].job.flops", 1, 1e21},
+      {"spec.workloads[].job.bytes", 0, 1 * PIB},
+      {"spec.workloads[].nodes", 1, 4096},
+      {"spec.workloads[].io.checkpoint.every", 1, 100000000},
+      {"spec.workloads[].io.checkpoint.bytes", 1, 1 * PIB},
+      {"spec.workloads[].io.requestBytes", 0, 1 * GIB},
+      {"spec.workloads[].io.responseBytes", 0, 1 * GIB},
+      {"spec.workloads[].attestationFailures[].at", 0, RUN_MAX},
+      {"spec.workloads[].attestationFailures[].replica", 0, 100000},
+      {"spec.workloads[].attack.bits", 8, 1000000},
+      {"spec.workloads[].attack.preamble", 8, 100000},
+      {"spec.workloads[].attack.bitRate", 1e-6, 1e9},
+      {"spec.workloads[].attack.noise", 0, 1},
+      {"spec.workloads[].attack.probeInterval", 1 * US, 1 * HOUR},
+      {"spec.workloads[].attack.candidates[].parameters", 1, 1e14},
+      {"spec.workloads[].attack.bytes", 0, 16 * TIB},
+      {"spec.workloads[].attack.flops", 0, 1e21},
+      {"spec.workloads[].attack.interval", 0, RUN_MAX},
+      {"spec.workloads[].attack.at", 0, RUN_MAX},
+      {"spec.workloads[].attack.queries", 1, 100000000},
+      {"spec.workloads[].attack.queryRate", 1e-6, 1e6},
+      {"spec.data[].socket", 0, 1},
+      {"spec.compliance.transfers[].at", 0, RUN_MAX},
+      {"spec.identity.grants[].from", 0, RUN_MAX},
+      {"spec.identity.grants[].until", 0, RUN_MAX},
+      {"spec.identity.revocations[].at", 0, RUN_MAX},
+      {"spec.audit.delay", 0, 30 * DAY},
+      {"spec.audit.jitter", 0, 1 * DAY},
+      {"spec.audit.throughput", 0, 1e9},
+      {"spec.audit.retention", 0, 100 * YEAR},
+      {"spec.audit.clockSkew", -1 * DAY, 1 * DAY},
+      {"spec.audit.dropProbability", 0, 1},
+      {"spec.audit.gaps[].from", 0, RUN_MAX},
+      {"spec.audit.gaps[].until", 0, RUN_MAX},
+      {"spec.audit.tamper[].record", 0, 100000000},
+      {"spec.faults[].at", 0, RUN_MAX},
+      {"spec.faults[].replica", 0, 100000},
+      {"spec.faults[].restartAfter", 0, RUN_MAX},
+      {"spec.reconfigurations[].at", 0, RUN_MAX},
+      {"spec.reconfigurations[].drainTimeout", 0, 1 * DAY},
+      {"spec.policies.isolation.timerResolution", 0, 1},
+      {"spec.policies.isolation.noiseInjection", 0, 1},
+      {"spec.policies.isolation.queryRateLimit", 0, 1e6},
+  };
+  return ranges;
+}
+
+const FieldRange* field_range(std::string_view path) {
+  for (const auto& r : field_ranges())
+    if (r.path == path) return &r;
+  return nullptr;
+}
+
+bool numeric_field_type(std::string_view type) {
+  for (std::string_view t : {"int", "number", "count", "duration", "size", "rate", "bandwidth", "flops", "list of int"})
+    if (type == t || type.substr(0, t.size() + 1) == std::string(t) + " " || type.substr(0, t.size() + 1) == std::string(t) + "|")
+      return true;
+  return false;
+}
+
+std::string format_field_value(double v, std::string_view type) {
+  if (type.substr(0, 8) == "duration") {
+    const double a = std::fabs(v);
+    std::string text;
+    if (a == 0) {
+      text = "0s";
+    } else if (a >= 86400) {  // whole days read better than thousands of hours
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%gd", a / 86400);
+      text = buf;
+    } else {
+      text = format_duration(Seconds(a));
+    }
+    return v < 0 ? "-" + text : text;
+  }
+  if (type == "size") return format_bytes(Bytes(v));
+  if (type == "bandwidth") return format_bandwidth(BytesPerSecond(v));
+  char buf[32];
+  std::snprintf(buf, sizeof buf, v == std::floor(v) && std::fabs(v) < 1e15 ? "%.0f" : "%g", v);
+  std::string out = buf;
+  if (type == "rate") out += "/s";
+  if (type == "flops") out += " FLOP";
+  return out;
+}
+
+std::string format_field_range(const FieldRange& range, std::string_view type) {
+  return format_field_value(range.min, type) + ".." + format_field_value(range.max, type);
+}
+
+std::string_view field_type(std::string_view path) {
+  for (const auto& d : field_docs())
+    if (d.path == path) return d.type;
+  return {};
 }
 
 std::vector<std::string> known_keys(std::string_view pattern) {

@@ -136,13 +136,14 @@ void Loader::read_audit(const Ctx& c, AuditSpec& a) {
       if (!r) {
         d_.error(skew->loc(), skew->path, r.error);
       } else {
-        a.clock_skew = Seconds(negative ? -r.quantity->value : r.quantity->value);
+        const double skew_s = negative ? -r.quantity->value : r.quantity->value;
+        if (in_schema_range(*skew, skew_s, s, true)) a.clock_skew = Seconds(skew_s);
       }
     }
   }
   get_bool(c, "separateStore", a.separate_store);
   get_bool(c, "hashChained", a.hash_chained);
-  get_number(c, "dropProbability", a.drop_probability, false, 0.0, 1.0);
+  get_number(c, "dropProbability", a.drop_probability, false);
   if (auto gaps = child(c, "gaps")) {
     for (const auto& item : items(*gaps)) {
       AuditGapSpec g;
@@ -158,7 +159,7 @@ void Loader::read_audit(const Ctx& c, AuditSpec& a) {
       AuditTamperSpec t;
       t.loc = item.loc();
       if (!check_map(item)) continue;
-      get_int(item, "record", t.record, true, 0, 100'000'000);
+      get_int(item, "record", t.record, true);
       get_string(item, "field", t.field, true);
       get_string(item, "value", t.value, false);
       a.tamper.push_back(std::move(t));

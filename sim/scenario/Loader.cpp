@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -14,6 +15,7 @@
 #include <sstream>
 #include <utility>
 
+#include "sim/core/InputFile.hpp"
 #include "sim/core/Sha256.hpp"
 #include "sim/scenario/FieldDocs.hpp"
 #include "sim/scenario/LoaderInternal.hpp"
@@ -44,36 +46,6 @@ const char* node_kind(const YAML::Node& n) {
       return "nothing";
   }
   return "?";
-}
-
-std::string hex_byte(unsigned char c) {
-  return std::string(1, "0123456789abcdef"[c >> 4]) + std::string(1, "0123456789abcdef"[c & 15]);
-}
-
-// Length of the well-formed UTF-8 sequence starting at text[i] (a byte >= 0x80); 0 when malformed,
-// overlong, a surrogate or beyond U+10FFFF.
-size_t utf8_sequence_length(const std::string& text, size_t i) {
-  const auto b = [&](size_t k) { return k < text.size() ? static_cast<unsigned char>(text[k]) : 0u; };
-  const unsigned c = b(i);
-  size_t n = 0;
-  unsigned lo = 0x80, hi = 0xbf;  // allowed range of the second byte
-  if (c >= 0xc2 && c <= 0xdf) {
-    n = 2;
-  } else if (c >= 0xe0 && c <= 0xef) {
-    n = 3;
-    if (c == 0xe0) lo = 0xa0;
-    if (c == 0xed) hi = 0x9f;
-  } else if (c >= 0xf0 && c <= 0xf4) {
-    n = 4;
-    if (c == 0xf0) lo = 0x90;
-    if (c == 0xf4) hi = 0x8f;
-  } else {
-    return 0;
-  }
-  if (b(i + 1) < lo || b(i + 1) > hi) return 0;
-  for (size_t k = 2; k < n; ++k)
-    if (b(i + k) < 0x80 || b(i + k) > 0xbf) return 0;
-  return n;
 }
 
 // Whether 0-based line `line` of text has a tab in its leading whitespace.
@@ -118,72 +90,19 @@ std::string unused_override_message(const std::string& opath) {
 
 std::optional<YAML::Node> Loader::read_yaml_file(const std::string& file, const SourceLoc& from,
                                                  const std::string& path, std::string* sha256) {
-  std::error_code ec;
-  const auto status = fs::status(file, ec);
-  if (!fs::exists(status)) {
-    d_.error(from, path, "cannot read '" + file + "': no such file");
-    return std::nullopt;
-  }
-  if (fs::is_directory(status)) {
-    d_.error(from, path, "cannot read '" + file + "': it is a directory, not a file");
-    return std::nullopt;
-  }
-  // A FIFO or device would block or never end.
-  if (!fs::is_regular_file(status)) {
-    d_.error(from, path, "cannot read '" + file + "': not a regular file");
-    return std::nullopt;
-  }
-  const auto size = fs::file_size(file, ec);
-  if (ec) {
-    d_.error(from, path, "cannot read '" + file + "': " + ec.message());
-    return std::nullopt;
-  }
-  total_bytes_ += size;
-  if (size <= MAX_SCENARIO_BYTES && total_bytes_ > MAX_TOTAL_BYTES) {
-    // Many $refs to one fragment re-read and re-walk it each time; bound the total work.
+  // Many $refs to one fragment re-read and re-walk it each time; bound the total work.
+  if (total_bytes_ > MAX_TOTAL_BYTES) return std::nullopt;  // reported once, below
+  // Regular files only, within the scenario cap, UTF-8 without control bytes (sim/core/InputFile).
+  auto read = read_input_file(file, InputKind::SCENARIO, d_, from, path);
+  if (!read) return std::nullopt;
+  const std::string& text = *read;
+  total_bytes_ += text.size();
+  if (total_bytes_ > MAX_TOTAL_BYTES) {
     d_.error(from, path,
              "the scenario and its $ref includes exceed " + format_bytes(Bytes(MAX_TOTAL_BYTES)) + " in total");
     return std::nullopt;
   }
-  if (size > MAX_SCENARIO_BYTES) {
-    d_.error(SourceLoc{file, 0, 0}, "",
-             "file is " + format_bytes(Bytes(static_cast<double>(size))) + "; scenario files are limited to " +
-                 format_bytes(Bytes(MAX_SCENARIO_BYTES)) + " (put bulk data in a trace file)");
-    return std::nullopt;
-  }
-  std::ifstream in(file, std::ios::binary);
-  if (!in) {
-    d_.error(from, path, "cannot open '" + file + "'");
-    return std::nullopt;
-  }
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (sha256) *sha256 = sha256_hex(text);
-  // Refuse binary input before the YAML parser sees it: a NUL byte or other control characters, or
-  // bytes that are not UTF-8 (YAML is Unicode; yaml-cpp would pass them into names and messages).
-  int line = 1, col = 1;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    if (c == 0 || (c < 0x20 && c != '\n' && c != '\r' && c != '\t') || c == 0x7f) {
-      d_.error(SourceLoc{file, line, col}, "",
-               "file is not YAML text (control byte 0x" + hex_byte(c) + " at byte offset " + std::to_string(i) + ")");
-      return std::nullopt;
-    }
-    if (c >= 0x80) {
-      const size_t n = utf8_sequence_length(text, i);
-      if (n == 0) {
-        d_.error(SourceLoc{file, line, col}, "",
-                 "file is not valid UTF-8 (byte 0x" + hex_byte(c) + " at byte offset " + std::to_string(i) + ")");
-        return std::nullopt;
-      }
-      i += n - 1;
-    }
-    if (c == '\n') {
-      ++line;
-      col = 1;
-    } else {
-      ++col;
-    }
-  }
   try {
     // LoadAll, not Load: Load silently drops every document after the first (two files pasted together).
     std::optional<YAML::Node> root;
@@ -233,6 +152,11 @@ std::optional<Ctx> Loader::resolve(Ctx c) {
       d_.error(c.loc(), c.path + ".$ref", "expected a file path");
       return std::nullopt;
     }
+    if (std::any_of(ref.Scalar().begin(), ref.Scalar().end(),
+                    [](char ch) { return static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f; })) {
+      d_.error(c.loc(), c.path + ".$ref", "a file path with a NUL or control character");
+      return std::nullopt;
+    }
     fs::path target = fs::path(ref.Scalar());
     if (target.is_relative()) target = fs::path(c.file == "--set" ? "." : c.file).parent_path() / target;
     std::error_code ec;
@@ -264,9 +188,21 @@ std::optional<Ctx> Loader::child(const Ctx& parent, const std::string& key) {
     auto it = overrides_.find(*p);
     if (it == overrides_.end()) continue;
     it->second.used = true;
+    const SourceLoc at{"--set " + *p, 0, 0};
+    Diagnostics text_check;
+    if (!check_text_bytes(it->second.value, "--set", "a text value", text_check)) {
+      d_.error(at, *p, "the value is " + text_check.all().front().message.substr(8));  // after "file is "
+      return std::nullopt;
+    }
     try {
-      YAML::Node value = YAML::Load(it->second.value);
-      return Ctx{value, "--set", path, alt, parent.chain, SourceLoc{"--set " + *p, 0, 0}};
+      // LoadAll: a value must be one YAML node; Load would keep the first of "5m\n---\nx" silently.
+      const auto docs = YAML::LoadAll(it->second.value);
+      if (docs.size() > 1) {
+        d_.error(at, *p, "the value holds more than one YAML document ('---'); give one value");
+        return std::nullopt;
+      }
+      YAML::Node value = docs.empty() ? YAML::Node(YAML::NodeType::Null) : docs.front();
+      return Ctx{value, "--set", path, alt, parent.chain, at};
     } catch (const YAML::Exception& e) {
       d_.error(SourceLoc{"--set", 0, 0}, *p, "value is not valid YAML: " + e.msg);
       return std::nullopt;
@@ -360,7 +296,46 @@ bool Loader::scalar(const Ctx& c, std::string& out, const char* what) {
     d_.error(c.loc(), c.path, std::string("expected ") + what + ", got " + node_kind(c.node));
     return false;
   }
-  out = c.node.Scalar();
+  const std::string& text = c.node.Scalar();
+  // Double-quoted YAML escapes ("\x01", "\0") put control characters into values that the file check
+  // cannot see; they would end up in names, paths and reports.
+  for (size_t i = 0; i < text.size(); ++i) {
+    const auto b = static_cast<unsigned char>(text[i]);
+    if ((b < 0x20 && b != '\t' && b != '\n') || b == 0x7f) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "0x%02x", b);
+      d_.error(c.loc(), c.path, std::string("holds a control character (") + hex + " at position " +
+                                    std::to_string(i) + "); expected " + what);
+      return false;
+    }
+  }
+  out = text;
+  return true;
+}
+
+// Names are keys of reports, file names and selectors: printable, trimmed, at most 253 characters (a
+// Kubernetes object name).
+bool Loader::check_name(const Ctx& c, const std::string& name) {
+  constexpr size_t MAX_NAME = 253;
+  const auto space = [](char ch) { return ch == ' ' || ch == '\t' || ch == '\n'; };
+  if (name.empty()) return true;  // required-ness is the caller's
+  if (std::all_of(name.begin(), name.end(), space)) {
+    d_.error(c.loc(), c.path, "a name must not be only whitespace");
+    return false;
+  }
+  if (space(name.front()) || space(name.back())) {
+    d_.error(c.loc(), c.path, "a name must not start or end with whitespace, got \"" + name + "\"");
+    return false;
+  }
+  if (name.find_first_of("\t\n") != std::string::npos) {
+    d_.error(c.loc(), c.path, "a name must be one line without tabs");
+    return false;
+  }
+  if (name.size() > MAX_NAME) {
+    d_.error(c.loc(), c.path,
+             "a name is at most " + std::to_string(MAX_NAME) + " characters, got " + std::to_string(name.size()));
+    return false;
+  }
   return true;
 }
 
@@ -376,6 +351,7 @@ void Loader::get_string(const Ctx& parent, const std::string& key, std::string& 
   }
   std::string s;
   if (!scalar(*c, s, "a string")) return;
+  if (key == "name" && !check_name(*c, s)) return;
   if (required && s.empty()) {
     d_.error(c->loc(), c->path, "must not be empty");
     return;
@@ -383,26 +359,55 @@ void Loader::get_string(const Ctx& parent, const std::string& key, std::string& 
   out = s;
 }
 
-void Loader::get_int(const Ctx& parent, const std::string& key, int& out, bool required, long long min, long long max) {
-  auto c = child(parent, key);
-  if (!c) {
+bool Loader::in_schema_range(const Ctx& c, double value, const std::string& text, bool quoted) {
+  const std::string norm = normalise_path(c.path);
+  const FieldRange* range = field_range(norm);
+  // Every numeric field documents its range (FieldDocsTest checks the table); a reader without one is a bug.
+  if (!range) throw std::logic_error("the scenario schema documents no range for " + norm);
+  if (value >= range->min && value <= range->max) return true;
+  const std::string_view type = field_type(norm);
+  d_.error(c.loc(), c.path,
+           "must be between " + format_field_value(range->min, type) + " and " + format_field_value(range->max, type) +
+               ", got " + (quoted ? "\"" + text + "\"" : text));
+  return false;
+}
+
+std::optional<long long> Loader::read_integer(const Ctx& parent, const std::string& key, bool required,
+                                              std::optional<Ctx>& at, std::string& text) {
+  at = child(parent, key);
+  if (!at) {
     if (required) missing(parent, key);
-    return;
+    return std::nullopt;
   }
-  std::string s;
-  if (!scalar(*c, s, "an integer")) return;
+  if (!scalar(*at, text, "an integer")) return std::nullopt;
   long long v = 0;
-  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || ptr != s.data() + s.size()) {
-    d_.error(c->loc(), c->path, "expected an integer, got \"" + s + "\"");
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || ptr != text.data() + text.size()) {
+    d_.error(at->loc(), at->path, "expected an integer, got \"" + text + "\"");
+    return std::nullopt;
+  }
+  return v;
+}
+
+void Loader::get_int(const Ctx& parent, const std::string& key, int& out, bool required) {
+  std::optional<Ctx> at;
+  std::string text;
+  const auto v = read_integer(parent, key, required, at, text);
+  if (v && in_schema_range(*at, static_cast<double>(*v), text, false)) out = static_cast<int>(*v);
+}
+
+void Loader::get_int_in(const Ctx& parent, const std::string& key, int& out, bool required, long long min,
+                        long long max) {
+  std::optional<Ctx> at;
+  std::string text;
+  const auto v = read_integer(parent, key, required, at, text);
+  if (!v) return;
+  if (*v < min || *v > max) {
+    d_.error(at->loc(), at->path,
+             "must be between " + std::to_string(min) + " and " + std::to_string(max) + ", got " + text);
     return;
   }
-  if (v < min || v > max) {
-    d_.error(c->loc(), c->path,
-             "must be between " + std::to_string(min) + " and " + std::to_string(max) + ", got " + s);
-    return;
-  }
-  out = static_cast<int>(v);
+  out = static_cast<int>(*v);
 }
 
 void Loader::get_uint64(const Ctx& parent, const std::string& key, uint64_t& out) {
@@ -413,13 +418,14 @@ void Loader::get_uint64(const Ctx& parent, const std::string& key, uint64_t& out
   uint64_t v = 0;
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (ec != std::errc() || ptr != s.data() + s.size()) {
-    d_.error(c->loc(), c->path, "expected a non-negative integer, got \"" + s + "\"");
+    d_.error(c->loc(), c->path, "expected an integer 0..18446744073709551615, got \"" + s + "\"");
     return;
   }
+  if (!in_schema_range(*c, static_cast<double>(v), s, false)) return;
   out = v;
 }
 
-void Loader::get_number(const Ctx& parent, const std::string& key, double& out, bool required, double min, double max) {
+void Loader::get_number(const Ctx& parent, const std::string& key, double& out, bool required) {
   auto c = child(parent, key);
   if (!c) {
     if (required) missing(parent, key);
@@ -433,12 +439,7 @@ void Loader::get_number(const Ctx& parent, const std::string& key, double& out, 
     d_.error(c->loc(), c->path, "expected a number, got \"" + s + "\"");
     return;
   }
-  if (v < min || v > max) {
-    std::ostringstream msg;
-    msg << "must be between " << min << " and " << max << ", got " << s;
-    d_.error(c->loc(), c->path, msg.str());
-    return;
-  }
+  if (!in_schema_range(*c, v, s, false)) return;
   out = v;
 }
 
@@ -573,7 +574,7 @@ void Loader::read_spec(const Ctx& c, ScenarioSpec& spec) {
       get_quantity(item, "at", f.at, parse_duration, true, false);
       get_string(item, "workload", f.workload, true);
       if (auto w = child(item, "workload")) f.workload_loc = w->loc();
-      get_int(item, "replica", f.replica, false, 0, 100000);
+      get_int(item, "replica", f.replica, false);
       get_quantity(item, "restartAfter", f.restart_after, parse_duration, false, false);
       spec.faults.push_back(std::move(f));
     }
@@ -607,6 +608,7 @@ void Loader::read_spec(const Ctx& c, ScenarioSpec& spec) {
 // A MIG layout: a list of profile names, or a mig-parted `mig-devices` mapping {profile: count}.
 void Loader::read_mig_layout(const Ctx& layout_ctx, std::vector<std::string>& out) {
   const Ctx* layout = &layout_ctx;
+  const size_t errors_before = d_.error_count();
   if (layout->node.IsMap()) {
     // A mig-parted `mig-devices` mapping: {profile: count}.
     for (const auto& kv : layout->node) {
@@ -629,6 +631,9 @@ void Loader::read_mig_layout(const Ctx& layout_ctx, std::vector<std::string>& ou
       if (scalar(item, s, "a MIG profile name such as 3g.40gb")) out.push_back(s);
     }
   }
+  if (out.empty() && d_.error_count() == errors_before)
+    d_.error(layout->loc(), layout->path,
+             "a MIG layout needs at least one GPU instance (an empty layout leaves the GPU without a device)");
 }
 
 void Loader::read_sharing_fields(const Ctx& c, SharingSpec& sharing) {
@@ -636,7 +641,7 @@ void Loader::read_sharing_fields(const Ctx& c, SharingSpec& sharing) {
   // Later checks of the mode (MIG layout, CC support) report at sharing.loc: point it at the mode.
   if (auto m = child(c, "mode")) sharing.loc = m->loc();
   get_enum(c, "mode", sharing.mode, sharing_mode_names(), true);
-  get_int(c, "replicas", sharing.replicas, false, 1, 48);
+  get_int(c, "replicas", sharing.replicas, false);
   if (auto ts = child(c, "timeSlice")) {
     std::string s;
     if (scalar(*ts, s, "a duration or Short|Medium|Long")) {
@@ -647,7 +652,7 @@ void Loader::read_sharing_fields(const Ctx& c, SharingSpec& sharing) {
       } else if (s == "Long") {
         sharing.time_slice = Seconds(0.030);
       } else if (auto r = parse_duration(s); r && r.quantity->value > 0 && std::isfinite(r.quantity->value)) {
-        sharing.time_slice = *r.quantity;
+        if (in_schema_range(*ts, r.quantity->value, s, true)) sharing.time_slice = *r.quantity;
       } else {
         const bool finite = r && std::isfinite(r.quantity->value);
         d_.error(ts->loc(), ts->path,
@@ -659,7 +664,7 @@ void Loader::read_sharing_fields(const Ctx& c, SharingSpec& sharing) {
     }
   }
   get_quantity(c, "contextSwitch", sharing.context_switch, parse_duration, false, false);
-  get_number(c, "activeThreadPercentage", sharing.active_thread_percentage, false, 1, 100);
+  get_number(c, "activeThreadPercentage", sharing.active_thread_percentage, false);
   get_quantity(c, "pinnedMemoryLimit", sharing.pinned_memory_limit, parse_bytes, false, true);
   if (auto layout = child(c, "migLayout")) {
     sharing.mig_loc = layout->loc();
@@ -770,7 +775,7 @@ void Loader::read_device_plugin_config(const Ctx& c, SharingSpec& sharing) {
     if (!name.empty() && name != "nvidia.com/gpu")
       d_.error(r.loc(), r.path + ".name",
                "only nvidia.com/gpu is simulated (shared MIG resources are not); got '" + name + "'");
-    get_int(r, "replicas", sharing.replicas, true, 2, 48);
+    get_int_in(r, "replicas", sharing.replicas, true, 2, 48);  // the device plugin's file, not the schema
     if (child(r, "devices"))
       d_.error(r.loc(), r.path + ".devices", "per-device selection is not simulated; use gpuSharing");
   }
@@ -780,12 +785,12 @@ void Loader::read_node_pool(const Ctx& c, NodePoolSpec& pool) {
   pool.loc = c.loc();
   if (!check_map(c)) return;
   get_string(c, "name", pool.name, true);
-  get_int(c, "count", pool.count, true, 1, 100000);
+  get_int(c, "count", pool.count, true);
   get_string(c, "gpu", pool.gpu_product, true);
   if (auto g = child(c, "gpu")) pool.product_loc = g->loc();
-  get_int(c, "gpusPerNode", pool.gpus_per_node, false, 1, 16);
+  get_int(c, "gpusPerNode", pool.gpus_per_node, false);
   get_string(c, "region", pool.region, false);
-  get_number(c, "pricePerGpuHour", pool.price_per_gpu_hour, false, 0.0, 1e9);
+  get_number(c, "pricePerGpuHour", pool.price_per_gpu_hour, false);
   if (auto topo = child(c, "topology")) read_node_topology(*topo, pool.topology);
   mig_from_file_ = !pool.topology.nvidia_smi_mig.empty();
   if (auto sharing = child(c, "sharing")) {
@@ -861,8 +866,8 @@ void Loader::read_tenant(const Ctx& c, TenantSpec& t) {
   if (auto quota = child(c, "quota")) {
     t.quota_loc = quota->loc();
     if (check_map(*quota)) {
-      get_int(*quota, "gpus", t.quota_gpus, true, 0, 1000000);
-      get_int(*quota, "borrowingLimit", t.borrowing_limit, false, 0, 1000000);
+      get_int(*quota, "gpus", t.quota_gpus, true);
+      get_int(*quota, "borrowingLimit", t.borrowing_limit, false);
     }
   }
   if (auto slos = child(c, "slos")) {
@@ -882,14 +887,14 @@ void Loader::read_slo(const Ctx& c, SloSpec& slo) {
   get_enum(c, "kind", slo.kind, slo_kind_names(), true);
   get_string(c, "workload", slo.workload, false);
   if (auto w = child(c, "workload")) slo.workload_loc = w->loc();
-  get_number(c, "percentile", slo.percentile, false, 1e-9, 100);
+  get_number(c, "percentile", slo.percentile, false);
   const bool needs_threshold = slo.kind == SloKind::LATENCY || slo.kind == SloKind::COMPLETION_TIME;
   get_quantity(c, "threshold", slo.threshold, parse_duration, needs_threshold, true);
   get_quantity(c, "minRate", slo.min_rate, parse_rate, slo.kind == SloKind::THROUGHPUT, true);
-  get_number(c, "maxSlowdown", slo.max_slowdown, slo.kind == SloKind::SLOWDOWN, 1.0, 1e9);
-  get_number(c, "minAvailability", slo.min_availability, slo.kind == SloKind::AVAILABILITY, 0.0, 1.0);
+  get_number(c, "maxSlowdown", slo.max_slowdown, slo.kind == SloKind::SLOWDOWN);
+  get_number(c, "minAvailability", slo.min_availability, slo.kind == SloKind::AVAILABILITY);
   get_quantity(c, "window", slo.window, parse_duration, false, true);
-  get_number(c, "target", slo.target, false, 1e-9, 1.0);
+  get_number(c, "target", slo.target, false);
 }
 
 void Loader::read_arrival(const Ctx& c, ArrivalSpec& a) {
@@ -904,7 +909,7 @@ void Loader::read_arrival(const Ctx& c, ArrivalSpec& a) {
   get_quantity(c, "meanGap", a.mean_gap, parse_duration, bursty, true);
   const bool diurnal = a.process == ArrivalProcess::DIURNAL;
   const bool trace = a.process == ArrivalProcess::TRACE;
-  get_number(c, "amplitude", a.amplitude, false, 0.0, 1.0);
+  get_number(c, "amplitude", a.amplitude, false);
   get_quantity(c, "period", a.period, parse_duration, false, true);
   get_quantity(c, "peakAt", a.peak_at, parse_duration, false, false);
   for (const char* key : {"amplitude", "period", "peakAt"})
@@ -918,7 +923,7 @@ void Loader::read_arrival(const Ctx& c, ArrivalSpec& a) {
       d_.error(k->loc(), k->path,
                "unknown request trace format '" + a.trace_format + "'" + suggest(a.trace_format, formats));
   }
-  get_number(c, "speedup", a.speedup, false, 1e-6, 1e9);
+  get_number(c, "speedup", a.speedup, false);
   get_quantity(c, "offset", a.trace_offset, parse_duration, false, false);
   for (const char* key : {"file", "format", "speedup", "offset"})
     if (!trace)
@@ -947,8 +952,8 @@ void Loader::read_workload(const Ctx& c, WorkloadSpec& w) {
   get_enum(c, "kind", w.kind, workload_kind_names(), true);
   get_string(c, "tenant", w.tenant, true);
   if (auto t = child(c, "tenant")) w.tenant_loc = t->loc();
-  get_int(c, "replicas", w.replicas, false, 1, 100000);
-  get_int(c, "gpus", w.gpus, false, 1, 16);
+  get_int(c, "replicas", w.replicas, false);
+  get_int(c, "gpus", w.gpus, false);
   get_quantity(c, "memory", w.memory, parse_bytes, w.kind != WorkloadKind::INFERENCE && w.kind != WorkloadKind::ATTACK,
                true);
   get_quantity(c, "start", w.start, parse_duration, false, false);
@@ -997,7 +1002,7 @@ void Loader::read_workload(const Ctx& c, WorkloadSpec& w) {
   only_for("step", training, "training");
   only_for("job", batch, "batch");
   only_for("nodes", training, "training");
-  get_int(c, "nodes", w.nodes, false, 1, 4096);
+  get_int(c, "nodes", w.nodes, false);
   if (auto io = child(c, "io")) read_workload_io(*io, w.io);
   read_workload_secrets(c, w);
   if (auto failures = child(c, "attestationFailures")) {
@@ -1006,7 +1011,7 @@ void Loader::read_workload(const Ctx& c, WorkloadSpec& w) {
       f.loc = item.loc();
       if (!check_map(item)) continue;
       get_quantity(item, "at", f.at, parse_duration, false, false);
-      get_int(item, "replica", f.replica, false, 0, 100000);
+      get_int(item, "replica", f.replica, false);
       w.attestation_failures.push_back(f);
     }
   }
@@ -1033,9 +1038,7 @@ void Loader::read_workload(const Ctx& c, WorkloadSpec& w) {
               d_.error(params->loc(), params->path, r.error);
             } else if (!std::isfinite(*r.quantity)) {
               d_.error(params->loc(), params->path, "value is too large, got \"" + s + "\"");
-            } else if (*r.quantity < 1) {
-              d_.error(params->loc(), params->path, "must be at least 1, got \"" + s + "\"");
-            } else {
+            } else if (in_schema_range(*params, *r.quantity, s, true)) {
               w.model.parameters = *r.quantity;
             }
           }
@@ -1043,28 +1046,28 @@ void Loader::read_workload(const Ctx& c, WorkloadSpec& w) {
           missing(*model, "parameters");
         }
         get_enum(*model, "dtype", w.model.dtype, dtype_names(), false);
-        get_int(*model, "layers", w.model.layers, false, 1, 10'000);
+        get_int(*model, "layers", w.model.layers, false);
       }
     } else {
       missing(c, "model");
     }
     if (auto batching = child(c, "batching")) {
       if (check_map(*batching)) {
-        get_int(*batching, "maxBatch", w.max_batch, false, 1, 4096);
+        get_int(*batching, "maxBatch", w.max_batch, false);
         get_quantity(*batching, "timeout", w.batch_timeout, parse_duration, false, false);
       }
     }
     if (auto request = child(c, "request")) {
       if (check_map(*request)) {
-        get_int(*request, "promptTokens", w.prompt_tokens, false, 1, 10'000'000);
-        get_int(*request, "outputTokens", w.output_tokens, false, 0, 10'000'000);
+        get_int(*request, "promptTokens", w.prompt_tokens, false);
+        get_int(*request, "outputTokens", w.output_tokens, false);
       }
     }
-    get_int(c, "maxQueue", w.max_queue, false, 1, 100'000'000);
+    get_int(c, "maxQueue", w.max_queue, false);
     if (auto swapping = child(c, "swapping")) {
       if (check_map(*swapping)) {
-        get_int(*swapping, "models", w.swap_models, true, 2, 1000);
-        get_int(*swapping, "residentModels", w.resident_models, false, 1, 1000);
+        get_int(*swapping, "models", w.swap_models, true);
+        get_int(*swapping, "residentModels", w.resident_models, false);
         if (w.swap_models >= 2 && w.resident_models >= w.swap_models) {
           auto rm = child(*swapping, "residentModels");
           d_.error(rm ? rm->loc() : swapping->loc(), swapping->path + ".residentModels",
@@ -1082,7 +1085,7 @@ void Loader::read_workload(const Ctx& c, WorkloadSpec& w) {
     }
   }
   if (training) {
-    get_int(c, "iterations", w.iterations, true, 1, 100'000'000);
+    get_int(c, "iterations", w.iterations, true);
     if (auto step = child(c, "step")) {
       if (check_map(*step)) {
         get_quantity(*step, "flops", w.step.flops, parse_flops, true, true);
@@ -1100,7 +1103,7 @@ void Loader::read_workload(const Ctx& c, WorkloadSpec& w) {
   if (batch) {
     if (auto job = child(c, "job")) {
       if (check_map(*job)) {
-        get_int(*job, "kernels", w.kernels_per_job, false, 1, 100'000'000);
+        get_int(*job, "kernels", w.kernels_per_job, false);
         get_quantity(*job, "flops", w.kernel.flops, parse_flops, true, true);
         get_quantity(*job, "bytes", w.kernel.bytes, parse_bytes, false, false);
       }
@@ -1174,8 +1177,8 @@ void Loader::read_attack(const Ctx& c, WorkloadSpec& w) {
     }
     get_string(c, "senderTenant", a.sender_tenant, false);
     if (auto st = child(c, "senderTenant")) a.sender_loc = st->loc();
-    get_int(c, "bits", a.bits, false, 8, 1'000'000);
-    get_int(c, "preamble", a.preamble, false, 8, 100'000);
+    get_int(c, "bits", a.bits, false);
+    get_int(c, "preamble", a.preamble, false);
     get_quantity(c, "bitRate", a.bit_rate, parse_rate, false, true);
     get_string(c, "reference", a.reference, false);
     if (auto r = child(c, "reference")) a.reference_loc = r->loc();
@@ -1199,7 +1202,7 @@ void Loader::read_attack(const Ctx& c, WorkloadSpec& w) {
             auto r = parse_count(s);
             if (!r || !std::isfinite(*r.quantity) || *r.quantity < 1) {
               d_.error(params->loc(), params->path, r ? "must be a finite count of at least 1" : r.error);
-            } else {
+            } else if (in_schema_range(*params, *r.quantity, s, true)) {
               cand.model.parameters = *r.quantity;
             }
           }
@@ -1221,7 +1224,7 @@ void Loader::read_attack(const Ctx& c, WorkloadSpec& w) {
   if (a.type == AttackType::REMANENCE_SCRAPE) get_quantity(c, "interval", a.interval, parse_duration, false, false);
   if (a.type == AttackType::MPS_KILL) get_quantity(c, "at", a.at, parse_duration, false, false);
   if (query) {
-    get_int(c, "queries", a.queries, false, 1, 100'000'000);
+    get_int(c, "queries", a.queries, false);
     get_quantity(c, "queryRate", a.query_rate, parse_rate, false, true);
   }
   if (w.replicas == 0) w.replicas = covert ? 2 : 1;
@@ -1328,13 +1331,13 @@ void Loader::read_node_topology(const Ctx& c, NodeTopologySpec& t) {
       d_.error(f->loc(), f->path,
                "compute instances live in GPU instances: give topology.mig (`nvidia-smi mig -lgi`) too");
   }
-  get_int(c, "nics", t.nics, false, 0, 64);
+  get_int(c, "nics", t.nics, false);
   if (auto n = child(c, "nics"); n && !t.nvidia_smi_topo.empty())
     d_.error(n->loc(), n->path,
              "nics sets a template's NIC count; an imported node has the NICs its `nvidia-smi topo -m` lists "
              "(set nicBandwidth to what each of them carries)");
   get_quantity(c, "nicBandwidth", t.nic_bandwidth, parse_bandwidth, false, true);
-  get_int(c, "sockets", t.sockets, false, 1, 2);
+  get_int(c, "sockets", t.sockets, false);
   get_quantity(c, "socketLink", t.socket_link, parse_bandwidth, false, true);
   if (auto nvme = child(c, "nvme")) {
     if (check_map(*nvme)) {
@@ -1349,14 +1352,14 @@ void Loader::read_fabric(const Ctx& c, FabricSpec& f) {
   f.declared = true;
   if (!check_map(c)) return;
   get_enum(c, "kind", f.kind, fabric_kind_names(), true);
-  get_int(c, "nodesPerLeaf", f.nodes_per_leaf, false, 1, 4096);
-  get_int(c, "spines", f.spines, false, 1, 1024);
-  get_number(c, "oversubscription", f.oversubscription, false, 1.0, 64.0);
+  get_int(c, "nodesPerLeaf", f.nodes_per_leaf, false);
+  get_int(c, "spines", f.spines, false);
+  get_number(c, "oversubscription", f.oversubscription, false);
   get_quantity(c, "hopLatency", f.hop_latency, parse_duration, false, false);
   get_quantity(c, "frontendBandwidth", f.frontend_bandwidth, parse_bandwidth, false, true);
   if (auto enc = child(c, "encryption")) {
     if (check_map(*enc)) {
-      get_number(*enc, "bandwidthFactor", f.encryption_bandwidth_factor, false, 0.01, 1.0);
+      get_number(*enc, "bandwidthFactor", f.encryption_bandwidth_factor, false);
       get_quantity(*enc, "latency", f.encryption_latency, parse_duration, false, false);
     }
   }
@@ -1377,7 +1380,7 @@ void Loader::read_storage(const Ctx& c, StorageSpec& st) {
   get_enum(c, "kind", st.kind, storage_kind_names(), true);
   get_quantity(c, "readBandwidth", st.read_bandwidth, parse_bandwidth, false, true);
   get_quantity(c, "writeBandwidth", st.write_bandwidth, parse_bandwidth, false, true);
-  get_int(c, "servers", st.servers, false, 1, 1024);
+  get_int(c, "servers", st.servers, false);
   get_quantity(c, "latency", st.latency, parse_duration, false, false);
   get_string(c, "region", st.region, false);
   get_bool(c, "encryptedAtRest", st.encrypted_at_rest);
@@ -1404,7 +1407,7 @@ void Loader::read_data(const Ctx& c, DataSpec& d) {
   }
   get_string(c, "store", d.store, false);
   if (auto s = child(c, "store")) d.store_loc = s->loc();
-  get_int(c, "socket", d.socket, false, 0, 1);
+  get_int(c, "socket", d.socket, false);
   if (auto s = child(c, "socket")) d.socket_loc = s->loc();
 }
 
@@ -1428,7 +1431,7 @@ void Loader::read_workload_io(const Ctx& c, WorkloadIoSpec& io) {
     io.checkpoint_loc = ck->loc();
     if (check_map(*ck)) {
       get_string(*ck, "data", io.checkpoint, true);
-      get_int(*ck, "every", io.checkpoint_every, true, 1, 100'000'000);
+      get_int(*ck, "every", io.checkpoint_every, true);
       get_quantity(*ck, "bytes", io.checkpoint_bytes, parse_bytes, true, true);
     }
   }

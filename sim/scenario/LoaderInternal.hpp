@@ -72,10 +72,17 @@ class Loader {
 
   // ---- scalars ----
   bool scalar(const Ctx& c, std::string& out, const char* what);
+  bool check_name(const Ctx& c, const std::string& name);
   void get_string(const Ctx& parent, const std::string& key, std::string& out, bool required);
-  void get_int(const Ctx& parent, const std::string& key, int& out, bool required, long long min, long long max);
+  // Numbers are checked against their documented range (FieldDocs.cpp, field_ranges()).
+  bool in_schema_range(const Ctx& c, double value, const std::string& text, bool quoted);
+  std::optional<long long> read_integer(const Ctx& parent, const std::string& key, bool required,
+                                        std::optional<Ctx>& at, std::string& text);
+  void get_int(const Ctx& parent, const std::string& key, int& out, bool required);
+  // For fields outside the schema (a verbatim device-plugin config): an explicit range.
+  void get_int_in(const Ctx& parent, const std::string& key, int& out, bool required, long long min, long long max);
   void get_uint64(const Ctx& parent, const std::string& key, uint64_t& out);
-  void get_number(const Ctx& parent, const std::string& key, double& out, bool required, double min, double max);
+  void get_number(const Ctx& parent, const std::string& key, double& out, bool required);
   template <class Enum>
   void get_enum(const Ctx& parent, const std::string& key, Enum& out, const std::vector<std::string>& names,
                 bool required);
@@ -158,6 +165,7 @@ void Loader::get_quantity(const Ctx& parent, const std::string& key, Q& out, Par
     d_.error(c->loc(), c->path, "must be greater than zero, got \"" + s + "\"");
     return;
   }
+  if (!in_schema_range(*c, r.quantity->value, s, true)) return;
   out = *r.quantity;
 }
 

@@ -1,12 +1,15 @@
 #include "sim/scenario/RequestTrace.hpp"
 
 #include "sim/core/Csv.hpp"
+#include "sim/core/Errors.hpp"
+#include "sim/core/InputFile.hpp"
 
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
 #include <fstream>
+#include <optional>
 
 namespace gtw {
 
@@ -73,16 +76,21 @@ bool read_request_trace(const std::string& path, const std::string& format, Requ
                         const SourceLoc& referenced_at, const std::string& yaml_path) {
   out.file = path;
   out.requests.clear();
-  if (!std::ifstream(path, std::ios::binary)) {
-    diags.error(referenced_at, yaml_path, "cannot open request trace '" + path + "': " + std::strerror(errno));
-    return false;
-  }
+  // Checked here so that the error points at the scenario's `file:` field (CsvTable reports the file itself).
+  if (!check_input_file(path, InputKind::TRACE_CSV, diags, referenced_at, yaml_path)) return false;
   const bool azure = format == "azure-llm";
   const std::vector<std::string> names = azure
                                              ? std::vector<std::string>{"TIMESTAMP", "ContextTokens", "GeneratedTokens"}
                                              : std::vector<std::string>{"time", "promptTokens", "outputTokens"};
   const size_t errors_before = diags.error_count();
-  CsvTable table(path, diags);
+  std::optional<CsvTable> loaded;
+  try {
+    loaded.emplace(path, diags);
+  } catch (const InputError& e) {  // binary or oversized content: the reader's located message
+    diags.error(referenced_at, yaml_path, e.what());
+    return false;
+  }
+  CsvTable& table = *loaded;
   int col[3];
   for (int k = 0; k < 3; ++k) col[k] = table.column(names[static_cast<size_t>(k)], true);
   if (diags.error_count() > errors_before) return false;

@@ -1,0 +1,197 @@
+#include "sim/engine/RunBudget.hpp"
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <utility>
+
+#include "sim/core/Units.hpp"
+
+namespace gtw {
+
+namespace {
+
+// Per-item costs, upper bounds read off the event types (sim/core/EventLog.hpp): a request is an
+// arrival and a completion plus, at worst one per request, a batch start, end and GPU-busy interval;
+// an iteration a step and a busy interval per GPU; a job submit, start, end and a busy interval per kernel.
+constexpr double EVENTS_PER_REQUEST = 5;
+constexpr double BYTES_PER_EVENT = 200;  // 48-byte records, vector growth, the analysis' per-request arrays
+constexpr double BYTES_PER_GPU = 64 * 1024;       // platform hosts, links, device state
+constexpr double RESIDENT_BYTES_PER_ACTOR = 64 * 1024;  // the touched part of each stack, actor state
+constexpr double BASE_BYTES = 64.0 * (1 << 20);   // the process, SimGrid, the loaded scenario
+
+std::string number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, v < 1e6 ? "%.0f" : "%.2g", v);
+  return buf;
+}
+
+// Mean arrival rate of an arrival process over the run (requests or jobs per second).
+double mean_rate(const ArrivalSpec& a, double seconds) {
+  switch (a.process) {
+    case ArrivalProcess::BURSTY: {
+      const double cycle = a.mean_burst.value + a.mean_gap.value;
+      return cycle > 0 ? (a.rate.value * a.mean_gap.value + a.burst_rate.value * a.mean_burst.value) / cycle
+                       : a.rate.value;
+    }
+    case ArrivalProcess::TRACE: {
+      if (!a.trace || seconds <= 0) return 0;
+      const double speedup = a.speedup > 0 ? a.speedup : 1;
+      size_t in_run = 0;
+      for (const auto& r : a.trace->requests)
+        if ((r.time - a.trace_offset.value) / speedup <= seconds) ++in_run;
+      return static_cast<double>(in_run) / seconds;
+    }
+    default:  // POISSON, CONSTANT; DIURNAL at its peak rate (an upper bound for runs shorter than a period)
+      return a.rate.value * (a.process == ArrivalProcess::DIURNAL ? 1 + a.amplitude : 1);
+  }
+}
+
+// Context switches of a time-sliced or vGPU device: one per slice at most.
+double slices(const SharingSpec& s, double seconds) {
+  if (s.mode != SharingMode::TIME_SLICING && s.mode != SharingMode::VGPU) return 0;
+  return s.time_slice.value > 0 ? seconds / s.time_slice.value : 0;
+}
+
+}  // namespace
+
+RunEstimate estimate_run(const ScenarioSpec& spec) {
+  RunEstimate e;
+  const double seconds = std::max(0.0, spec.duration.value);
+  std::vector<std::pair<double, std::string>> parts;  // events by contributor
+  const auto add = [&](double events, std::string what) {
+    if (!(events > 0)) return;
+    e.events += events;
+    parts.emplace_back(events, std::move(what));
+  };
+  double gpus = 0, sliced_gpus = 0;
+  for (const auto& pool : spec.node_pools) {
+    const double n = static_cast<double>(pool.count) * pool.gpus_per_node;
+    gpus += n;
+    // Per-GPU exceptions change the mode of some GPUs; bound by counting the pool's mode for all of them
+    // and every exception's mode for its GPUs on top.
+    double pool_slices = n * slices(pool.sharing, seconds);
+    double pool_sliced = slices(pool.sharing, seconds) > 0 ? n : 0;
+    for (const auto& o : pool.gpu_sharing) {
+      const double m = static_cast<double>(pool.count) * static_cast<double>(o.gpus.size());
+      pool_slices += m * slices(o.sharing, seconds);
+      if (slices(o.sharing, seconds) > 0) pool_sliced += m;
+    }
+    sliced_gpus += pool_sliced;
+    add(pool_slices, pool.name + ": " + number(pool_slices) + " time slices");
+  }
+  e.actors = 8 + sliced_gpus;
+  for (const auto& w : spec.workloads) {
+    const double active = std::max(0.0, seconds - w.start.value);
+    const double replicas = std::max(1, w.replicas);
+    switch (w.kind) {
+      case WorkloadKind::INFERENCE: {
+        const double requests = mean_rate(w.arrival, active) * active;
+        add(requests * EVENTS_PER_REQUEST, w.name + ": " + number(requests) + " requests");
+        e.actors += 1 + replicas;
+        break;
+      }
+      case WorkloadKind::TRAINING: {
+        const double steps = replicas * std::max(0, w.iterations);
+        add(steps * (2 + std::max(1, w.gpus)), w.name + ": " + number(steps) + " training steps");
+        e.actors += replicas;
+        break;
+      }
+      case WorkloadKind::BATCH: {
+        const double jobs = mean_rate(w.arrival, active) * active;
+        add(jobs * (3 + std::max(1, w.kernels_per_job)), w.name + ": " + number(jobs) + " batch jobs");
+        e.actors += 1 + replicas;
+        break;
+      }
+      case WorkloadKind::ATTACK: {
+        const auto& a = w.attack;
+        double probes = 0;
+        if (a.type == AttackType::COVERT_CHANNEL) probes = 4.0 * (a.bits + a.preamble);
+        if ((a.type == AttackType::PRIME_PROBE || a.type == AttackType::MODEL_EXTRACTION) &&
+            a.probe_interval.value > 0)
+          probes = active / a.probe_interval.value;
+        if (a.type == AttackType::QUERY_EXTRACTION) probes = 2.0 * a.queries;
+        if (a.type == AttackType::REMANENCE_SCRAPE && a.interval.value > 0) probes = active / a.interval.value;
+        add(probes, w.name + ": " + number(probes) + " attack probes");
+        e.actors += 2;
+        break;
+      }
+    }
+  }
+  for (const auto& t : spec.tenants) {
+    for (const auto& s : t.slos) {
+      const double window = s.window.value > 0 ? s.window.value : spec.sla_window.value;
+      if (window > 0) add(seconds / window, t.name + "/" + s.name + ": " + number(seconds / window) + " SLO windows");
+    }
+  }
+  e.gpus = gpus;
+  e.memory_bytes =
+      BASE_BYTES + e.events * BYTES_PER_EVENT + gpus * BYTES_PER_GPU + e.actors * RESIDENT_BYTES_PER_ACTOR;
+  e.address_bytes = e.memory_bytes + e.actors * ACTOR_STACK_KIB * 1024.0;
+  std::stable_sort(parts.begin(), parts.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (size_t i = 0; i < parts.size() && i < 3; ++i) e.largest.push_back(parts[i].second);
+  return e;
+}
+
+namespace {
+
+// vm.max_map_count: each actor's stack is a mapping plus its guard page; half the maps are the budget.
+double actor_limit() {
+  long maps = 65530;  // the kernel's default
+  std::ifstream in("/proc/sys/vm/max_map_count");
+  if (in) in >> maps;
+  return std::max(1000.0, static_cast<double>(maps) / 2 - 2000);
+}
+
+std::string largest_text(const RunEstimate& e) {
+  std::string out;
+  for (const auto& p : e.largest) out += (out.empty() ? "" : "; ") + p;
+  return out.empty() ? "" : " (largest: " + out + ")";
+}
+
+}  // namespace
+
+bool check_run_budget(const ScenarioSpec& spec, const RunEstimate& e, const RunLimits& limits, Diagnostics& diags) {
+  const SourceLoc at{spec.source_file, 0, 0};
+  bool ok = true;
+  if (e.events > limits.max_events) {
+    diags.error(at, "spec",
+                "the run would simulate about " + number(e.events) + " events, more than --max-events " +
+                    number(limits.max_events) + largest_text(e) +
+                    "; shorten spec.duration, lower the load, or raise --max-events");
+    ok = false;
+  }
+  if (e.memory_bytes > limits.max_memory_bytes) {
+    diags.error(at, "spec",
+                "the run would need about " + format_bytes(Bytes(e.memory_bytes)) + " of memory, more than --max-memory " +
+                    format_bytes(Bytes(limits.max_memory_bytes)) + " (" + number(e.gpus) + " GPUs: " +
+                    format_bytes(Bytes(e.gpus * BYTES_PER_GPU)) + "; " + number(e.events) + " events: " +
+                    format_bytes(Bytes(e.events * BYTES_PER_EVENT)) + "; " + number(e.actors) +
+                    " simulated processes: " + format_bytes(Bytes(e.actors * RESIDENT_BYTES_PER_ACTOR)) +
+                    "); raise --max-memory if the machine has it");
+    ok = false;
+  }
+  if (e.actors > actor_limit()) {
+    diags.error(at, "spec",
+                "the run needs about " + number(e.actors) + " simulated processes (workload replicas, arrival "
+                "generators, time-slice arbiters), more than this machine's memory-map limit allows (" +
+                    number(actor_limit()) + ", from vm.max_map_count); use fewer replicas or workloads");
+    ok = false;
+  }
+  rlimit as{};
+  if (::getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY &&
+      e.address_bytes > static_cast<double>(as.rlim_cur)) {
+    diags.error(at, "spec",
+                "the run needs about " + format_bytes(Bytes(e.address_bytes)) + " of address space (" +
+                    number(e.actors) + " simulated processes with " + std::to_string(ACTOR_STACK_KIB / 1024) +
+                    " MiB stacks, and the event log), more than the process limit (ulimit -v) of " +
+                    format_bytes(Bytes(static_cast<double>(as.rlim_cur))));
+    ok = false;
+  }
+  return ok;
+}
+
+}  // namespace gtw

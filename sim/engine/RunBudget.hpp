@@ -1,0 +1,41 @@
+#pragma once
+// What a run will cost, estimated from the spec before the engine starts, and the limits it must stay
+// within. A scenario is data from anyone: 1e6 requests/s for a month, 10^5 replicas or a 1 ns SLO
+// window are valid YAML, and the engine would run them until the machine gives out (SimGrid aborts the
+// process when it cannot map an actor's stack). Refusing up front is an input error (exit 2) with the
+// estimate, and `--max-events` / `--max-memory` raise the limits for a run that is meant to be big.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/core/Diagnostics.hpp"
+#include "sim/scenario/Scenario.hpp"
+
+namespace gtw {
+
+struct RunEstimate {
+  double gpus = 0;           // GPUs of every node pool
+  double actors = 0;         // SimGrid actors alive at once (workload replicas, arrival generators, arbiters)
+  double events = 0;         // event-log records and scheduler steps (requests, kernels, slices, windows)
+  double memory_bytes = 0;   // resident memory of the run (event log, per-request records, actor stacks)
+  double address_bytes = 0;  // address space: memory plus every actor's stack mapping
+  std::vector<std::string> largest;  // the biggest contributions, "chat-svc: 1.8e+07 requests", largest first
+};
+
+struct RunLimits {
+  double max_events = 50e6;                 // --max-events
+  double max_memory_bytes = 8.0 * (1 << 30);  // --max-memory
+};
+
+/// Bytes of stack SimGrid maps for each actor (contexts/stack-size, set by the engine).
+inline constexpr size_t ACTOR_STACK_KIB = 2048;
+
+RunEstimate estimate_run(const ScenarioSpec& spec);
+
+/// Records an error (exit 2) for each limit the estimate exceeds: --max-events, --max-memory, the
+/// process's address-space limit (ulimit -v) and the kernel's memory-map limit (vm.max_map_count),
+/// which bounds the number of actors. Returns false when any is exceeded.
+bool check_run_budget(const ScenarioSpec& spec, const RunEstimate& estimate, const RunLimits& limits,
+                      Diagnostics& diags);
+
+}  // namespace gtw
