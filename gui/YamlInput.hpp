@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "sim/core/Errors.hpp"
 #include "sim/core/InputFile.hpp"
 
 namespace gtw::gui {
@@ -12,7 +13,10 @@ namespace gtw::gui {
 /// The YAML document of `path`; throws gtw::InputError (not a regular file, too large, not text) or
 /// YAML::Exception (syntax), both std::exception.
 inline YAML::Node load_yaml_input(const std::string& path, InputKind kind = InputKind::SCENARIO) {
-  return YAML::Load(read_input_file_or_throw(path, kind));
+  const std::string text = read_input_file_or_throw(path, kind);
+  Diagnostics diags;
+  if (!check_yaml_item_count(text, path, diags)) throw InputError(diags.all().front().format());
+  return YAML::Load(text);
 }
 
 }  // namespace gtw::gui

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds gputwin with warnings as errors and runs the whole test suite,
 # runs the policy-regression suite (scenarios/ci, JUnit XML in build-ci/junit/), then the tests again under
-# AddressSanitizer + UndefinedBehaviorSanitizer.
+# AddressSanitizer + UndefinedBehaviorSanitizer, then the libFuzzer targets for a bounded time (scripts/fuzz.sh).
 #   scripts/test.sh            both passes (what CI runs)
 #   scripts/test.sh --quick    the normal pass only
 set -euo pipefail
@@ -29,5 +29,10 @@ if [ "${1:-}" != "--quick" ]; then
   cmake --build "$root/build-asan" -j "$jobs"
   (cd "$root/build-asan" && GTW_TEST_TIMEOUT_SCALE=10 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
     UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j "$jobs" --timeout 900)
+
+  # The parsers under libFuzzer (clang, ASan+UBSan): the kept findings must replay clean, then each
+  # target fuzzes for a bounded time from the repository's inputs; any finding fails the run.
+  echo "== fuzz the input readers (60 s per target)"
+  "$root/scripts/fuzz.sh" --time 60
 fi
 echo "== all tests passed"

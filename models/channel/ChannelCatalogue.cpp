@@ -455,7 +455,8 @@ void load_profile_channels_text(const std::string& text, const std::string& file
 void load_profile_channels(const std::string& profile_file, const std::string& product, Catalogue& catalogue,
                            Diagnostics& diags) {
   const auto text = read_input_file(profile_file, InputKind::PROFILE, diags);
-  if (text) load_profile_channels_text(*text, profile_file, product, catalogue, diags);
+  if (text && check_yaml_item_count(*text, profile_file, diags))
+    load_profile_channels_text(*text, profile_file, product, catalogue, diags);
 }
 
 }  // namespace gtw::channel

@@ -206,7 +206,7 @@ void read_mig(const YAML::Node& mig, const std::string& file, HardwareProfile& o
 
 bool load_profile_file(const std::string& file, HardwareProfile& out, Diagnostics& diags) {
   const auto text = read_input_file(file, InputKind::PROFILE, diags);
-  return text && load_profile_text(*text, file, out, diags);
+  return text && check_yaml_item_count(*text, file, diags) && load_profile_text(*text, file, out, diags);
 }
 
 const std::vector<std::string>& profile_field_names() {

@@ -65,6 +65,13 @@ CsvTable::CsvTable(const std::string& path, Diagnostics& diags) : path_(path), d
                        std::to_string(row.fields.size()));
       continue;
     }
+    if (rows_.size() == MAX_CSV_ROWS) {
+      // Each row costs ~250 bytes parsed: a bound on rows is a bound on memory and time.
+      diags_.error(loc(number, 1), "",
+                   "more than " + std::to_string(MAX_CSV_ROWS) + " rows; a trace file holds at most " +
+                       std::to_string(MAX_CSV_ROWS) + " (cut it, or replay a window of it)");
+      break;
+    }
     rows_.push_back(std::move(row));
   }
   if (!have_header) diags_.error(loc(1, 1), "", "empty file: expected a header line and rows");

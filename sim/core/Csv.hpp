@@ -1,6 +1,7 @@
 #pragma once
 // A CSV file with a header: columns by name, rows with their line numbers, fields with their columns,
 // so every problem can be reported at file:line:col. Used by the trace readers (openb, request traces).
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -8,6 +9,9 @@
 #include "sim/core/Diagnostics.hpp"
 
 namespace gtw {
+
+/// Data rows of one CSV file at most (the Azure LLM traces have ~20,000; openb ~8,000).
+inline constexpr size_t MAX_CSV_ROWS = 1'000'000;
 
 struct CsvField {
   std::string text;

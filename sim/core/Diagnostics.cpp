@@ -18,8 +18,9 @@ std::string Diagnostic::format() const {
 }
 
 void Diagnostics::error(const SourceLoc& loc, std::string path, std::string message) {
-  if (error_count_ >= MAX_ERRORS) return;
-  ++error_count_;
+  // Counted always, kept only up to the limit: readers compare error_count() before and after a step
+  // to learn whether it failed, which must hold after the limit too (a fuzzed trace read columns at -1).
+  if (++error_count_ > MAX_ERRORS) return;
   items_.push_back({Severity::ERROR, loc, std::move(path), std::move(message)});
   if (error_count_ == MAX_ERRORS) {
     items_.push_back({Severity::ERROR, loc, "", "too many errors; stopping after " + std::to_string(MAX_ERRORS)});

@@ -30,6 +30,7 @@ class Diagnostics {
   void error(const SourceLoc& loc, std::string path, std::string message);
   void warning(const SourceLoc& loc, std::string path, std::string message);
   bool has_errors() const { return error_count_ > 0; }
+  /// Every error reported, also those beyond MAX_ERRORS that were not kept.
   size_t error_count() const { return error_count_; }
   const std::vector<Diagnostic>& all() const { return items_; }
   /// All diagnostics, one per line, in the order they were found.

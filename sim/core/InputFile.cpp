@@ -70,9 +70,12 @@ std::optional<std::string> open_checked(const std::string& path, const InputLimi
   if (::fstatfs(out.fd, &fs) == 0 && pseudo_filesystem(static_cast<long>(fs.f_type)))
     return std::string("it is a kernel pseudo-file (/proc, /sys), not a regular file");
   size = static_cast<uintmax_t>(st.st_size);
-  if (size > limits.max_bytes)
-    return "file is " + format_bytes(Bytes(static_cast<double>(size))) + "; " + std::string(limits.what) +
-           "s are limited to " + format_bytes(Bytes(static_cast<double>(limits.max_bytes)));
+  if (size > limits.max_bytes) {
+    std::string have = format_bytes(Bytes(static_cast<double>(size)));
+    const std::string cap = format_bytes(Bytes(static_cast<double>(limits.max_bytes)));
+    if (have == cap) have = std::to_string(size) + " bytes";  // rounding would hide the difference
+    return "file is " + have + "; " + std::string(limits.what) + "s are limited to " + cap;
+  }
   return std::nullopt;
 }
 
@@ -159,6 +162,16 @@ bool check_text_bytes(std::string_view text, const std::string& file, std::strin
   return true;
 }
 
+bool check_yaml_item_count(std::string_view text, const std::string& file, Diagnostics& diags) {
+  size_t items = 0;
+  for (const char ch : text) items += ch == '\n' || ch == ',';
+  if (items <= MAX_YAML_ITEMS) return true;
+  diags.error(SourceLoc{file, 0, 0}, "",
+              "file has " + std::to_string(items) + " lines and list separators; a YAML input holds at most " +
+                  std::to_string(MAX_YAML_ITEMS) + " (put bulk data in a trace file)");
+  return false;
+}
+
 bool check_input_file(const std::string& path, InputKind kind, Diagnostics& diags, const SourceLoc& from,
                       const std::string& field) {
   Fd fd{-1};
@@ -218,11 +231,8 @@ std::string read_input_file_or_throw(const std::string& path, InputKind kind) {
   Diagnostics diags;
   auto text = read_input_file(path, kind, diags);
   if (!text) {
-    // "file[:line:col]: message", for callers that print "gputwin: error: " before it.
-    const Diagnostic& d = diags.all().front();
-    std::string where = d.loc.file;
-    if (d.loc.line > 0) where += ":" + std::to_string(d.loc.line) + ":" + std::to_string(d.loc.column);
-    throw InputError(where + ": " + d.message);
+    // "file[:line:col]: error: message", as the trace readers format their own InputErrors.
+    throw InputError(diags.all().front().format());
   }
   return *text;
 }

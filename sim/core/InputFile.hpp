@@ -42,7 +42,7 @@ InputLimits input_limits(InputKind kind);
 std::optional<std::string> read_input_file(const std::string& path, InputKind kind, Diagnostics& diags,
                                            const SourceLoc& from = {}, const std::string& field = {});
 
-/// The same, throwing gtw::InputError with the formatted message (for readers that report that way).
+/// The same, throwing gtw::InputError with the formatted diagnostic ("file:line:col: error: ...").
 std::string read_input_file_or_throw(const std::string& path, InputKind kind);
 
 /// Checks only what the file is (regular, not a pseudo-file, within the cap), for readers that open the
@@ -53,6 +53,13 @@ bool check_input_file(const std::string& path, InputKind kind, Diagnostics& diag
 /// UTF-8 and control-byte check of text already in memory (e.g. a --set value); records an error at the
 /// offending byte's line:col of `file` and returns false.
 bool check_text_bytes(std::string_view text, const std::string& file, std::string_view what, Diagnostics& diags);
+
+/// Most YAML nodes a text may hold, counted from above as one per line and one per ',' (a flow list):
+/// yaml-cpp spends ~500 bytes and ~6 us per node, so an 8 MiB flow list would take 2 GB and 26 s.
+inline constexpr size_t MAX_YAML_ITEMS = 400'000;
+
+/// Records an error and returns false when `text` could hold more than MAX_YAML_ITEMS nodes.
+bool check_yaml_item_count(std::string_view text, const std::string& file, Diagnostics& diags);
 
 /// Length of the UTF-8 sequence starting at text[i] (1-4), or 0 when it is not valid UTF-8.
 size_t utf8_sequence_length(std::string_view text, size_t i);

@@ -1,6 +1,7 @@
 #include "sim/engine/Setup.hpp"
 
 #include <algorithm>
+#include <array>
 #include <fstream>
 #include <map>
 
@@ -44,48 +45,69 @@ bool allowed(const WorkloadSpec& w, SharingMode m) {
          std::find(w.allowed_sharing.begin(), w.allowed_sharing.end(), m) != w.allowed_sharing.end();
 }
 
+// The largest partition per sharing mode over some node pools, and their largest node.
+struct PoolCapacity {
+  std::array<double, 6> by_mode{};  // indexed by SharingMode
+  int gpus_per_node = 0;
+  bool unknown_profile = false;
+};
+
 // A replica that can never fit: its memory (or, for a model, its weights plus the KV-cache share) is
 // larger than every partition of every GPU it may be placed on, or a model's weights exceed the memory
-// the scenario reserves for it. Linear in pools x sharing entries + workloads.
+// the scenario reserves for it. Pools are summarised once (per pool name and over all pools), so the
+// check stays linear in pools x sharing entries + workloads.
 void check_replica_capacity(const ScenarioSpec& spec, const ProfileSet& profiles, Diagnostics& diags) {
+  std::map<std::string, PoolCapacity> by_pool;
+  PoolCapacity any;
+  for (const auto& pool : spec.node_pools) {
+    auto& c = by_pool[pool.name];
+    // A pool with hardware overrides has its own profile (memory: 24GiB makes its GPUs that small).
+    const auto it = profiles.find(pool.profile_key.empty() ? pool.gpu_product : pool.profile_key);
+    if (it == profiles.end()) {
+      c.unknown_profile = any.unknown_profile = true;  // already reported; do not pile up errors
+      continue;
+    }
+    for (PoolCapacity* target : {&c, &any}) {
+      target->gpus_per_node = std::max(target->gpus_per_node, pool.gpus_per_node);
+      const auto note = [&](const SharingSpec& sharing) {
+        double& m = target->by_mode[static_cast<size_t>(sharing.mode)];
+        m = std::max(m, partition_memory(sharing, it->second));
+      };
+      note(pool.sharing);
+      for (const auto& o : pool.gpu_sharing) note(o.sharing);
+    }
+  }
   for (size_t i = 0; i < spec.workloads.size(); ++i) {
     const auto& w = spec.workloads[i];
     const std::string at = "spec.workloads[" + std::to_string(i) + "]";
-    const double need = workload_memory(w);
     if (w.kind == WorkloadKind::INFERENCE && w.memory.value > 0 && w.model.weights().value > w.memory.value) {
       diags.error(w.loc, at + ".memory",
                   "reserves " + format_bytes(w.memory) + " per replica, less than the model's weights (" +
                       format_bytes(w.model.weights()) + ": parameters x bytes per parameter of its dtype)");
       continue;
     }
+    const double need = workload_memory(w);
     if (need <= 0) continue;
-    double largest = 0;
-    int gpus_per_node = 0;
-    bool unknown = false, any_pool = false;
-    for (const auto& pool : spec.node_pools) {
-      if (!w.node_pool.empty() && w.node_pool != pool.name) continue;
-      any_pool = true;
-      // A pool with hardware overrides has its own profile (memory: 24GiB makes its GPUs that small).
-      const auto it = profiles.find(pool.profile_key.empty() ? pool.gpu_product : pool.profile_key);
-      if (it == profiles.end()) {
-        unknown = true;  // already reported; do not pile up errors
-        continue;
-      }
-      gpus_per_node = std::max(gpus_per_node, pool.gpus_per_node);
-      if (allowed(w, pool.sharing.mode)) largest = std::max(largest, partition_memory(pool.sharing, it->second));
-      for (const auto& o : pool.gpu_sharing)
-        if (allowed(w, o.sharing.mode)) largest = std::max(largest, partition_memory(o.sharing, it->second));
+    const PoolCapacity* c = &any;
+    if (!w.node_pool.empty()) {
+      const auto it = by_pool.find(w.node_pool);
+      if (it == by_pool.end()) continue;  // unknown pool: reported by the reference checks
+      c = &it->second;
     }
-    if (unknown || !any_pool || largest <= 0) continue;  // unknown pool or profile: reported elsewhere
+    if (c->unknown_profile) continue;
+    double largest = 0;
+    for (size_t m = 0; m < c->by_mode.size(); ++m)
+      if (allowed(w, static_cast<SharingMode>(m))) largest = std::max(largest, c->by_mode[m]);
+    if (largest <= 0) continue;  // no pool of an allowed mode: the placement reports it
     if (need > largest) {
       diags.error(w.loc, at,
                   "needs " + format_bytes(Bytes(need)) +
                       " per replica, but no GPU partition it may be placed on is that large (largest: " +
                       format_bytes(Bytes(largest)) + ", after the pools' sharing modes)");
-    } else if (w.gpus / std::max(1, w.nodes) > gpus_per_node) {
+    } else if (w.gpus / std::max(1, w.nodes) > c->gpus_per_node) {
       diags.error(w.loc, at + ".gpus",
                   std::to_string(w.gpus / std::max(1, w.nodes)) +
-                      " GPUs on one node, but the allowed node pools have at most " + std::to_string(gpus_per_node) +
+                      " GPUs on one node, but the allowed node pools have at most " + std::to_string(c->gpus_per_node) +
                       " GPUs per node");
     }
   }

@@ -1,6 +1,7 @@
 #include "sim/regress/YamlInput.hpp"
 
 #include "sim/core/InputFile.hpp"
+#include "sim/core/YamlDocuments.hpp"
 
 namespace gtw::regress {
 
@@ -10,10 +11,11 @@ std::optional<std::string> read_yaml_input(const std::string& path, Diagnostics&
 
 std::optional<YAML::Node> parse_yaml_input(const std::string& text, const std::string& path,
                                            const std::string& expected, Diagnostics& diags) {
+  if (!check_yaml_item_count(text, path, diags)) return std::nullopt;
   YAML::Node root;
   try {
     // LoadAll: Load keeps the first document and silently drops the rest.
-    const auto docs = YAML::LoadAll(text);
+    const auto docs = load_all_documents(text);
     if (docs.size() > 1) {
       diags.error(SourceLoc{path, docs[1].Mark().line + 1, docs[1].Mark().column + 1}, "",
                   "a second YAML document starts here; the file holds exactly one");

@@ -17,6 +17,7 @@
 
 #include "sim/core/InputFile.hpp"
 #include "sim/core/Sha256.hpp"
+#include "sim/core/YamlDocuments.hpp"
 #include "sim/scenario/FieldDocs.hpp"
 #include "sim/scenario/LoaderInternal.hpp"
 
@@ -103,10 +104,11 @@ std::optional<YAML::Node> Loader::read_yaml_file(const std::string& file, const 
     return std::nullopt;
   }
   if (sha256) *sha256 = sha256_hex(text);
+  if (!check_yaml_item_count(text, file, d_)) return std::nullopt;
   try {
     // LoadAll, not Load: Load silently drops every document after the first (two files pasted together).
     std::optional<YAML::Node> root;
-    for (const auto& doc : YAML::LoadAll(text)) {
+    for (const auto& doc : load_all_documents(text)) {
       if (doc.IsNull()) continue;
       if (root) {
         d_.error(SourceLoc{file, doc.Mark().line + 1, doc.Mark().column + 1}, path,
@@ -196,7 +198,7 @@ std::optional<Ctx> Loader::child(const Ctx& parent, const std::string& key) {
     }
     try {
       // LoadAll: a value must be one YAML node; Load would keep the first of "5m\n---\nx" silently.
-      const auto docs = YAML::LoadAll(it->second.value);
+      const auto docs = load_all_documents(it->second.value);
       if (docs.size() > 1) {
         d_.error(at, *p, "the value holds more than one YAML document ('---'); give one value");
         return std::nullopt;

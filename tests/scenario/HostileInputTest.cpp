@@ -98,6 +98,22 @@ TEST(HostileInput, RefFragmentsThatAreNotFiles) {
   }
 }
 
+TEST(HostileInput, DenseYamlAndLongTracesAreBoundedBeforeParsing) {
+  Hostile h;
+  // An 8 MiB flow list (4 million nodes: 2 GB and 26 s inside yaml-cpp) is refused before the parser.
+  std::string dense = "apiVersion: gputwin.dev/v1alpha1\nkind: Scenario\nmetadata: {name: d}\nspec:\n  x: [1";
+  while (dense.size() < 8u * 1024 * 1024 - 16) dense += ",1";
+  const auto r = gputwin({"validate", h.write("dense.yaml", dense + "]\n")}, h.dir.path());
+  expect_exit(r, 2, "lines and list separators; a YAML input holds at most 400000");
+  // A trace of more rows than a trace may hold.
+  std::string rows = "time,promptTokens,outputTokens\n";
+  rows.reserve(12u << 20);
+  for (int i = 0; i < 1'000'010; ++i) rows += "0,1,1\n";
+  h.write("long.csv", rows);
+  const auto file = h.write("long.yaml", scenario("", "{process: trace, file: long.csv, format: seconds}"));
+  expect_exit(gputwin({"validate", file}, h.dir.path()), 2, "more than 1000000 rows");
+}
+
 TEST(HostileInput, RequestTracesThatAreNotFiles) {
   Hostile h;
   for (const auto& [path, what] : h.paths()) {

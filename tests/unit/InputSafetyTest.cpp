@@ -15,6 +15,7 @@
 #include "sim/core/InputFile.hpp"
 #include "sim/core/OutputName.hpp"
 #include "sim/core/StrictJson.hpp"
+#include "sim/core/YamlDocuments.hpp"
 #include "sim/engine/RunBudget.hpp"
 #include "sim/scenario/FieldDocs.hpp"
 
@@ -149,6 +150,17 @@ TEST(StrictJson, RefusesRepeatedKeysAndHugeNumbers) {
   EXPECT_THROW(parse_json_strict(R"({"x": {"a": 1, "a": 2}})"), std::runtime_error);
   EXPECT_THROW(parse_json_strict(R"({"a": 1e400})"), std::runtime_error);
   EXPECT_THROW(parse_json_strict("{"), std::runtime_error);
+}
+
+TEST(YamlDocuments, AStrayCommaIsAnErrorNotAHang) {
+  // yaml-cpp's LoadAll loops forever on these (an empty document that consumes nothing, again and again).
+  for (const char* text : {",", ",,", "# c\n,\n"}) EXPECT_THROW(load_all_documents(text), YAML::Exception) << text;
+  EXPECT_EQ(load_all_documents("a: 1\n---\nb: 2\n").size(), 2u);
+  EXPECT_EQ(load_all_documents("---\n---\na: 1\n").size(), 2u);
+  EXPECT_EQ(load_all_documents("").size(), 0u);
+  std::string many;
+  for (int i = 0; i < 100; ++i) many += "--- " + std::to_string(i) + "\n";
+  EXPECT_THROW(load_all_documents(many), YAML::Exception);
 }
 
 ScenarioSpec one_service(double rate, double duration_s) {
