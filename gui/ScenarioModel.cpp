@@ -11,10 +11,10 @@
 #include <set>
 #include <sstream>
 
+#include "gui/YamlInput.hpp"
 #include "policies/api/Placement.hpp"
 #include "sim/scenario/FieldDocs.hpp"
 #include "sim/scenario/Loader.hpp"
-#include "gui/YamlInput.hpp"
 
 #ifndef GTW_PROFILE_DIR
 #define GTW_PROFILE_DIR "calibration/profiles"

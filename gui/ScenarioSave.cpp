@@ -10,9 +10,9 @@
 #include <sstream>
 #include <utility>
 
+#include "gui/YamlInput.hpp"
 #include "sim/scenario/FieldDocs.hpp"
 #include "sim/scenario/Loader.hpp"
-#include "gui/YamlInput.hpp"
 
 namespace fs = std::filesystem;
 

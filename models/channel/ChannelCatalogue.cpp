@@ -1,7 +1,7 @@
 #include "models/channel/ChannelCatalogue.hpp"
 
-#include "sim/core/InputFile.hpp"
 #include <yaml-cpp/yaml.h>
+#include "sim/core/InputFile.hpp"
 
 #include <algorithm>
 #include <cmath>

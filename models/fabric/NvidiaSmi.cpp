@@ -345,13 +345,14 @@ std::optional<std::vector<SmiGpuInstance>> parse_mig_lgi(const std::string& text
     for (size_t k = 0; k < out.size(); ++k) {
       if (out[k].gpu != gi.gpu) continue;
       if (out[k].instance_id == gi.instance_id)
-        diags.error(at, "", "GPU " + std::to_string(gi.gpu) + " lists GPU instance " +
-                                std::to_string(gi.instance_id) + " twice (first at line " +
-                                std::to_string(out_line[k]) + ")");
+        diags.error(at, "",
+                    "GPU " + std::to_string(gi.gpu) + " lists GPU instance " + std::to_string(gi.instance_id) +
+                        " twice (first at line " + std::to_string(out_line[k]) + ")");
       else if (gi.start < out[k].start + out[k].size && out[k].start < gi.start + gi.size)
-        diags.error(at, "", "placement " + m[5].str() + ":" + m[6].str() + " overlaps GPU instance " +
-                                std::to_string(out[k].instance_id) + " of GPU " + std::to_string(gi.gpu) +
-                                " (line " + std::to_string(out_line[k]) + ")");
+        diags.error(at, "",
+                    "placement " + m[5].str() + ":" + m[6].str() + " overlaps GPU instance " +
+                        std::to_string(out[k].instance_id) + " of GPU " + std::to_string(gi.gpu) + " (line " +
+                        std::to_string(out_line[k]) + ")");
     }
     out.push_back(gi);
     out_line.push_back(at.line);

@@ -1,7 +1,7 @@
 #include "models/gpu/HardwareProfile.hpp"
 
-#include "sim/core/InputFile.hpp"
 #include <yaml-cpp/yaml.h>
+#include "sim/core/InputFile.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -111,8 +111,7 @@ bool read_field(const YAML::Node& spec, const std::string& file, const std::stri
 // A quantity within [min, max] (in the unit's base: bytes, bytes/s, FLOP/s, seconds). The bounds are
 // physical plausibility for a GPU, wide on purpose: they refuse 1e308 and 0, not an unusual part.
 template <class Q, class Fn>
-std::function<bool(const std::string&, Q&, std::string&)> quantity(Fn fn, double min, double max,
-                                                                   const char* unit) {
+std::function<bool(const std::string&, Q&, std::string&)> quantity(Fn fn, double min, double max, const char* unit) {
   return [fn, min, max, unit](const std::string& s, Q& out, std::string& error) {
     auto r = fn(s);
     if (!r) {
@@ -297,32 +296,39 @@ bool load_profile_text(const std::string& text, const std::string& file, Hardwar
   double clock_mhz = 0;
   read_field<double>(spec, file, "boostClockMHz", number(1, 10000), clock_mhz, src, diags);
   out.boost_clock_hz = clock_mhz * 1e6;
-  read_field<FlopsPerSecond>(spec, file, "fp16Tensor", quantity<FlopsPerSecond>(parse_flop_rate, 1e9, 1e18, "FLOP/s"), out.fp16_tensor, src,
-                             diags);
-  read_field<FlopsPerSecond>(spec, file, "bf16Tensor", quantity<FlopsPerSecond>(parse_flop_rate, 1e9, 1e18, "FLOP/s"), out.bf16_tensor, src,
-                             diags);
-  read_field<FlopsPerSecond>(spec, file, "fp8Tensor", quantity<FlopsPerSecond>(parse_flop_rate, 1e9, 1e18, "FLOP/s"), out.fp8_tensor, src,
-                             diags);
-  read_field<FlopsPerSecond>(spec, file, "fp32", quantity<FlopsPerSecond>(parse_flop_rate, 1e9, 1e18, "FLOP/s"), out.fp32, src, diags);
+  read_field<FlopsPerSecond>(spec, file, "fp16Tensor", quantity<FlopsPerSecond>(parse_flop_rate, 1e9, 1e18, "FLOP/s"),
+                             out.fp16_tensor, src, diags);
+  read_field<FlopsPerSecond>(spec, file, "bf16Tensor", quantity<FlopsPerSecond>(parse_flop_rate, 1e9, 1e18, "FLOP/s"),
+                             out.bf16_tensor, src, diags);
+  read_field<FlopsPerSecond>(spec, file, "fp8Tensor", quantity<FlopsPerSecond>(parse_flop_rate, 1e9, 1e18, "FLOP/s"),
+                             out.fp8_tensor, src, diags);
+  read_field<FlopsPerSecond>(spec, file, "fp32", quantity<FlopsPerSecond>(parse_flop_rate, 1e9, 1e18, "FLOP/s"),
+                             out.fp32, src, diags);
   read_field<double>(spec, file, "computeEfficiency", number(0.01, 1), out.compute_efficiency, src, diags);
   read_field<Bytes>(spec, file, "memory", quantity<Bytes>(parse_bytes, 1e8, 1e13, "bytes"), out.memory, src, diags);
-  read_field<BytesPerSecond>(spec, file, "hbmBandwidth", quantity<BytesPerSecond>(parse_bandwidth, 1e6, 1e14, "B/s"), out.hbm_bandwidth,
-                             src, diags);
-  read_field<BytesPerSecond>(spec, file, "hbmAchievable", quantity<BytesPerSecond>(parse_bandwidth, 1e6, 1e14, "B/s"), out.hbm_achievable,
-                             src, diags);
+  read_field<BytesPerSecond>(spec, file, "hbmBandwidth", quantity<BytesPerSecond>(parse_bandwidth, 1e6, 1e14, "B/s"),
+                             out.hbm_bandwidth, src, diags);
+  read_field<BytesPerSecond>(spec, file, "hbmAchievable", quantity<BytesPerSecond>(parse_bandwidth, 1e6, 1e14, "B/s"),
+                             out.hbm_achievable, src, diags);
   read_field<Bytes>(spec, file, "l2", quantity<Bytes>(parse_bytes, 1e5, 1e10, "bytes"), out.l2, src, diags);
-  read_field<BytesPerSecond>(spec, file, "nvlinkPerDirection", quantity<BytesPerSecond>(parse_bandwidth, 1e6, 1e14, "B/s"),
-                             out.nvlink_per_direction, src, diags);
-  read_field<BytesPerSecond>(spec, file, "nvlinkAchievable", quantity<BytesPerSecond>(parse_bandwidth, 1e6, 1e14, "B/s"),
-                             out.nvlink_achievable, src, diags);
-  read_field<BytesPerSecond>(spec, file, "pciePerDirection", quantity<BytesPerSecond>(parse_bandwidth, 1e6, 1e14, "B/s"),
-                             out.pcie_per_direction, src, diags);
-  read_field<BytesPerSecond>(spec, file, "pcieH2DAchievable", quantity<BytesPerSecond>(parse_bandwidth, 1e6, 1e14, "B/s"),
-                             out.pcie_h2d_achievable, src, diags);
-  read_field<BytesPerSecond>(spec, file, "pcieD2HAchievable", quantity<BytesPerSecond>(parse_bandwidth, 1e6, 1e14, "B/s"),
-                             out.pcie_d2h_achievable, src, diags);
+  read_field<BytesPerSecond>(spec, file, "nvlinkPerDirection",
+                             quantity<BytesPerSecond>(parse_bandwidth, 1e6, 1e14, "B/s"), out.nvlink_per_direction, src,
+                             diags);
+  read_field<BytesPerSecond>(spec, file, "nvlinkAchievable",
+                             quantity<BytesPerSecond>(parse_bandwidth, 1e6, 1e14, "B/s"), out.nvlink_achievable, src,
+                             diags);
+  read_field<BytesPerSecond>(spec, file, "pciePerDirection",
+                             quantity<BytesPerSecond>(parse_bandwidth, 1e6, 1e14, "B/s"), out.pcie_per_direction, src,
+                             diags);
+  read_field<BytesPerSecond>(spec, file, "pcieH2DAchievable",
+                             quantity<BytesPerSecond>(parse_bandwidth, 1e6, 1e14, "B/s"), out.pcie_h2d_achievable, src,
+                             diags);
+  read_field<BytesPerSecond>(spec, file, "pcieD2HAchievable",
+                             quantity<BytesPerSecond>(parse_bandwidth, 1e6, 1e14, "B/s"), out.pcie_d2h_achievable, src,
+                             diags);
   read_field<double>(spec, file, "tdpWatts", number(1, 100000), out.tdp_watts, src, diags);
-  read_field<Seconds>(spec, file, "contextSwitch", quantity<Seconds>(parse_duration, 0, 1, "s"), out.context_switch, src, diags);
+  read_field<Seconds>(spec, file, "contextSwitch", quantity<Seconds>(parse_duration, 0, 1, "s"), out.context_switch,
+                      src, diags);
   read_field<double>(spec, file, "l2Contention", number(0, 10), out.l2_contention, src, diags);
   // The MIG table is checked against the SM count: skip it when that is already wrong.
   if (const YAML::Node mig = spec["mig"]; mig && out.sms > 0) read_mig(mig, file, out, diags);
@@ -332,9 +338,10 @@ bool load_profile_text(const std::string& text, const std::string& file, Hardwar
     std::map<std::string, std::string> cc_sources;
     read_field<BytesPerSecond>(cc, file, "bounceBandwidth", quantity<BytesPerSecond>(parse_bandwidth, 1e6, 1e14, "B/s"),
                                c.bounce_bandwidth, cc_sources, diags);
-    read_field<Seconds>(cc, file, "transferLatency", quantity<Seconds>(parse_duration, 0, 1, "s"), c.transfer_latency, cc_sources,
-                        diags);
-    read_field<Seconds>(cc, file, "attestation", quantity<Seconds>(parse_duration, 0, 3600, "s"), c.attestation, cc_sources, diags);
+    read_field<Seconds>(cc, file, "transferLatency", quantity<Seconds>(parse_duration, 0, 1, "s"), c.transfer_latency,
+                        cc_sources, diags);
+    read_field<Seconds>(cc, file, "attestation", quantity<Seconds>(parse_duration, 0, 3600, "s"), c.attestation,
+                        cc_sources, diags);
     for (const auto& [k, v] : cc_sources) s["confidentialComputing." + k] = v;
     out.confidential = c;
   }

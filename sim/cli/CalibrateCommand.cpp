@@ -20,13 +20,13 @@
 #include <sstream>
 
 #include "calibration/fit/Fit.hpp"
-#include "sim/core/InputFile.hpp"
 #include "calibration/fit/Profile.hpp"
 #include "calibration/fit/RawSamples.hpp"
 #include "calibration/fit/Validate.hpp"
 #include "models/gpu/HardwareProfile.hpp"
 #include "sim/cli/Commands.hpp"
 #include "sim/core/Errors.hpp"
+#include "sim/core/InputFile.hpp"
 #include "sim/regress/Process.hpp"
 
 #ifndef GTW_CALIBRATE_KERNELS_PATH

@@ -87,8 +87,8 @@ bool parse_budget(const BudgetOptions& o, RunLimits& limits) {
     double v = 0;
     const auto [ptr, ec] = std::from_chars(o.max_events.data(), o.max_events.data() + o.max_events.size(), v);
     if (ec != std::errc() || ptr != o.max_events.data() + o.max_events.size() || !(v >= 1) || !std::isfinite(v)) {
-      std::cerr << "gputwin: error: --max-events: expected a number of events >= 1 (e.g. 2e8), got '"
-                << o.max_events << "'\n";
+      std::cerr << "gputwin: error: --max-events: expected a number of events >= 1 (e.g. 2e8), got '" << o.max_events
+                << "'\n";
       return false;
     }
     limits.max_events = v;
@@ -96,8 +96,8 @@ bool parse_budget(const BudgetOptions& o, RunLimits& limits) {
   if (!o.max_memory.empty()) {
     const auto r = parse_bytes(o.max_memory);
     if (!r || !std::isfinite(r.quantity->value) || r.quantity->value < (1 << 20)) {
-      std::cerr << "gputwin: error: --max-memory: expected a size of at least 1MiB (e.g. 32GiB), got '"
-                << o.max_memory << "'\n";
+      std::cerr << "gputwin: error: --max-memory: expected a size of at least 1MiB (e.g. 32GiB), got '" << o.max_memory
+                << "'\n";
       return false;
     }
     limits.max_memory_bytes = r.quantity->value;
@@ -438,7 +438,8 @@ int main(int argc, char** argv) {
                           : progress == "json" ? ProgressMode::JSON
                           : progress == "none" ? ProgressMode::NONE
                                                : ProgressMode::AUTO;
-      const std::optional<std::string> seed_arg = run->count("--seed") ? std::optional<std::string>(seed) : std::nullopt;
+      const std::optional<std::string> seed_arg =
+          run->count("--seed") ? std::optional<std::string>(seed) : std::nullopt;
       return cmd_run(file, out_dir, seed_arg, sets, formats, mode, budget, command_line);
     }
     if (*validate) return cmd_validate(file, sets, budget);

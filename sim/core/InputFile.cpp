@@ -51,8 +51,7 @@ struct Fd {
 };
 
 // Opens and checks `path`; on success returns the descriptor and its size.
-std::optional<std::string> open_checked(const std::string& path, const InputLimits& limits, Fd& out,
-                                        uintmax_t& size) {
+std::optional<std::string> open_checked(const std::string& path, const InputLimits& limits, Fd& out, uintmax_t& size) {
   if (path.empty()) return std::string("no file name given");
   if (path.find('\0') != std::string::npos) return std::string("the file name contains a NUL byte");
   // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever.

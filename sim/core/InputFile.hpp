@@ -18,15 +18,15 @@
 namespace gtw {
 
 enum class InputKind {
-  SCENARIO,       // scenario YAML and its $ref fragments
-  PROFILE,        // hardware profile YAML
-  TRACE_CSV,      // request traces, openb node/pod/arrival lists
-  NVIDIA_SMI,     // saved `nvidia-smi topo -m` / `mig -lgi` / `mig -lci` output
-  TEST_YAML,      // *.test.yaml and sweep files
-  REPORT_JSON,    // report.json read back by test, diff and the GUI
-  AUDIT_LOG,      // audit.jsonl
-  CALIBRATION,    // raw calibration samples (JSON)
-  BINARY,         // files only checked for kind and size (HDF5)
+  SCENARIO,     // scenario YAML and its $ref fragments
+  PROFILE,      // hardware profile YAML
+  TRACE_CSV,    // request traces, openb node/pod/arrival lists
+  NVIDIA_SMI,   // saved `nvidia-smi topo -m` / `mig -lgi` / `mig -lci` output
+  TEST_YAML,    // *.test.yaml and sweep files
+  REPORT_JSON,  // report.json read back by test, diff and the GUI
+  AUDIT_LOG,    // audit.jsonl
+  CALIBRATION,  // raw calibration samples (JSON)
+  BINARY,       // files only checked for kind and size (HDF5)
 };
 
 struct InputLimits {

@@ -18,10 +18,10 @@ namespace {
 // arrival and a completion plus, at worst one per request, a batch start, end and GPU-busy interval;
 // an iteration a step and a busy interval per GPU; a job submit, start, end and a busy interval per kernel.
 constexpr double EVENTS_PER_REQUEST = 5;
-constexpr double BYTES_PER_EVENT = 200;  // 48-byte records, vector growth, the analysis' per-request arrays
-constexpr double BYTES_PER_GPU = 64 * 1024;       // platform hosts, links, device state
+constexpr double BYTES_PER_EVENT = 200;      // 48-byte records, vector growth, the analysis' per-request arrays
+constexpr double BYTES_PER_GPU = 64 * 1024;  // platform hosts, links, device state
 constexpr double RESIDENT_BYTES_PER_ACTOR = 64 * 1024;  // the touched part of each stack, actor state
-constexpr double BASE_BYTES = 64.0 * (1 << 20);   // the process, SimGrid, the loaded scenario
+constexpr double BASE_BYTES = 64.0 * (1 << 20);         // the process, SimGrid, the loaded scenario
 
 std::string number(double v) {
   char buf[32];
@@ -110,8 +110,7 @@ RunEstimate estimate_run(const ScenarioSpec& spec) {
         const auto& a = w.attack;
         double probes = 0;
         if (a.type == AttackType::COVERT_CHANNEL) probes = 4.0 * (a.bits + a.preamble);
-        if ((a.type == AttackType::PRIME_PROBE || a.type == AttackType::MODEL_EXTRACTION) &&
-            a.probe_interval.value > 0)
+        if ((a.type == AttackType::PRIME_PROBE || a.type == AttackType::MODEL_EXTRACTION) && a.probe_interval.value > 0)
           probes = active / a.probe_interval.value;
         if (a.type == AttackType::QUERY_EXTRACTION) probes = 2.0 * a.queries;
         if (a.type == AttackType::REMANENCE_SCRAPE && a.interval.value > 0) probes = active / a.interval.value;
@@ -128,8 +127,7 @@ RunEstimate estimate_run(const ScenarioSpec& spec) {
     }
   }
   e.gpus = gpus;
-  e.memory_bytes =
-      BASE_BYTES + e.events * BYTES_PER_EVENT + gpus * BYTES_PER_GPU + e.actors * RESIDENT_BYTES_PER_ACTOR;
+  e.memory_bytes = BASE_BYTES + e.events * BYTES_PER_EVENT + gpus * BYTES_PER_GPU + e.actors * RESIDENT_BYTES_PER_ACTOR;
   e.address_bytes = e.memory_bytes + e.actors * ACTOR_STACK_KIB * 1024.0;
   std::stable_sort(parts.begin(), parts.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
   for (size_t i = 0; i < parts.size() && i < 3; ++i) e.largest.push_back(parts[i].second);
@@ -166,18 +164,19 @@ bool check_run_budget(const ScenarioSpec& spec, const RunEstimate& e, const RunL
   }
   if (e.memory_bytes > limits.max_memory_bytes) {
     diags.error(at, "spec",
-                "the run would need about " + format_bytes(Bytes(e.memory_bytes)) + " of memory, more than --max-memory " +
-                    format_bytes(Bytes(limits.max_memory_bytes)) + " (" + number(e.gpus) + " GPUs: " +
-                    format_bytes(Bytes(e.gpus * BYTES_PER_GPU)) + "; " + number(e.events) + " events: " +
-                    format_bytes(Bytes(e.events * BYTES_PER_EVENT)) + "; " + number(e.actors) +
+                "the run would need about " + format_bytes(Bytes(e.memory_bytes)) +
+                    " of memory, more than --max-memory " + format_bytes(Bytes(limits.max_memory_bytes)) + " (" +
+                    number(e.gpus) + " GPUs: " + format_bytes(Bytes(e.gpus * BYTES_PER_GPU)) + "; " + number(e.events) +
+                    " events: " + format_bytes(Bytes(e.events * BYTES_PER_EVENT)) + "; " + number(e.actors) +
                     " simulated processes: " + format_bytes(Bytes(e.actors * RESIDENT_BYTES_PER_ACTOR)) +
                     "); raise --max-memory if the machine has it");
     ok = false;
   }
   if (e.actors > actor_limit()) {
     diags.error(at, "spec",
-                "the run needs about " + number(e.actors) + " simulated processes (workload replicas, arrival "
-                "generators, time-slice arbiters), more than this machine's memory-map limit allows (" +
+                "the run needs about " + number(e.actors) +
+                    " simulated processes (workload replicas, arrival "
+                    "generators, time-slice arbiters), more than this machine's memory-map limit allows (" +
                     number(actor_limit()) + ", from vm.max_map_count); use fewer replicas or workloads");
     ok = false;
   }

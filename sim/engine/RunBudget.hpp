@@ -14,16 +14,16 @@
 namespace gtw {
 
 struct RunEstimate {
-  double gpus = 0;           // GPUs of every node pool
-  double actors = 0;         // SimGrid actors alive at once (workload replicas, arrival generators, arbiters)
-  double events = 0;         // event-log records and scheduler steps (requests, kernels, slices, windows)
-  double memory_bytes = 0;   // resident memory of the run (event log, per-request records, actor stacks)
-  double address_bytes = 0;  // address space: memory plus every actor's stack mapping
+  double gpus = 0;                   // GPUs of every node pool
+  double actors = 0;                 // SimGrid actors alive at once (workload replicas, arrival generators, arbiters)
+  double events = 0;                 // event-log records and scheduler steps (requests, kernels, slices, windows)
+  double memory_bytes = 0;           // resident memory of the run (event log, per-request records, actor stacks)
+  double address_bytes = 0;          // address space: memory plus every actor's stack mapping
   std::vector<std::string> largest;  // the biggest contributions, "chat-svc: 1.8e+07 requests", largest first
 };
 
 struct RunLimits {
-  double max_events = 50e6;                 // --max-events
+  double max_events = 50e6;                   // --max-events
   double max_memory_bytes = 8.0 * (1 << 30);  // --max-memory
 };
 

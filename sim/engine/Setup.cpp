@@ -187,8 +187,7 @@ PreparedScenario prepare_scenario(const std::string& path, const std::vector<Ove
       }
       if (!pool.topology.nvidia_smi_lci.empty()) {
         const std::string lci_at = "spec.cluster.nodePools[" + std::to_string(p) + "].topology.migComputeInstances";
-        const auto lci =
-            fabric::read_saved_output(pool.topology.nvidia_smi_lci, diags, pool.topology.lci_loc, lci_at);
+        const auto lci = fabric::read_saved_output(pool.topology.nvidia_smi_lci, diags, pool.topology.lci_loc, lci_at);
         if (!lci) continue;
         if (auto cis = fabric::parse_mig_lci(*lci, pool.topology.nvidia_smi_lci, diags)) {
           const auto product = out.profiles.find(pool.gpu_product);

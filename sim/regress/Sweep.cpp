@@ -114,7 +114,8 @@ class SweepParser {
       read_designs(root["designs"], s);
     }
     if (const auto m = root["metrics"]) read_metrics(m, s);
-    const double points = static_cast<double>(s.designs.size()) * static_cast<double>(std::max<size_t>(1, s.seeds.size()));
+    const double points =
+        static_cast<double>(s.designs.size()) * static_cast<double>(std::max<size_t>(1, s.seeds.size()));
     if (points > static_cast<double>(MAX_SWEEP_POINTS))
       d_.error(SourceLoc{file_, 1, 1}, "",
                std::to_string(s.designs.size()) + " designs x " + std::to_string(s.seeds.size()) + " seeds is " +

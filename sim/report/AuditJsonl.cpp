@@ -51,9 +51,9 @@ namespace {
 // The fields of a record, each exactly once: the hash chain covers these and nothing else, so a field
 // it does not cover (an extra key, a second value under a repeated key) would be tampering it cannot see.
 const std::vector<std::string>& audit_fields() {
-  static const std::vector<std::string> fields{"index",    "event_seq", "t_event",  "t_written", "type",
-                                               "principal", "tenant",   "owner",    "resource",  "source",
-                                               "location",  "outcome",  "hash_prev", "hash"};
+  static const std::vector<std::string> fields{"index",     "event_seq", "t_event",   "t_written", "type",
+                                               "principal", "tenant",    "owner",     "resource",  "source",
+                                               "location",  "outcome",   "hash_prev", "hash"};
   return fields;
 }
 
@@ -75,8 +75,7 @@ audit::AuditRecord parse_audit_record(const std::string& line) {
   for (const auto& [key, value] : j.items()) {
     const auto& fields = audit_fields();
     if (std::find(fields.begin(), fields.end(), key) == fields.end())
-      throw std::runtime_error("unknown field '" + key + "': the hash chain does not cover it" +
-                               suggest(key, fields));
+      throw std::runtime_error("unknown field '" + key + "': the hash chain does not cover it" + suggest(key, fields));
   }
   const auto get = [&](const char* key) -> const nlohmann::json& {
     if (!j.contains(key)) throw std::runtime_error(std::string("missing key '") + key + "'");

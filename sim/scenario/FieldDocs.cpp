@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <set>
 
 #include "sim/core/Diagnostics.hpp"
@@ -658,7 +658,8 @@ const FieldRange* field_range(std::string_view path) {
 
 bool numeric_field_type(std::string_view type) {
   for (std::string_view t : {"int", "number", "count", "duration", "size", "rate", "bandwidth", "flops", "list of int"})
-    if (type == t || type.substr(0, t.size() + 1) == std::string(t) + " " || type.substr(0, t.size() + 1) == std::string(t) + "|")
+    if (type == t || type.substr(0, t.size() + 1) == std::string(t) + " " ||
+        type.substr(0, t.size() + 1) == std::string(t) + "|")
       return true;
   return false;
 }

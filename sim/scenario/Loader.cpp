@@ -306,8 +306,9 @@ bool Loader::scalar(const Ctx& c, std::string& out, const char* what) {
     if ((b < 0x20 && b != '\t' && b != '\n') || b == 0x7f) {
       char hex[8];
       std::snprintf(hex, sizeof hex, "0x%02x", b);
-      d_.error(c.loc(), c.path, std::string("holds a control character (") + hex + " at position " +
-                                    std::to_string(i) + "); expected " + what);
+      d_.error(c.loc(), c.path,
+               std::string("holds a control character (") + hex + " at position " + std::to_string(i) + "); expected " +
+                   what);
       return false;
     }
   }

@@ -81,7 +81,8 @@ void request_traces(const std::string& path) {
   if (gtw::fuzz::skipped("full-diagnostics")) return;
   for (const auto& format : gtw::request_trace_format_names()) {
     gtw::Diagnostics diags;
-    for (size_t i = 0; i < gtw::Diagnostics::MAX_ERRORS; ++i) diags.error(gtw::SourceLoc{"scenario.yaml", 1, 1}, "", "x");
+    for (size_t i = 0; i < gtw::Diagnostics::MAX_ERRORS; ++i)
+      diags.error(gtw::SourceLoc{"scenario.yaml", 1, 1}, "", "x");
     gtw::RequestTrace trace;
     (void)gtw::read_request_trace(path, format, trace, diags, gtw::SourceLoc{"scenario.yaml", 1, 1},
                                   "spec.workloads[0].arrival.file");

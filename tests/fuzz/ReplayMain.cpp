@@ -12,11 +12,11 @@
 
 #include <algorithm>
 #include <csignal>
-#include <cstdlib>
-#include <cstring>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -36,7 +36,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 
 #ifdef GTW_REPLAY_ASAN
 // Defaults under ASAN_OPTIONS (which overrides them flag by flag).
-extern "C" const char* __asan_default_options() { return "hard_rss_limit_mb=2048"; }
+extern "C" const char* __asan_default_options() {
+  return "hard_rss_limit_mb=2048";
+}
 #endif
 
 namespace {

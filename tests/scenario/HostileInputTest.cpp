@@ -41,8 +41,8 @@ ProcessResult gputwin(const std::vector<std::string>& args, const std::string& c
 
 std::string describe(const ProcessResult& r) {
   std::ostringstream s;
-  s << (r.timed_out ? "timed out; " : "") << (r.exited ? "exit " + std::to_string(r.exit_code) : "signal " + std::to_string(r.signal))
-    << "\n--- stderr ---\n"
+  s << (r.timed_out ? "timed out; " : "")
+    << (r.exited ? "exit " + std::to_string(r.exit_code) : "signal " + std::to_string(r.signal)) << "\n--- stderr ---\n"
     << r.err.substr(0, 3000) << "--- stdout ---\n"
     << r.out.substr(0, 1000);
   return s.str();
@@ -91,8 +91,10 @@ std::string scenario(const std::string& pool_extra = "", const std::string& arri
 TEST(HostileInput, RefFragmentsThatAreNotFiles) {
   Hostile h;
   for (const auto& [path, what] : h.paths()) {
-    const auto file = h.write("ref.yaml", "apiVersion: gputwin.dev/v1alpha1\nkind: Scenario\nmetadata: {name: r}\n"
-                                          "spec:\n  cluster:\n    nodePools:\n      - $ref: " + path + "\n");
+    const auto file = h.write("ref.yaml",
+                              "apiVersion: gputwin.dev/v1alpha1\nkind: Scenario\nmetadata: {name: r}\n"
+                              "spec:\n  cluster:\n    nodePools:\n      - $ref: " +
+                                  path + "\n");
     SCOPED_TRACE(path);
     expect_exit(gputwin({"validate", file}, h.dir.path()), 2, what);
   }
@@ -129,7 +131,8 @@ TEST(HostileInput, NvidiaSmiListingsThatAreNotFiles) {
     SCOPED_TRACE(path);
     const auto topo = h.write("topo.yaml", scenario("        topology: {fromNvidiaSmi: " + path + "}\n"));
     expect_exit(gputwin({"validate", topo}, h.dir.path()), 2, what);
-    const auto mig = h.write("mig.yaml", scenario("        sharing: {mode: mig}\n        topology: {mig: " + path + "}\n"));
+    const auto mig =
+        h.write("mig.yaml", scenario("        sharing: {mode: mig}\n        topology: {mig: " + path + "}\n"));
     expect_exit(gputwin({"validate", mig}, h.dir.path()), 2, what);
     expect_exit(gputwin({"import-topo", path}, h.dir.path()), 2, what);
   }
@@ -139,40 +142,46 @@ TEST(HostileInput, NvidiaSmiListingsOutOfRange) {
   Hostile h;
   const std::string header = "\tGPU0\tGPU1\tCPU Affinity\tNUMA Affinity\n";
   // An NVLink count beyond an int (std::stoi threw), NV0, and a matrix that is not symmetric.
-  expect_exit(gputwin({"import-topo", h.write("nv.txt", header + "GPU0\t X \tNV99999999999\t0-1\t0\nGPU1\tNV99999999999\t X \t0-1\t0\n")},
-                      h.dir.path()),
-              2, "unknown connection 'NV99999999999'");
+  expect_exit(
+      gputwin({"import-topo",
+               h.write("nv.txt", header + "GPU0\t X \tNV99999999999\t0-1\t0\nGPU1\tNV99999999999\t X \t0-1\t0\n")},
+              h.dir.path()),
+      2, "unknown connection 'NV99999999999'");
   expect_exit(gputwin({"import-topo", h.write("nv0.txt", header + "GPU0\t X \tNV0\t0-1\t0\nGPU1\tNV0\t X \t0-1\t0\n")},
                       h.dir.path()),
               2, "unknown connection 'NV0'");
-  expect_exit(gputwin({"import-topo", h.write("asym.txt", header + "GPU0\t X \tNV18\t0-1\t0\nGPU1\tSYS\t X \t0-1\t0\n")},
-                      h.dir.path()),
-              2, "the matrix is not symmetric: GPU0 -> GPU1 is NV18, GPU1 -> GPU0 is SYS");
+  expect_exit(
+      gputwin({"import-topo", h.write("asym.txt", header + "GPU0\t X \tNV18\t0-1\t0\nGPU1\tSYS\t X \t0-1\t0\n")},
+              h.dir.path()),
+      2, "the matrix is not symmetric: GPU0 -> GPU1 is NV18, GPU1 -> GPU0 is SYS");
   const std::string lgi_head =
       "+----+\n| GPU instances:                                        |\n| GPU   Name             Profile  Instance   "
       "Placement  |\n|                          ID       ID       Start:Size |\n";
   const auto lgi = [&](const std::string& rows) { return h.write("lgi.txt", lgi_head + rows); };
   const std::string topo = h.write("ok.txt", header + "GPU0\t X \tNV18\t0-1\t0\nGPU1\tNV18\t X \t0-1\t0\n");
-  expect_exit(gputwin({"import-topo", topo, "--mig", lgi("|   0  MIG 3g.40gb          9        1          99999999999:4     |\n")},
+  expect_exit(gputwin({"import-topo", topo, "--mig",
+                       lgi("|   0  MIG 3g.40gb          9        1          99999999999:4     |\n")},
                       h.dir.path()),
               2, "GPU-instance row out of range");
   expect_exit(gputwin({"import-topo", topo, "--mig",
-                       lgi("|   0  MIG 3g.40gb          9        1          0:4     |\n|   0  MIG 3g.40gb          9        2          "
+                       lgi("|   0  MIG 3g.40gb          9        1          0:4     |\n|   0  MIG 3g.40gb          9   "
+                           "     2          "
                            "2:4     |\n")},
                       h.dir.path()),
               2, "overlaps GPU instance 1 of GPU 0");
-  expect_exit(gputwin({"import-topo", topo, "--mig", lgi("|  99  MIG 3g.40gb          9        1          0:4     |\n")},
-                      h.dir.path()),
-              2, "GPU-instance row out of range");
+  expect_exit(
+      gputwin({"import-topo", topo, "--mig", lgi("|  99  MIG 3g.40gb          9        1          0:4     |\n")},
+              h.dir.path()),
+      2, "GPU-instance row out of range");
 }
 
 TEST(HostileInput, PackTracesAndNumbers) {
   Hostile h;
   for (const auto& [path, what] : h.paths()) {
     SCOPED_TRACE(path);
-    expect_exit(gputwin({"pack", "--nodes", path, "--pods", SRC + "/data/openb/openb_pod_list_default.csv"},
-                        h.dir.path()),
-                2, what);
+    expect_exit(
+        gputwin({"pack", "--nodes", path, "--pods", SRC + "/data/openb/openb_pod_list_default.csv"}, h.dir.path()), 2,
+        what);
   }
   const std::string trace = SRC + "/data/openb";
   expect_exit(gputwin({"pack", "--trace", trace, "--mode", "time", "--policy", "best-fit", "--speedup", "1e-300", "-o",
@@ -183,8 +192,8 @@ TEST(HostileInput, PackTracesAndNumbers) {
                        "-o", h.dir.file("o2")},
                       h.dir.path()),
               2, "raise --sample-every");
-  expect_exit(gputwin({"pack", "--trace", trace, "--policy", "best-fit", "--param", "max_cpu_milli=nan"}, h.dir.path()), 2,
-              "expected a finite number");
+  expect_exit(gputwin({"pack", "--trace", trace, "--policy", "best-fit", "--param", "max_cpu_milli=nan"}, h.dir.path()),
+              2, "expected a finite number");
 }
 
 TEST(HostileInput, DiffInputs) {
@@ -213,17 +222,19 @@ TEST(HostileInput, AuditVerifyIsStrict) {
     expect_exit(gputwin({"audit", "verify", path}, h.dir.path()), 2, what);
   }
   const std::string hash(64, 'a');
-  const std::string record = R"({"index":0,"event_seq":1,"t_event":1.0,"t_written":2.0,"type":"dataRead","principal":"p",)"
-                             R"("tenant":0,"owner":0,"resource":"r","source":"s","location":"l","outcome":"success",)"
-                             R"("hash_prev":"","hash":")" +
-                             hash + "\"";
+  const std::string record =
+      R"({"index":0,"event_seq":1,"t_event":1.0,"t_written":2.0,"type":"dataRead","principal":"p",)"
+      R"("tenant":0,"owner":0,"resource":"r","source":"s","location":"l","outcome":"success",)"
+      R"("hash_prev":"","hash":")" +
+      hash + "\"";
   expect_exit(gputwin({"audit", "verify", h.write("extra.jsonl", record + ",\"note\":\"x\"}\n")}, h.dir.path()), 2,
               "extra.jsonl:1: error: unknown field 'note'");
   expect_exit(gputwin({"audit", "verify", h.write("dup.jsonl", record + ",\"outcome\":\"denied\"}\n")}, h.dir.path()),
               2, "key 'outcome' appears twice");
   std::string big = record + "}\n";
   big.replace(big.find("\"t_event\":1.0"), 13, "\"t_event\":1e400");
-  expect_exit(gputwin({"audit", "verify", h.write("big.jsonl", big)}, h.dir.path()), 2, "big.jsonl:1: error: not valid JSON");
+  expect_exit(gputwin({"audit", "verify", h.write("big.jsonl", big)}, h.dir.path()), 2,
+              "big.jsonl:1: error: not valid JSON");
   std::string overflow = record + "}\n";
   overflow.replace(overflow.find("\"tenant\":0"), 10, "\"tenant\":99999999999999999999");
   expect_exit(gputwin({"audit", "verify", h.write("of.jsonl", overflow)}, h.dir.path()), 2, "'tenant'");
@@ -246,9 +257,10 @@ TEST(HostileInput, TestAndSweepFiles) {
   for (int i = 0; i < 64; ++i) overflow += "  p" + std::to_string(i) + ": [1, 2]\n";
   expect_exit(gputwin({"sweep", h.write("grid.yaml", grid)}, h.dir.path()), 2, "the grid has 1e+10 designs");
   expect_exit(gputwin({"sweep", h.write("of.yaml", overflow)}, h.dir.path()), 2, "designs; at most 100000");
-  const std::string many = "apiVersion: gputwin.dev/v1alpha1\nkind: Sweep\nname: m\nscenario: s.yaml\nseeds: 10000\n"
-                           "random:\n  samples: 100000\n  seed: 1\n  parameters:\n    spec.workloads[svc].replicas:\n"
-                           "      {min: 1, max: 2, integer: true}\n";
+  const std::string many =
+      "apiVersion: gputwin.dev/v1alpha1\nkind: Sweep\nname: m\nscenario: s.yaml\nseeds: 10000\n"
+      "random:\n  samples: 100000\n  seed: 1\n  parameters:\n    spec.workloads[svc].replicas:\n"
+      "      {min: 1, max: 2, integer: true}\n";
   expect_exit(gputwin({"sweep", h.write("many.yaml", many)}, h.dir.path()), 2, "a sweep runs at most 1000000");
   (void)scen;
 }
@@ -290,9 +302,10 @@ TEST(HostileInput, ScenarioNamesNeverChooseTheOutputFolder) {
 
 TEST(HostileInput, AThousandWorkloadsRunOrAreRefusedNeverAbort) {
   Hostile h;
-  std::string text = "apiVersion: gputwin.dev/v1alpha1\nkind: Scenario\nmetadata: {name: many}\nspec:\n  duration: 2s\n"
-                     "  cluster:\n    nodePools:\n      - {name: pool, count: 125, gpu: H100-80GB-SXM, gpusPerNode: 8}\n"
-                     "  tenants:\n    - name: t\n  workloads:\n";
+  std::string text =
+      "apiVersion: gputwin.dev/v1alpha1\nkind: Scenario\nmetadata: {name: many}\nspec:\n  duration: 2s\n"
+      "  cluster:\n    nodePools:\n      - {name: pool, count: 125, gpu: H100-80GB-SXM, gpusPerNode: 8}\n"
+      "  tenants:\n    - name: t\n  workloads:\n";
   for (int i = 0; i < 1000; ++i)
     text += "    - {name: w" + std::to_string(i) +
             ", kind: inference, tenant: t, model: {parameters: 1B}, arrival: {process: poisson, rate: 1/s}}\n";

@@ -127,5 +127,6 @@ TEST(OpenbCsv, EmptyAndMissingFilesAreInputErrors) {
   EXPECT_EQ(input_error([&] { read_openb_nodes(empty); }),
             empty + ":1:1: error: empty file: expected a header line and rows");
   const std::string missing = FIXTURES + "no-such-file.csv";
-  EXPECT_EQ(input_error([&] { read_openb_pods(missing); }), missing + ": error: cannot read '" + missing + "': no such file");
+  EXPECT_EQ(input_error([&] { read_openb_pods(missing); }),
+            missing + ": error: cannot read '" + missing + "': no such file");
 }

@@ -40,7 +40,9 @@ struct TempDir {
   }
 };
 
-std::string first_message(const Diagnostics& d) { return d.all().empty() ? "" : d.all().front().format(); }
+std::string first_message(const Diagnostics& d) {
+  return d.all().empty() ? "" : d.all().front().format();
+}
 
 TEST(InputFile, ReadsARegularTextFile) {
   TempDir dir;
