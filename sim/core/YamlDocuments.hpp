@@ -14,24 +14,30 @@
 
 namespace gtw {
 
+/// A parser event handler that ignores every event; override what you need.
+class IgnoringEventHandler : public YAML::EventHandler {
+ public:
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+};
+
 /// Every document of `text`; throws YAML::Exception (with its mark) for syntax errors, including a
 /// token no document consumes, and for more than `max_documents` documents.
 inline std::vector<YAML::Node> load_all_documents(const std::string& text, size_t max_documents = 64) {
-  struct Starts : YAML::EventHandler {
+  struct Starts : IgnoringEventHandler {
     YAML::Mark start;
     bool started = false;
     void OnDocumentStart(const YAML::Mark& m) override {
       start = m;
       started = true;
     }
-    void OnDocumentEnd() override {}
-    void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
-    void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
-    void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
-    void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
-    void OnSequenceEnd() override {}
-    void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
-    void OnMapEnd() override {}
   };
   std::stringstream in(text);
   YAML::Parser parser(in);

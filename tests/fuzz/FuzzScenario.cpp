@@ -3,7 +3,6 @@
 // input is written to one file in a per-process scratch directory, which also holds a link
 // `fragments` -> tests/fixtures/malformed/fragments so that `$ref: fragments/...` and trace files
 // resolve. Diagnostics and gtw::InputError are clean outcomes; any other exception escapes (a finding).
-#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <cstddef>
@@ -16,6 +15,7 @@
 
 #include "sim/core/Diagnostics.hpp"
 #include "sim/core/Errors.hpp"
+#include "sim/core/YamlDocuments.hpp"
 #include "sim/scenario/Loader.hpp"
 #include "tests/fuzz/FuzzSupport.hpp"
 
@@ -34,20 +34,6 @@ const std::string& scenario_path() {
   return path;
 }
 
-// Counts documents, builds nothing.
-class DocumentCounter : public YAML::EventHandler {
- public:
-  void OnDocumentStart(const YAML::Mark&) override {}
-  void OnDocumentEnd() override {}
-  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
-  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
-  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
-  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
-  void OnSequenceEnd() override {}
-  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
-  void OnMapEnd() override {}
-};
-
 // Whether YAML::LoadAll never returns on this text: yaml-cpp 0.7 (Debian's) yields empty documents forever
 // after a stray ',' (jbeder/yaml-cpp#1040, fixed upstream by #1319). More documents than the input has
 // bytes means it loops.
@@ -55,7 +41,7 @@ bool loadall_loops(const std::string& text) {
   std::istringstream in(text);
   try {
     YAML::Parser parser(in);
-    DocumentCounter counter;
+    gtw::IgnoringEventHandler counter;  // counts nothing: only whether documents keep coming
     for (size_t docs = 0; docs <= text.size() + 1; ++docs)
       if (!parser.HandleNextDocument(counter)) return false;
   } catch (const YAML::Exception&) {
