@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <optional>
@@ -41,7 +42,8 @@ bool parse_count(const std::string& s, int& out) {
   // Some exports write counts as floats ("374.0").
   double v = 0;
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || p != s.data() + s.size() || v < 0 || v > 1e7 || v != static_cast<long>(v)) return false;
+  // !(0 <= v <= 1e7) before the cast: "nan" parses, fails every comparison, and casting it is undefined.
+  if (ec != std::errc() || p != s.data() + s.size() || !(v >= 0 && v <= 1e7) || v != std::floor(v)) return false;
   out = static_cast<int>(v);
   return true;
 }
