@@ -141,8 +141,13 @@ for t in "${targets[@]}"; do
   rc=0
   "$exe" "${args[@]}" "$corpus/work" "$corpus/seeds" > "$findings/fuzz.log" 2>&1 || rc=$?
   after=$(find "$findings" -maxdepth 1 -type f \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \) | wc -l)
-  execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$findings/fuzz.log" | tail -1 | awk '{print $2}')
-  speed=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$findings/fuzz.log" | tail -1 | awk '{print $2}')
+  execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$findings/fuzz.log" | tail -1 | awk '{print $2}' || true)
+  speed=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$findings/fuzz.log" | tail -1 | awk '{print $2}' || true)
+  if [ -z "$execs" ]; then  # fork mode prints no final stats: its last "#N: ... exec/s N" line
+    last=$(grep -E '^#[0-9]+: cov:' "$findings/fuzz.log" | tail -1 || true)
+    execs=$(sed -E 's/^#([0-9]+):.*/\1/' <<< "$last")
+    speed=$(sed -nE 's/.*exec\/s ([0-9]+).*/\1/p' <<< "$last")
+  fi
   new=$((after - before))
   if [ $rc != 0 ] || [ $new -gt 0 ]; then
     status=1
