@@ -10,9 +10,11 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "models/gpu/HardwareProfile.hpp"
@@ -40,8 +42,19 @@ using namespace gtw;
 
 namespace {
 
+// SOURCE_DATE_EPOCH (the reproducible-builds convention) pins the provenance clock, so that two runs
+// of one scenario can be compared byte for byte, results.h5 included (scripts/same-outputs.sh).
+std::optional<std::time_t> source_date_epoch() {
+  const char* text = std::getenv("SOURCE_DATE_EPOCH");
+  if (text == nullptr || *text == '\0') return std::nullopt;
+  char* end = nullptr;
+  const long long value = std::strtoll(text, &end, 10);
+  if (*end != '\0' || value < 0) return std::nullopt;
+  return static_cast<std::time_t>(value);
+}
+
 std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
+  const std::time_t t = source_date_epoch().value_or(std::time(nullptr));
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
   return buf;
@@ -252,7 +265,7 @@ int cmd_run(const std::string& file, std::string out_dir, const std::optional<st
   prov.command_line = command_line;
   prov.host = hostname();
   prov.started_utc = started;
-  prov.wall_seconds = run.wall_seconds;
+  prov.wall_seconds = source_date_epoch() ? 0.0 : run.wall_seconds;
 
   const LeakageReport leakage = analyse_leakage(spec, run, catalogue, isolation_options(spec));
   const ComplianceReport compliance = evaluate_compliance(spec, run, &leakage);
