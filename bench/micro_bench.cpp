@@ -22,11 +22,11 @@
 #include <utility>
 #include <vector>
 
-#include "models/workload/Arrivals.hpp"
-#include "sim/analysis/Analysis.hpp"
-#include "sim/core/Rng.hpp"
-#include "sim/report/Writers.hpp"
-#include "sim/scenario/Loader.hpp"
+#include "Analysis.hpp"
+#include "Arrivals.hpp"
+#include "Loader.hpp"
+#include "Rng.hpp"
+#include "Writers.hpp"
 
 #ifndef GTW_SOURCE_DIR
 #define GTW_SOURCE_DIR "."
@@ -83,7 +83,7 @@ SyntheticRun make_synthetic_run(size_t target) {
     l.node_name = "hgx-0";
     l.pool = "hgx";
     l.product = "H100-80GB-SXM";
-    l.sharing = g < 6 ? "exclusive" : "timeSlicing";
+    l.sharing = g < 6 ? SharingMode::EXCLUSIVE : SharingMode::TIME_SLICING;
     l.slots = g < 6 ? 1 : 2;
     l.memory = 80e9;
     run.gpus.push_back(l);

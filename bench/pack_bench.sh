@@ -13,7 +13,7 @@ BUILD=${1:-build}
 TRACE=${2:-data/openb}
 REPEAT=${REPEAT:-3}
 OUT=${OUT:-$BUILD/pack-bench}
-GTW=$BUILD/sim/cli/gputwin
+GTW=$BUILD/sim/apps/cli/gputwin
 [[ -x $GTW ]] || { echo "pack_bench.sh: $GTW not found; build the gputwin target first" >&2; exit 2; }
 command -v /usr/bin/time > /dev/null || { echo "pack_bench.sh: needs /usr/bin/time (GNU time)" >&2; exit 2; }
 mkdir -p "$OUT"

@@ -28,7 +28,7 @@ BASELINE=${BASELINE:-1}
 COMPLIANCE=${COMPLIANCE:-0}
 
 GEN=$BUILD/bench/gputwin-bench-gen
-GTW=$BUILD/sim/cli/gputwin
+GTW=$BUILD/sim/apps/cli/gputwin
 SGB=$BUILD/bench/gputwin-simgrid-baseline
 for exe in "$GEN" "$GTW"; do
   [[ -x $exe ]] || { echo "run_bench.sh: $exe not found; build with -DGPUTWIN_BENCH=ON first" >&2; exit 2; }

@@ -101,7 +101,7 @@ if [[ ${GTW_CALIB_SKIP_GPUTWIN:-0} != 1 ]] && command -v cmake >/dev/null &&
     -DBUILD_TESTING=OFF >>"$LOG" 2>&1 &&
   timeout 240 cmake --build "$BUILD/gputwin" --target gputwin -j "$(nproc)" >>"$LOG" 2>&1; then
   log "gputwin built: fitting and validating here"
-  "$BUILD/gputwin/sim/cli/gputwin" calibrate --raw "$RAW" --validate -o "$OUT_DIR/$NAME.yaml" \
+  "$BUILD/gputwin/sim/apps/cli/gputwin" calibrate --raw "$RAW" --validate -o "$OUT_DIR/$NAME.yaml" \
     --work "$BUILD/validation" 2>&1 | tee -a "$LOG"
   log "gputwin calibrate exit ${PIPESTATUS[0]}"
 else

@@ -21,10 +21,23 @@ if(GPUTWIN_SANITIZE)
 endif()
 
 # gtw_add_library(name SOURCES ... DEPS ...): a static library with the project's conventions.
+# gtw_add_library(name SOURCES ... [INCLUDE_DIRS ...] [DEPS ...] [PRIVATE_DEPS ...]): a static library whose
+# public include root is its own folder (or the INCLUDE_DIRS given, relative to it), never the repository:
+# a target sees the headers of the targets it depends on and nothing else, so a missing dependency is a
+# compile error. Project headers are included by their file name, unique across the tree
+# (scripts/check-layering.py, the `layering` test, checks both and the layer rules).
 function(gtw_add_library name)
-  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;PRIVATE_DEPS;INCLUDE_DIRS" ${ARGN})
   add_library(${name} STATIC ${ARG_SOURCES})
   add_library(gtw::${name} ALIAS ${name})
-  target_include_directories(${name} PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}>)
-  target_link_libraries(${name} PUBLIC ${ARG_DEPS} PRIVATE gtw::warnings)
+  if(NOT ARG_INCLUDE_DIRS)
+    set(ARG_INCLUDE_DIRS .)
+  endif()
+  set(dirs)
+  foreach(d IN LISTS ARG_INCLUDE_DIRS)
+    cmake_path(ABSOLUTE_PATH d BASE_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR} NORMALIZE OUTPUT_VARIABLE abs)
+    list(APPEND dirs $<BUILD_INTERFACE:${abs}>)
+  endforeach()
+  target_include_directories(${name} PUBLIC ${dirs})
+  target_link_libraries(${name} PUBLIC ${ARG_DEPS} PRIVATE ${ARG_PRIVATE_DEPS} gtw::warnings)
 endfunction()

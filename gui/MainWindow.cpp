@@ -1,4 +1,4 @@
-#include "gui/MainWindow.hpp"
+#include "MainWindow.hpp"
 
 #include <QAction>
 #include <QApplication>
@@ -40,10 +40,10 @@
 
 #include <algorithm>
 
-#include "gui/RunController.hpp"
-#include "gui/charts/ChartExport.hpp"
-#include "gui/charts/ChartPanel.hpp"
-#include "gui/charts/Charts.hpp"
+#include "ChartExport.hpp"
+#include "ChartPanel.hpp"
+#include "Charts.hpp"
+#include "RunController.hpp"
 
 namespace gtw::gui {
 namespace {

@@ -13,8 +13,8 @@
 #include <optional>
 #include <string>
 
-#include "gui/ReportModel.hpp"
-#include "gui/ScenarioModel.hpp"
+#include "ReportModel.hpp"
+#include "ScenarioModel.hpp"
 
 class QComboBox;
 class QLabel;

@@ -36,12 +36,12 @@
 
 #include <fstream>
 
-#include "gui/MainWindow.hpp"
-#include "gui/RunController.hpp"
-#include "gui/ScenarioSave.hpp"
-#include "gui/charts/ChartExport.hpp"
-#include "gui/charts/ChartPanel.hpp"
-#include "gui/charts/Charts.hpp"
+#include "ChartExport.hpp"
+#include "ChartPanel.hpp"
+#include "Charts.hpp"
+#include "MainWindow.hpp"
+#include "RunController.hpp"
+#include "ScenarioSave.hpp"
 
 namespace gtw::gui {
 namespace {

@@ -1,4 +1,4 @@
-#include "gui/ReportModel.hpp"
+#include "ReportModel.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -9,7 +9,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "sim/core/InputFile.hpp"
+#include "InputFile.hpp"
 
 namespace gtw::gui {
 namespace {

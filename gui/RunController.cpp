@@ -1,4 +1,4 @@
-#include "gui/RunController.hpp"
+#include "RunController.hpp"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -29,7 +29,7 @@ QString RunController::cli_binary() {
   if (!env.isEmpty()) return env;
   const QDir here(QCoreApplication::applicationDirPath());
   for (const QString& candidate :
-       {here.filePath(QStringLiteral("gputwin")), here.filePath(QStringLiteral("../sim/cli/gputwin"))})
+       {here.filePath(QStringLiteral("gputwin")), here.filePath(QStringLiteral("../sim/apps/cli/gputwin"))})
     if (QFileInfo(candidate).isExecutable()) return QFileInfo(candidate).canonicalFilePath();
   const QString built = QStringLiteral(GTW_CLI_BINARY);
   if (!built.isEmpty() && QFileInfo(built).isExecutable()) return built;

@@ -16,7 +16,7 @@ class RunController : public QObject {
   explicit RunController(QObject* parent = nullptr);
   ~RunController() override;
 
-  /// The gputwin binary: $GPUTWIN_CLI, else `gputwin` next to this program or in the build tree's sim/cli,
+  /// The gputwin binary: $GPUTWIN_CLI, else `gputwin` next to this program or in the build tree's sim/apps/cli,
   /// else the one this GUI was built with, else `gputwin` on PATH.
   static QString cli_binary();
 

@@ -1,4 +1,4 @@
-#include "gui/ScenarioModel.hpp"
+#include "ScenarioModel.hpp"
 
 #include <yaml-cpp/yaml.h>
 
@@ -11,14 +11,14 @@
 #include <set>
 #include <sstream>
 
-#include "gui/YamlInput.hpp"
-#include "policies/api/Placement.hpp"
-#include "sim/scenario/FieldDocs.hpp"
-#include "sim/scenario/Loader.hpp"
+#include "FieldDocs.hpp"
+#include "HardwareProfile.hpp"
+#include "Loader.hpp"
+#include "MigGeometry.hpp"
+#include "Placement.hpp"
+#include "Text.hpp"
+#include "YamlInput.hpp"
 
-#ifndef GTW_PROFILE_DIR
-#define GTW_PROFILE_DIR "calibration/profiles"
-#endif
 #ifndef GTW_EXAMPLES_DIR
 #define GTW_EXAMPLES_DIR "scenarios/examples"
 #endif
@@ -44,7 +44,7 @@ YAML::Node resolve_refs(const YAML::Node& node, const fs::path& dir, int depth) 
     if (ref && node.size() == 1 && ref.IsScalar()) {
       fs::path file = ref.Scalar();
       if (file.is_relative()) file = dir / file;
-      return resolve_refs(load_yaml_input(file.string()), file.parent_path(), depth + 1);
+      return resolve_refs(load_yaml_input(file.string(), InputKind::SCENARIO), file.parent_path(), depth + 1);
     }
     YAML::Node out(YAML::NodeType::Map);
     for (const auto& kv : node) out[kv.first.Scalar()] = resolve_refs(kv.second, dir, depth);
@@ -60,7 +60,7 @@ YAML::Node resolve_refs(const YAML::Node& node, const fs::path& dir, int depth) 
 
 YAML::Node raw_spec(const fs::path& path) {
   try {
-    const YAML::Node root = load_yaml_input(path.string());
+    const YAML::Node root = load_yaml_input(path.string(), InputKind::SCENARIO);
     if (!root.IsMap() || !root["spec"]) return {};
     return resolve_refs(root["spec"], path.parent_path(), 0);
   } catch (const std::exception&) {
@@ -116,13 +116,6 @@ std::vector<std::string> enum_values(std::string_view type) {
     if (!v.empty()) out.push_back(v);
   }
   return out;
-}
-
-std::string trim(std::string s) {
-  s.erase(0, s.find_first_not_of(" \t"));
-  const auto end = s.find_last_not_of(" \t");
-  s.erase(end == std::string::npos ? 0 : end + 1);
-  return s;
 }
 
 // The sharing modes a sharing field applies to, from its help text: "timeSlicing / mps: replicas per GPU
@@ -725,49 +718,31 @@ std::vector<fs::path> bundled_examples() {
 }
 
 std::vector<std::string> mig_layout_presets(const std::string& product) {
-  std::vector<std::string> dirs;
-  if (const char* env = std::getenv("GPUTWIN_PROFILE_PATH")) {
-    std::stringstream parts(env);
-    std::string d;
-    while (std::getline(parts, d, ':'))
-      if (!d.empty()) dirs.push_back(d);
-  }
-  dirs.emplace_back(GTW_PROFILE_DIR);
-  for (const auto& d : dirs) {
-    const fs::path file = fs::path(d) / (product + ".yaml");
-    std::error_code ec;
-    if (!fs::exists(file, ec)) continue;
-    try {
-      const YAML::Node profiles = load_yaml_input(file.string(), InputKind::PROFILE)["spec"]["mig"]["profiles"];
-      if (!profiles || !profiles.IsSequence()) return {};
-      // The first profile of each compute-slice count without media extensions: 1g.10gb, 2g.20gb, ...
-      std::map<int, std::string> by_slices;
-      for (const auto& p : profiles) {
-        const std::string name = p["name"].as<std::string>("");
-        const int slices = p["computeSlices"].as<int>(0);
-        if (slices > 0 && !name.empty() && name.find('+') == std::string::npos && !by_slices.count(slices))
-          by_slices[slices] = name;
-      }
-      std::vector<std::string> out;
-      const auto add = [&](std::initializer_list<int> slices) {
-        std::string layout = "[";
-        for (int s : slices) {
-          if (!by_slices.count(s)) return;
-          layout += (layout.size() > 1 ? ", " : "") + by_slices[s];
-        }
-        out.push_back(layout + "]");
-      };
-      add({4, 3});
-      add({3, 3});
-      add({7});
-      add({2, 2, 2, 1});
-      add({1, 1, 1, 1, 1, 1, 1});
-      return out;
-    } catch (const std::exception&) {
-      return {};
+  // The product's profile through the simulator's own search path and MIG geometry (models/hardware).
+  HardwareProfile profile;
+  Diagnostics diags;
+  if (!load_profile(product, SourceLoc{}, "", profile, diags) || !profile.mig) return {};
+  // The first profile of each compute-slice count without media extensions: 1g.10gb, 2g.20gb, ...
+  std::map<int, std::string> by_slices;
+  for (const auto& p : profile.mig->profiles)
+    if (p.compute_slices > 0 && p.name.find('+') == std::string::npos && !by_slices.count(p.compute_slices))
+      by_slices[p.compute_slices] = p.name;
+  std::vector<std::string> out;
+  const auto add = [&](std::initializer_list<int> slices) {
+    std::vector<std::string> layout;
+    for (int n : slices) {
+      if (!by_slices.count(n)) return;
+      layout.push_back(by_slices[n]);
     }
-  }
-  return {};
+    // Offered only when the hardware's placement rules accept it (4g + 3g fits an A100, not every product).
+    if (check_mig_layout(*profile.mig, layout).feasible) out.push_back("[" + join(layout) + "]");
+  };
+  add({4, 3});
+  add({3, 3});
+  add({7});
+  add({2, 2, 2, 1});
+  add({1, 1, 1, 1, 1, 1, 1});
+  return out;
 }
 
 }  // namespace gtw::gui

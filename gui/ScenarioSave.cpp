@@ -1,4 +1,4 @@
-#include "gui/ScenarioSave.hpp"
+#include "ScenarioSave.hpp"
 
 #include <unistd.h>
 #include <yaml-cpp/yaml.h>
@@ -10,9 +10,10 @@
 #include <sstream>
 #include <utility>
 
-#include "gui/YamlInput.hpp"
-#include "sim/scenario/FieldDocs.hpp"
-#include "sim/scenario/Loader.hpp"
+#include "AtomicFile.hpp"
+#include "FieldDocs.hpp"
+#include "Loader.hpp"
+#include "YamlInput.hpp"
 
 namespace fs = std::filesystem;
 
@@ -136,7 +137,7 @@ class Saver {
       target = target.lexically_normal();
       YAML::Node loaded;
       try {
-        loaded = load_yaml_input(target.string());
+        loaded = load_yaml_input(target.string(), InputKind::SCENARIO);
       } catch (const std::exception& e) {
         throw Failure{path + ".$ref: cannot read '" + target.string() + "': " + e.what()};
       }
@@ -223,7 +224,7 @@ SavedScenario scenario_with_overrides(const fs::path& original, const std::vecto
     const fs::path dest = fs::absolute(destination).lexically_normal();
     YAML::Node root;
     try {
-      root = load_yaml_input(orig.string());
+      root = load_yaml_input(orig.string(), InputKind::SCENARIO);
     } catch (const std::exception& e) {
       throw Failure{"cannot read '" + orig.string() + "': " + e.what()};
     }
@@ -283,23 +284,9 @@ bool save_scenario_with_overrides(const fs::path& original, const std::vector<st
   };
   if (!saved.ok) return fail(saved.error);
   const fs::path dest = fs::absolute(destination);
-  const fs::path tmp = dest.parent_path() / ("." + dest.filename().string() + ".tmp." + std::to_string(::getpid()));
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    f << saved.yaml;
-    f.close();
-    if (!f) {
-      std::error_code ec;
-      fs::remove(tmp, ec);
-      return fail("cannot write '" + dest.string() + "'");
-    }
-  }
-  std::error_code ec;
-  fs::rename(tmp, dest, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    return fail("cannot write '" + dest.string() + "': " + ec.message());
-  }
+  std::string why;
+  if (!try_write_file_atomic(dest.string(), saved.yaml, why))
+    return fail("cannot write '" + dest.string() + "': " + why);
   return true;
 }
 

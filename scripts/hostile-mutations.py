@@ -7,7 +7,7 @@ A mutation passes when the command exits 0 (valid and ran), 1 or 2 (refused with
 time limit. Anything else is a finding: a signal (crash, abort), a timeout (hang), exit 3 (an internal
 error for a user's mistake), or exit 2 without a located message.
 
-    scripts/hostile-mutations.py build/sim/cli/gputwin scenarios/examples/*.yaml [--limit-s 10] [--mem-mb 1024]
+    scripts/hostile-mutations.py build/sim/apps/cli/gputwin scenarios/examples/*.yaml [--limit-s 10] [--mem-mb 1024]
 
 Prints one line per finding and a summary `N passed, M failed`; exits 1 when there is a finding.
 """

@@ -9,9 +9,10 @@ packages=(
   libsimgrid-dev libboost-graph-dev libyaml-cpp-dev libhdf5-dev
   qt6-charts-dev libqt6opengl6-dev libxkbcommon-dev fonts-dejavu-core
   libgtest-dev libgmock-dev libbenchmark-dev
-  libcli11-dev nlohmann-json3-dev libfmt-dev
+  libcli11-dev nlohmann-json3-dev
   libopenmpi-dev openmpi-bin
   clang libclang-rt-14-dev   # the libFuzzer targets (scripts/fuzz.sh)
+  python3                    # the layering test (scripts/check-layering.py)
 )
 
 missing=()

@@ -8,7 +8,7 @@ out=${2:-$root/out/default}
 "$root/scripts/install-deps.sh"
 cmake -S "$root" -B "$root/build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
 cmake --build "$root/build" --target gputwin -j "$(nproc)"
-"$root/build/sim/cli/gputwin" run "$scenario" -o "$out"
+"$root/build/sim/apps/cli/gputwin" run "$scenario" -o "$out"
 echo
 cat "$out/report.md"
 echo

@@ -31,7 +31,9 @@ for scenario in "${scenarios[@]}"; do
   out=out-same/$name
   rm -rf "$out"
   rc=0
-  "$bin" run "$scenario" --format all -o "$out" --progress none > "$scratch/stdout" 2> "$scratch/stderr" || rc=$?
+  # argv[0] is "gputwin" whichever binary runs: the command line is recorded in the provenance.
+  (exec -a gputwin "$bin" run "$scenario" --format all -o "$out" --progress none) > "$scratch/stdout" \
+    2> "$scratch/stderr" || rc=$?
   mkdir -p "$out"
   echo "$rc" > "$out/exit-code"
   # The summary line's wall time is the one thing in stdout that is not the model's.

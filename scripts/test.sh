@@ -17,7 +17,7 @@ cmake --build "$root/build-ci" -j "$jobs"
 # The policy-regression suite: every scenario in scenarios/ci with its expectations (a few seconds).
 echo "== regression suite (scenarios/ci)"
 # Paths relative to the repository root, so that GitHub annotations point at the test files.
-(cd "$root" && build-ci/sim/cli/gputwin test scenarios/ci -j "$jobs" --junit build-ci/junit/scenarios-ci.xml \
+(cd "$root" && build-ci/sim/apps/cli/gputwin test scenarios/ci -j "$jobs" --junit build-ci/junit/scenarios-ci.xml \
   --output "$([ -n "${GITHUB_ACTIONS:-}" ] && echo github || echo text)")
 
 if [ "${1:-}" != "--quick" ]; then

@@ -1,4 +1,4 @@
-#include "calibration/fit/Fit.hpp"
+#include "Fit.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "calibration/fit/RawSamples.hpp"
-#include "calibration/fit/Stats.hpp"
+#include "RawSamples.hpp"
+#include "Stats.hpp"
 
 namespace gtw::calib {
 

@@ -1,4 +1,4 @@
-#include "calibration/fit/Profile.hpp"
+#include "Profile.hpp"
 
 #include <yaml-cpp/yaml.h>
 
@@ -169,7 +169,7 @@ bool make_profile_yaml(const FitResult& fit, const RawRecording& r, const std::s
   else
     notes.push_back("l2Contention: no co-run pairs measured, kept from the base profile");
 
-  // The L2 prime+probe channel (models/channel, docs/models/leakage.md): concurrent kernels of one
+  // The L2 prime+probe channel (models/threat, docs/models/leakage.md): concurrent kernels of one
   // process share SMs and L2 as MPS clients do, so it calibrates the (l2, mps) channel.
   if (fit.probe_rate.ok() && fit.probe_signal.ok() && fit.probe_noise.ok() && fit.probe_signal.value > 0) {
     YAML::Node ch;

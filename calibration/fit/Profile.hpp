@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "calibration/fit/Fit.hpp"
-#include "calibration/fit/RawSamples.hpp"
+#include "Fit.hpp"
+#include "RawSamples.hpp"
 
 namespace gtw::calib {
 

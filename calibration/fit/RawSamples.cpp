@@ -1,4 +1,4 @@
-#include "calibration/fit/RawSamples.hpp"
+#include "RawSamples.hpp"
 
 #include <hdf5.h>
 
@@ -9,8 +9,11 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "sim/core/InputFile.hpp"
-#include "sim/core/Sha256.hpp"
+#include "AtomicFile.hpp"
+#include "Errors.hpp"
+#include "H5Handle.hpp"
+#include "InputFile.hpp"
+#include "Sha256.hpp"
 
 namespace gtw::calib {
 
@@ -163,91 +166,92 @@ std::string raw_to_json(const RawRecording& r) {
 
 namespace {
 
-struct H5 {
-  hid_t id;
-  herr_t (*close)(hid_t);
-  H5(hid_t i, herr_t (*c)(hid_t)) : id(i), close(c) {}
-  ~H5() {
-    if (id >= 0) close(id);
-  }
-  H5(const H5&) = delete;
-  H5& operator=(const H5&) = delete;
-};
+using H5 = h5::H5Id;  // the project's HDF5 handle (sim/core/H5Handle.hpp)
 
 bool attr_string(hid_t obj, const std::string& name, const std::string& value) {
   H5 type(H5Tcopy(H5T_C_S1), H5Tclose);
-  H5Tset_size(type.id, value.empty() ? 1 : value.size());
-  H5Tset_cset(type.id, H5T_CSET_UTF8);
+  H5Tset_size(type.get(), value.empty() ? 1 : value.size());
+  H5Tset_cset(type.get(), H5T_CSET_UTF8);
   H5 space(H5Screate(H5S_SCALAR), H5Sclose);
-  H5 a(H5Acreate2(obj, name.c_str(), type.id, space.id, H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
-  if (a.id < 0) return false;
+  H5 a(H5Acreate2(obj, name.c_str(), type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
+  if (a.get() < 0) return false;
   const std::string v = value.empty() ? std::string(1, '\0') : value;
-  return H5Awrite(a.id, type.id, v.data()) >= 0;
+  return H5Awrite(a.get(), type.get(), v.data()) >= 0;
 }
 
 bool attr_double(hid_t obj, const std::string& name, double value) {
   H5 space(H5Screate(H5S_SCALAR), H5Sclose);
-  H5 a(H5Acreate2(obj, name.c_str(), H5T_IEEE_F64LE, space.id, H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
-  return a.id >= 0 && H5Awrite(a.id, H5T_NATIVE_DOUBLE, &value) >= 0;
+  H5 a(H5Acreate2(obj, name.c_str(), H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
+  return a.get() >= 0 && H5Awrite(a.get(), H5T_NATIVE_DOUBLE, &value) >= 0;
 }
 
-}  // namespace
-
-bool write_raw_h5(const std::string& path, const RawRecording& r, std::string& error) {
-  const std::string tmp = path + ".tmp";
+// Writes the whole recording at `tmp`; false with `error` on failure.
+bool write_raw_h5_at(const std::string& tmp, const RawRecording& r, std::string& error) {
   {
     H5 file(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
-    if (file.id < 0) {
+    if (file.get() < 0) {
       error = "cannot create " + tmp;
       return false;
     }
     bool ok = true;
     {
-      H5 meta(H5Gcreate2(file.id, "/metadata", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
-      ok = ok && attr_string(meta.id, "format", "gputwin-calibration-raw");
-      ok = ok && attr_double(meta.id, "version", r.version);
-      ok = ok && attr_string(meta.id, "synthetic", r.synthetic ? "true" : "false");
-      if (!r.synthetic_note.empty()) ok = ok && attr_string(meta.id, "synthetic_note", r.synthetic_note);
-      ok = ok && attr_string(meta.id, "source_file", r.file);
-      ok = ok && attr_string(meta.id, "source_sha256", r.sha256);
-      for (const auto& [k, v] : r.metadata) ok = ok && attr_string(meta.id, k, v);
+      H5 meta(H5Gcreate2(file.get(), "/metadata", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
+      ok = ok && attr_string(meta.get(), "format", "gputwin-calibration-raw");
+      ok = ok && attr_double(meta.get(), "version", r.version);
+      ok = ok && attr_string(meta.get(), "synthetic", r.synthetic ? "true" : "false");
+      if (!r.synthetic_note.empty()) ok = ok && attr_string(meta.get(), "synthetic_note", r.synthetic_note);
+      ok = ok && attr_string(meta.get(), "source_file", r.file);
+      ok = ok && attr_string(meta.get(), "source_sha256", r.sha256);
+      for (const auto& [k, v] : r.metadata) ok = ok && attr_string(meta.get(), k, v);
       std::string skipped;
       for (const auto& s : r.skipped) skipped += s + "\n";
-      ok = ok && attr_string(meta.id, "skipped", skipped);
+      ok = ok && attr_string(meta.get(), "skipped", skipped);
     }
-    H5 exps(H5Gcreate2(file.id, "/experiments", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
+    H5 exps(H5Gcreate2(file.get(), "/experiments", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
     for (size_t i = 0; ok && i < r.experiments.size(); ++i) {
       const auto& e = r.experiments[i];
       char name[32];
       std::snprintf(name, sizeof name, "%04zu_", i);
-      H5 g(H5Gcreate2(exps.id, (name + e.name).c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
-      if (g.id < 0) {
+      H5 g(H5Gcreate2(exps.get(), (name + e.name).c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
+      if (g.get() < 0) {
         ok = false;
         break;
       }
-      ok = ok && attr_string(g.id, "name", e.name) && attr_string(g.id, "unit", e.unit);
-      for (const auto& [k, v] : e.num) ok = ok && attr_double(g.id, k, v);
-      for (const auto& [k, v] : e.text) ok = ok && attr_string(g.id, k, v);
+      ok = ok && attr_string(g.get(), "name", e.name) && attr_string(g.get(), "unit", e.unit);
+      for (const auto& [k, v] : e.num) ok = ok && attr_double(g.get(), k, v);
+      for (const auto& [k, v] : e.text) ok = ok && attr_string(g.get(), k, v);
       for (const auto& [k, v] : e.series) {
         const hsize_t n = v.size();
         H5 space(H5Screate_simple(1, &n, nullptr), H5Sclose);
-        H5 d(H5Dcreate2(g.id, k.c_str(), H5T_IEEE_F64LE, space.id, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Dclose);
-        ok = ok && d.id >= 0 &&
-             (n == 0 || H5Dwrite(d.id, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()) >= 0);
-        if (ok) ok = attr_string(d.id, "unit", e.unit);
+        H5 d(H5Dcreate2(g.get(), k.c_str(), H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+             H5Dclose);
+        ok = ok && d.get() >= 0 &&
+             (n == 0 || H5Dwrite(d.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()) >= 0);
+        if (ok) ok = attr_string(d.get(), "unit", e.unit);
       }
     }
     if (!ok) {
       error = "cannot write HDF5 " + tmp;
-      std::remove(tmp.c_str());
       return false;
     }
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    error = "cannot rename " + tmp + " to " + path;
+  return true;
+}
+
+}  // namespace
+
+bool write_raw_h5(const std::string& path, const RawRecording& r, std::string& error) {
+  try {
+    produce_file_atomic(path, [&](const std::string& tmp) {
+      const h5::QuietHdf5Errors quiet;
+      std::string why;
+      if (!write_raw_h5_at(tmp, r, why)) throw RuntimeError(why);
+    });
+    return true;
+  } catch (const std::exception& e) {
+    error = e.what();
     return false;
   }
-  return true;
 }
 
 }  // namespace gtw::calib

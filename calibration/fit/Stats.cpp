@@ -1,4 +1,4 @@
-#include "calibration/fit/Stats.hpp"
+#include "Stats.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "calibration/fit/Synthetic.hpp"
+#include "Synthetic.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 #include <random>
 #include <sstream>
 
-#include "calibration/fit/Fit.hpp"
+#include "Fit.hpp"
 
 namespace gtw::calib {
 

@@ -5,7 +5,7 @@
 // tests that want a file. Never a substitute for a measurement.
 #include <cstdint>
 
-#include "calibration/fit/RawSamples.hpp"
+#include "RawSamples.hpp"
 
 namespace gtw::calib {
 

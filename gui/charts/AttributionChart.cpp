@@ -4,8 +4,8 @@
 #include <QPieSeries>
 #include <QPieSlice>
 
-#include "gui/charts/ChartStyle.hpp"
-#include "gui/charts/Charts.hpp"
+#include "ChartStyle.hpp"
+#include "Charts.hpp"
 
 namespace gtw::gui {
 

@@ -1,4 +1,4 @@
-#include "gui/charts/ChartExport.hpp"
+#include "ChartExport.hpp"
 
 #include <QChart>
 #include <QChartView>
@@ -8,7 +8,7 @@
 
 #include <algorithm>
 
-#include "gui/charts/Charts.hpp"
+#include "Charts.hpp"
 
 namespace gtw::gui {
 namespace {

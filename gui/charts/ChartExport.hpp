@@ -5,7 +5,7 @@
 #include <QString>
 #include <QStringList>
 
-#include "gui/ReportModel.hpp"
+#include "ReportModel.hpp"
 
 class QChart;
 

@@ -1,4 +1,4 @@
-#include "gui/charts/ChartPanel.hpp"
+#include "ChartPanel.hpp"
 
 #include <QChart>
 #include <QChartView>

@@ -1,4 +1,4 @@
-#include "gui/charts/ChartStyle.hpp"
+#include "ChartStyle.hpp"
 
 #include <QChart>
 #include <QFont>
@@ -9,7 +9,7 @@
 #include <array>
 #include <cmath>
 
-#include "gui/charts/Charts.hpp"
+#include "Charts.hpp"
 
 namespace gtw::gui {
 

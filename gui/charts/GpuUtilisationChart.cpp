@@ -7,8 +7,8 @@
 
 #include <algorithm>
 
-#include "gui/charts/ChartStyle.hpp"
-#include "gui/charts/Charts.hpp"
+#include "ChartStyle.hpp"
+#include "Charts.hpp"
 
 namespace gtw::gui {
 

@@ -9,8 +9,8 @@
 #include <array>
 #include <cmath>
 
-#include "gui/charts/ChartStyle.hpp"
-#include "gui/charts/Charts.hpp"
+#include "ChartStyle.hpp"
+#include "Charts.hpp"
 
 namespace gtw::gui {
 

@@ -8,8 +8,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "gui/charts/ChartStyle.hpp"
-#include "gui/charts/Charts.hpp"
+#include "ChartStyle.hpp"
+#include "Charts.hpp"
 
 namespace gtw::gui {
 namespace {

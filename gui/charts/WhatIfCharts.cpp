@@ -16,8 +16,8 @@
 #include <map>
 #include <set>
 
-#include "gui/charts/ChartStyle.hpp"
-#include "gui/charts/Charts.hpp"
+#include "ChartStyle.hpp"
+#include "Charts.hpp"
 
 namespace gtw::gui {
 namespace {

@@ -1,11 +1,15 @@
-#include "models/attack/Attack.hpp"
+#include "Attack.hpp"
 
+#include <xbt/log.h>
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
 
-#include "sim/core/Rng.hpp"
+#include "Rng.hpp"
+
+XBT_LOG_EXTERNAL_CATEGORY(gtw);
+XBT_LOG_NEW_DEFAULT_SUBCATEGORY(gtw_attack, gtw, "attacker workloads replayed in the simulation (models/attack)");
 
 namespace gtw {
 
@@ -14,7 +18,7 @@ using channel::Resource;
 
 channel::Mode device_relation(const GpuDevice& a, const GpuDevice& b) {
   if (a.node() != b.node()) return Mode::SEPARATE_NODES;
-  if (&a == &b) return channel::mode_of_sharing(sharing_mode_name(a.sharing().mode)).value_or(Mode::EXCLUSIVE);
+  if (&a == &b) return channel::mode_of_sharing(a.sharing().mode);
   if (a.local_index() == b.local_index()) return Mode::MIG;  // two instances of one physical GPU
   return Mode::SEPARATE_GPUS;
 }
@@ -95,9 +99,13 @@ class Attack final : public Workload {
       }
       alive_[i] = p.gpus[0]->allocate_for(workload_memory(spec_), p.contexts[0]) >= 0;
       if (!alive_[i])
-        ctx_.emit(sg4::Engine::get_clock(), EventType::WORKLOAD_FAILED, spec_.replica_tenant(static_cast<int>(i)),
-                  index_, static_cast<int>(i), p.gpus[0]->index(), 0,
-                  static_cast<double>(FailureReason::OUT_OF_MEMORY));
+        ctx_.emit({.time = sg4::Engine::get_clock(),
+                   .type = EventType::WORKLOAD_FAILED,
+                   .tenant = spec_.replica_tenant(static_cast<int>(i)),
+                   .workload = index_,
+                   .replica = static_cast<int>(i),
+                   .gpu = p.gpus[0]->index(),
+                   .aux = static_cast<double>(FailureReason::OUT_OF_MEMORY)});
     }
     const bool all = !places_.empty() && std::all_of(alive_.begin(), alive_.end(), [](bool b) { return b; });
     const size_t needed = a_.type == AttackType::COVERT_CHANNEL ? 2 : 1;
@@ -138,8 +146,13 @@ class Attack final : public Workload {
     if (r >= places_.size() || !alive_[r]) return;
     alive_[r] = false;
     auto& p = places_[r];
-    ctx_.emit(sg4::Engine::get_clock(), EventType::WORKLOAD_FAILED, spec_.replica_tenant(replica), index_, replica,
-              p.gpus[0]->index(), 0, static_cast<double>(reason));
+    ctx_.emit({.time = sg4::Engine::get_clock(),
+               .type = EventType::WORKLOAD_FAILED,
+               .tenant = spec_.replica_tenant(replica),
+               .workload = index_,
+               .replica = replica,
+               .gpu = p.gpus[0]->index(),
+               .aux = static_cast<double>(reason)});
     p.gpus[0]->fail_context(p.contexts[0]);
     const double bytes = a_.type == AttackType::REMANENCE_SCRAPE ? held_[r] : workload_memory(spec_);
     if (bytes > 0) p.gpus[0]->release_for(bytes, p.contexts[0]);
@@ -293,8 +306,10 @@ class Attack final : public Workload {
       const double t = now();
       channel_op(c.receiver, places_[1].contexts[0], probe_bytes);
       latency[k] = observed(now() - t, c.noise, noise);
-      ctx_.emit(now(), EventType::ATTACK_PROBE, spec_.tenant_index, index_, 1, c.receiver->index(), latency[k],
-                c.symbols[k]);
+      ctx_.emit(who(1, c.receiver->index()), {.time = now(),
+                                              .type = EventType::ATTACK_PROBE,
+                                              .value = latency[k],
+                                              .aux = static_cast<double>(c.symbols[k])});
     }
     // Threshold from the preamble: halfway between the mean latency of its 1s and of its 0s.
     double ones = 0, zeros = 0;
@@ -310,13 +325,18 @@ class Attack final : public Workload {
     for (size_t k = static_cast<size_t>(a_.preamble); k < c.symbols.size(); ++k) {
       const bool high = latency[k] > threshold;
       const int decoded = (high != inverted) ? 1 : 0;
-      ctx_.emit(now(), EventType::ATTACK_BIT, spec_.tenant_index, index_, 1, c.receiver->index(), decoded,
-                c.symbols[k]);
+      ctx_.emit(who(1, c.receiver->index()), {.time = now(),
+                                              .type = EventType::ATTACK_BIT,
+                                              .value = static_cast<double>(decoded),
+                                              .aux = static_cast<double>(c.symbols[k])});
     }
     const double end = c.start + static_cast<double>(c.symbols.size()) * c.period;
+    XBT_VERB("%s: covert channel sent %zu symbols from GPU %d to GPU %d", spec_.name.c_str(), c.symbols.size(),
+             c.sender->index(), c.receiver->index());
     if (now() < end) sg4::this_actor::sleep_until(end);
-    ctx_.emit(now(), EventType::ATTACK_DONE, spec_.tenant_index, index_, 1, c.receiver->index(), a_.bits,
-              payload_start);
+    ctx_.emit(
+        who(1, c.receiver->index()),
+        {.time = now(), .type = EventType::ATTACK_DONE, .value = static_cast<double>(a_.bits), .aux = payload_start});
   }
 
   // ------------------------------------------------------------------ prime+probe / model extraction
@@ -367,14 +387,18 @@ class Attack final : public Workload {
       const double length = last_busy - burst_start + a_.probe_interval.value;
       ++guesses;
       if (a_.type == AttackType::PRIME_PROBE) {
-        ctx_.emit(now(), EventType::ATTACK_OBSERVATION, spec_.tenant_index, index_, 0, gpu.index(),
-                  classify(length / (1 + duty), victim, profile), truth);
+        ctx_.emit(who(0, gpu.index()), {.time = now(),
+                                        .type = EventType::ATTACK_OBSERVATION,
+                                        .value = static_cast<double>(classify(length / (1 + duty), victim, profile)),
+                                        .aux = static_cast<double>(truth)});
       } else {
         // Decode reads the weights output_tokens times, prefill once: bytes = weights x (out + 1).
         // A contended probe takes twice its time alone at half the bandwidth: the victim keeps 1 - duty of it.
         const double weights = length * (1 - duty) * bw / (victim.output_tokens + 1.0);
-        ctx_.emit(now(), EventType::ATTACK_OBSERVATION, spec_.tenant_index, index_, 0, gpu.index(),
-                  weights / dtype_bytes(victim.model.dtype), victim.model.parameters);
+        ctx_.emit(who(0, gpu.index()), {.time = now(),
+                                        .type = EventType::ATTACK_OBSERVATION,
+                                        .value = weights / dtype_bytes(victim.model.dtype),
+                                        .aux = victim.model.parameters});
       }
       burst_start = last_busy = -1;
     };
@@ -400,7 +424,8 @@ class Attack final : public Workload {
     }
     close_burst();
     if (a_.type == AttackType::MODEL_EXTRACTION) extract_layers(runs, first_probe, victim, gpu.index());
-    ctx_.emit(now(), EventType::ATTACK_DONE, spec_.tenant_index, index_, 0, gpu.index(), guesses, started);
+    ctx_.emit(who(0, gpu.index()),
+              {.time = now(), .type = EventType::ATTACK_DONE, .value = static_cast<double>(guesses), .aux = started});
   }
 
   // Layer structure from the runs of contended probes. A batch shows as one short run per layer (the
@@ -437,9 +462,11 @@ class Attack final : public Workload {
           worst = std::max(worst, err);
         }
       }
-      ctx_.emit(now(), EventType::ATTACK_OBSERVATION, spec_.tenant_index, index_, 1, gpu, static_cast<double>(layers),
-                truth);
-      ctx_.emit(now(), EventType::ATTACK_OBSERVATION, spec_.tenant_index, index_, 2, gpu, mean, worst);
+      ctx_.emit(who(1, gpu), {.time = now(),
+                              .type = EventType::ATTACK_OBSERVATION,
+                              .value = static_cast<double>(layers),
+                              .aux = static_cast<double>(truth)});
+      ctx_.emit(who(2, gpu), {.time = now(), .type = EventType::ATTACK_OBSERVATION, .value = mean, .aux = worst});
     }
   }
 
@@ -492,7 +519,7 @@ class Attack final : public Workload {
       if (held_[0] > 0) gpu.release_for(held_[0], context);
       held_[0] = 0;
     }
-    ctx_.emit(now(), EventType::ATTACK_DONE, spec_.tenant_index, index_, 0, gpu.index(), recovered, started);
+    ctx_.emit(who(0, gpu.index()), {.time = now(), .type = EventType::ATTACK_DONE, .value = recovered, .aux = started});
   }
 
   // ------------------------------------------------------------------ noisy neighbour
@@ -506,7 +533,7 @@ class Attack final : public Workload {
       gpu.run(p.contexts[0], a_.flops.value, bytes);
       ++kernels;
     }
-    ctx_.emit(now(), EventType::ATTACK_DONE, spec_.tenant_index, index_, 0, gpu.index(), kernels, started);
+    ctx_.emit(who(0, gpu.index()), {.time = now(), .type = EventType::ATTACK_DONE, .value = kernels, .aux = started});
   }
 
   // ------------------------------------------------------------------ MPS fault-domain kill
@@ -522,8 +549,10 @@ class Attack final : public Workload {
       const auto& c = gpu.contexts()[static_cast<size_t>(id)];
       ended.emplace_back(c.workload, c.replica);
     }
-    ctx_.emit(now(), EventType::GPU_FAULT, spec_.tenant_index, index_, 0, gpu.index(),
-              static_cast<double>(ended.size()), gpu.fault_domain_is_whole_gpu() ? 1.0 : 0.0);
+    ctx_.emit(who(0, gpu.index()), {.time = now(),
+                                    .type = EventType::GPU_FAULT,
+                                    .value = static_cast<double>(ended.size()),
+                                    .aux = gpu.fault_domain_is_whole_gpu() ? 1.0 : 0.0});
     const double at = now();
     int victims = 0;
     for (const auto& [w, r] : ended) {
@@ -533,7 +562,8 @@ class Attack final : public Workload {
         ++victims;
       }
     }
-    ctx_.emit(at, EventType::ATTACK_DONE, spec_.tenant_index, index_, 0, gpu.index(), victims, started);
+    ctx_.emit(who(0, gpu.index()),
+              {.time = at, .type = EventType::ATTACK_DONE, .value = static_cast<double>(victims), .aux = started});
     kill_replica(0, FailureReason::FAULT);
   }
 
@@ -555,16 +585,20 @@ class Attack final : public Workload {
       if (answer == Workload::Admission::ADMITTED) {
         ++admitted;
       } else {
-        ctx_.emit(now(), EventType::ATTACK_PROBE, spec_.tenant_index, index_, 0, gpu,
-                  answer == Workload::Admission::RATE_LIMITED ? 1.0 : 2.0, 0);
+        ctx_.emit(who(0, gpu), {.time = now(),
+                                .type = EventType::ATTACK_PROBE,
+                                .value = answer == Workload::Admission::RATE_LIMITED ? 1.0 : 2.0});
       }
     }
-    ctx_.emit(now(), EventType::ATTACK_DONE, spec_.tenant_index, index_, 0, gpu, admitted, started);
+    ctx_.emit(who(0, gpu),
+              {.time = now(), .type = EventType::ATTACK_DONE, .value = static_cast<double>(admitted), .aux = started});
   }
 
   SimContext& ctx_;
   int index_;
   const WorkloadSpec& spec_;
+  // The subject of this workload's events: one of its replicas, on a GPU (-1: none).
+  Subject who(int replica, int gpu = -1) const { return {spec_.tenant_index, index_, replica, gpu}; }
   const AttackSpec& a_;
   std::vector<ReplicaPlacement> places_;
   AttackEnv env_;

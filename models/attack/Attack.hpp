@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "models/SimContext.hpp"
-#include "models/channel/ChannelCatalogue.hpp"
-#include "models/gpu/GpuDevice.hpp"
-#include "models/workload/Workload.hpp"
+#include "ChannelCatalogue.hpp"
+#include "GpuDevice.hpp"
+#include "SimContext.hpp"
+#include "Workload.hpp"
 
 namespace gtw {
 

@@ -1,7 +1,11 @@
-#include "models/fabric/Platform.hpp"
+#include "Platform.hpp"
 
+#include <xbt/log.h>
 #include <algorithm>
 #include <set>
+
+XBT_LOG_EXTERNAL_CATEGORY(gtw);
+XBT_LOG_NEW_DEFAULT_SUBCATEGORY(gtw_fabric, gtw, "the SimGrid platform built from the topology graphs (models/fabric)");
 
 namespace gtw::fabric {
 
@@ -37,6 +41,7 @@ Platform::Platform(const Topology& topo, const ScenarioSpec& spec, sg4::NetZone*
     : topo_(topo), spec_(spec), root_(root), nodes_(topo.nodes.size()), node_points_(topo.nodes.size()) {}
 
 sg4::Link* Platform::make_link(sg4::NetZone* zone, const std::string& name, const Link& l) {
+  XBT_VERB("link %s: %.3g B/s up, %.3g B/s down, %.3g s latency", name.c_str(), l.up, l.down, l.latency);
   auto* link = zone->create_split_duplex_link(name, l.up);
   link->set_latency(l.latency);
   link->get_link_up()->set_bandwidth(l.up);

@@ -1,5 +1,5 @@
 #pragma once
-// Turns the topology graphs (models/fabric/Topology.hpp) into the SimGrid platform: one full zone per
+// Turns the topology graphs (models/hardware/Topology.hpp) into the SimGrid platform: one full zone per
 // node (host CPU, devices, routers for switches and ports, split-duplex links, local NVMe disk), one
 // zone per storage system (servers with disks), a front-end zone, and routes between them computed on
 // the graphs. The engine creates the devices (GPUs, MIG instances) itself and registers them here.
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "models/fabric/Topology.hpp"
+#include "Topology.hpp"
 
 namespace gtw::fabric {
 

@@ -1,11 +1,20 @@
-#include "models/gpu/GpuDevice.hpp"
+#include "GpuDevice.hpp"
 
+#include <xbt/log.h>
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <mutex>
 
-#include "models/partition/PartitionScheduler.hpp"
+#include "PartitionScheduler.hpp"
+
+// Log categories, one per folder under the root category gtw: off by default (SimGrid's root threshold is
+// critical in a run), enabled with `gputwin run --log gtw.thres:verbose` or per folder, e.g. --log
+// gtw_gpu.thres:verbose.
+XBT_LOG_NEW_CATEGORY(gtw, "gputwin: the SimGrid models and the engine");
+XBT_LOG_NEW_SUBCATEGORY(gtw_events, gtw, "every event of the log as it is appended (models/gpu/SimContext.hpp)");
+XBT_LOG_NEW_DEFAULT_SUBCATEGORY(gtw_gpu, gtw,
+                                "GPU devices: kernels, the shared-L2 model, the memory allocator (models/gpu)");
 
 namespace gtw {
 
@@ -143,10 +152,25 @@ double GpuDevice::allocate_for(double bytes, int context_id) {
   };
   take(dirty_, false);
   take(scrubbed_, true);
-  ctx_.emit(now, EventType::MEM_ALLOC, owner.tenant, owner.workload, owner.replica, index_, bytes, residue);
+  XBT_VERB("GPU %d: %.0f bytes to workload %d[%d], %.0f of them another tenant's unscrubbed residue", index_, bytes,
+           owner.workload, owner.replica, residue);
+  ctx_.emit({.time = now,
+             .type = EventType::MEM_ALLOC,
+             .tenant = owner.tenant,
+             .workload = owner.workload,
+             .replica = owner.replica,
+             .gpu = index_,
+             .value = bytes,
+             .aux = residue});
   for (const auto& [key, b] : handed)
-    ctx_.emit(now, key.second ? EventType::MEM_SCRUBBED_REUSE : EventType::MEM_RESIDUE, owner.tenant, owner.workload,
-              owner.replica, index_, b, key.first);
+    ctx_.emit({.time = now,
+               .type = key.second ? EventType::MEM_SCRUBBED_REUSE : EventType::MEM_RESIDUE,
+               .tenant = owner.tenant,
+               .workload = owner.workload,
+               .replica = owner.replica,
+               .gpu = index_,
+               .value = b,
+               .aux = static_cast<double>(key.first)});
   return residue;
 }
 
@@ -154,8 +178,14 @@ void GpuDevice::release_for(double bytes, int context_id) {
   const GpuContext& owner = context(context_id);
   memory_used_ = std::max(0.0, memory_used_ - bytes);
   const bool scrub = scrubs_on_free();
-  ctx_.emit(sg4::Engine::get_clock(), EventType::MEM_FREE, owner.tenant, owner.workload, owner.replica, index_, bytes,
-            scrub ? 1.0 : 0.0);
+  ctx_.emit({.time = sg4::Engine::get_clock(),
+             .type = EventType::MEM_FREE,
+             .tenant = owner.tenant,
+             .workload = owner.workload,
+             .replica = owner.replica,
+             .gpu = index_,
+             .value = bytes,
+             .aux = scrub ? 1.0 : 0.0});
   if (bytes <= 0) return;
   const Region region{owner.tenant, owner.workload, bytes};
   if (!scrub) {
@@ -174,8 +204,13 @@ void GpuDevice::release_for(double bytes, int context_id) {
     std::unique_lock lock(*memory_mutex_);
     scrubbing_ = std::max(0.0, scrubbing_ - region.bytes);
     scrubbed_.push_back(region);
-    ctx_.emit(sg4::Engine::get_clock(), EventType::MEM_SCRUB, region.tenant, region.workload, -1, index_, region.bytes,
-              start);
+    ctx_.emit({.time = sg4::Engine::get_clock(),
+               .type = EventType::MEM_SCRUB,
+               .tenant = region.tenant,
+               .workload = region.workload,
+               .gpu = index_,
+               .value = region.bytes,
+               .aux = start});
     scrub_done_->notify_all();
   });
 }

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "models/SimContext.hpp"
-#include "models/gpu/HardwareProfile.hpp"
+#include "HardwareProfile.hpp"
+#include "SimContext.hpp"
 
 namespace gtw {
 

@@ -1,4 +1,4 @@
-#include "models/partition/Exclusive.hpp"
+#include "Exclusive.hpp"
 
 namespace gtw {
 
@@ -15,8 +15,13 @@ void ExclusiveScheduler::on_launch(GpuContext& context, const KernelPtr& kernel)
 void ExclusiveScheduler::on_finish(GpuContext& context, const KernelPtr& kernel) {
   remove_active(context, kernel);
   if (--running_ == 0) {
-    ctx_.emit(sg4::Engine::get_clock(), EventType::GPU_BUSY, busy_tenant_, context.workload, context.replica,
-              gpu_.index(), 0, busy_since_);
+    ctx_.emit({.time = sg4::Engine::get_clock(),
+               .type = EventType::GPU_BUSY,
+               .tenant = busy_tenant_,
+               .workload = context.workload,
+               .replica = context.replica,
+               .gpu = gpu_.index(),
+               .aux = busy_since_});
   }
 }
 

@@ -1,6 +1,9 @@
-#include "models/partition/Mps.hpp"
+#include "Mps.hpp"
 
+#include <xbt/log.h>
 #include <cmath>
+
+XBT_LOG_EXTERNAL_DEFAULT_CATEGORY(gtw_partition);
 
 namespace gtw {
 
@@ -25,8 +28,14 @@ void MpsScheduler::busy_changed(const GpuContext& context, int delta) {
   const double now = sg4::Engine::get_clock();
   if (delta > 0 && running_[id]++ == 0) busy_since_[id] = now;
   if (delta < 0 && --running_[id] == 0)
-    ctx_.emit(now, EventType::GPU_BUSY, context.tenant, context.workload, context.replica, gpu_.index(), 1,
-              busy_since_[id]);
+    ctx_.emit({.time = now,
+               .type = EventType::GPU_BUSY,
+               .tenant = context.tenant,
+               .workload = context.workload,
+               .replica = context.replica,
+               .gpu = gpu_.index(),
+               .value = 1,
+               .aux = busy_since_[id]});
 }
 
 void MpsScheduler::on_launch(GpuContext& context, const KernelPtr& kernel) {

@@ -1,5 +1,5 @@
 #pragma once
-#include "models/partition/PartitionScheduler.hpp"
+#include "PartitionScheduler.hpp"
 
 namespace gtw {
 

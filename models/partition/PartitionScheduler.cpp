@@ -1,11 +1,16 @@
-#include "models/partition/PartitionScheduler.hpp"
+#include "PartitionScheduler.hpp"
 
+#include <xbt/log.h>
 #include <algorithm>
 #include <stdexcept>
 
-#include "models/partition/Exclusive.hpp"
-#include "models/partition/Mps.hpp"
-#include "models/partition/TimeSlicing.hpp"
+#include "Exclusive.hpp"
+#include "Mps.hpp"
+#include "TimeSlicing.hpp"
+
+XBT_LOG_EXTERNAL_CATEGORY(gtw);
+XBT_LOG_NEW_DEFAULT_SUBCATEGORY(gtw_partition, gtw,
+                                "partition schedulers: exclusive, time-slicing, MPS, vGPU (models/partition)");
 
 namespace gtw {
 

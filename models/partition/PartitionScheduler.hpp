@@ -6,8 +6,8 @@
 // The scheduler also records when the GPU was busy and for which tenant (GPU_BUSY events).
 #include <memory>
 
-#include "models/SimContext.hpp"
-#include "models/gpu/GpuDevice.hpp"
+#include "GpuDevice.hpp"
+#include "SimContext.hpp"
 
 namespace gtw {
 

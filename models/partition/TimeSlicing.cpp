@@ -1,8 +1,11 @@
-#include "models/partition/TimeSlicing.hpp"
+#include "TimeSlicing.hpp"
 
+#include <xbt/log.h>
 #include <algorithm>
 #include <cmath>
 #include <mutex>
+
+XBT_LOG_EXTERNAL_DEFAULT_CATEGORY(gtw_partition);
 
 namespace gtw {
 
@@ -45,7 +48,13 @@ void TimeSliceScheduler::close_slice(double now) {
   slice_open_ = false;
   const auto& c = gpu_.contexts()[static_cast<size_t>(last_)];
   if (now > slice_start_) {
-    ctx_.emit(now, EventType::GPU_BUSY, c.tenant, c.workload, c.replica, gpu_.index(), 0, slice_start_);
+    ctx_.emit({.time = now,
+               .type = EventType::GPU_BUSY,
+               .tenant = c.tenant,
+               .workload = c.workload,
+               .replica = c.replica,
+               .gpu = gpu_.index(),
+               .aux = slice_start_});
   }
 }
 
@@ -107,8 +116,15 @@ void TimeSliceScheduler::arbiter_strict() {
         lock.lock();
       }
       const auto& incoming = gpu_.contexts()[static_cast<size_t>(slot)];
-      ctx_.emit(sg4::Engine::get_clock(), EventType::CONTEXT_SWITCH, incoming.tenant, incoming.workload,
-                incoming.replica, gpu_.index(), last_ >= 0 ? switch_cost_ : 0.0);
+      XBT_VERB("GPU %d: slice to workload %d[%d] (tenant %d)", gpu_.index(), incoming.workload, incoming.replica,
+               incoming.tenant);
+      ctx_.emit({.time = sg4::Engine::get_clock(),
+                 .type = EventType::CONTEXT_SWITCH,
+                 .tenant = incoming.tenant,
+                 .workload = incoming.workload,
+                 .replica = incoming.replica,
+                 .gpu = gpu_.index(),
+                 .value = last_ >= 0 ? switch_cost_ : 0.0});
       ++ctx_.counters.context_switches;
       last_ = slot;
     }
@@ -156,8 +172,13 @@ void TimeSliceScheduler::arbiter() {
           lock.lock();
         }
         const auto& incoming = gpu_.contexts()[static_cast<size_t>(next)];
-        ctx_.emit(sg4::Engine::get_clock(), EventType::CONTEXT_SWITCH, incoming.tenant, incoming.workload,
-                  incoming.replica, gpu_.index(), last_ >= 0 ? switch_cost_ : 0.0);
+        ctx_.emit({.time = sg4::Engine::get_clock(),
+                   .type = EventType::CONTEXT_SWITCH,
+                   .tenant = incoming.tenant,
+                   .workload = incoming.workload,
+                   .replica = incoming.replica,
+                   .gpu = gpu_.index(),
+                   .value = last_ >= 0 ? switch_cost_ : 0.0});
         ++ctx_.counters.context_switches;
         last_ = next;
       }

@@ -1,7 +1,7 @@
 #pragma once
 #include <simgrid/s4u.hpp>
 
-#include "models/partition/PartitionScheduler.hpp"
+#include "PartitionScheduler.hpp"
 
 namespace gtw {
 

@@ -1,9 +1,13 @@
-#include "models/storage/DataPath.hpp"
+#include "DataPath.hpp"
 
+#include <xbt/log.h>
 #include <algorithm>
 #include <set>
 
-#include "models/fabric/Platform.hpp"
+#include "Platform.hpp"
+
+XBT_LOG_EXTERNAL_CATEGORY(gtw);
+XBT_LOG_NEW_DEFAULT_SUBCATEGORY(gtw_storage, gtw, "data movements over storage and network paths (models/storage)");
 
 namespace gtw::storage {
 
@@ -102,10 +106,19 @@ void record(SimContext& ctx, DataMovement m, const std::set<std::string>& links)
   m.links.assign(links.begin(), links.end());
   const double index = static_cast<double>(ctx.data_movements ? ctx.data_movements->size() : 0);
   const EventType type = m.allowed ? EventType::DATA_MOVE : EventType::DATA_DENIED;
+  XBT_VERB("%s %.0f bytes %s -> %s over %zu shared link(s)%s", m.operation.c_str(), m.bytes, m.from.c_str(),
+           m.to.c_str(), links.size(), m.allowed ? "" : (" refused: " + m.reason).c_str());
   const int tenant = m.tenant, workload = m.workload, replica = m.replica, gpu = m.gpu;
   const double bytes = m.bytes;
   if (ctx.data_movements) ctx.data_movements->push_back(std::move(m));
-  ctx.emit(sg4::Engine::get_clock(), type, tenant, workload, replica, gpu, bytes, index);
+  ctx.emit({.time = sg4::Engine::get_clock(),
+            .type = type,
+            .tenant = tenant,
+            .workload = workload,
+            .replica = replica,
+            .gpu = gpu,
+            .value = bytes,
+            .aux = index});
 }
 
 // Bytes a flow puts on the network: encrypted flows get `bandwidthFactor` of a link's bandwidth, i.e.
@@ -130,8 +143,14 @@ bool compliance_allows(SimContext& ctx, DataMovement& m) {
   if (!ctx.access_guard) return true;
   const auto refusal = ctx.access_guard(m);
   if (!refusal) return true;
-  ctx.emit(sg4::Engine::get_clock(), EventType::COMPLIANCE_REFUSED, m.tenant, m.workload, m.replica, m.gpu,
-           refusal->first, 1);
+  ctx.emit({.time = sg4::Engine::get_clock(),
+            .type = EventType::COMPLIANCE_REFUSED,
+            .tenant = m.tenant,
+            .workload = m.workload,
+            .replica = m.replica,
+            .gpu = m.gpu,
+            .value = static_cast<double>(refusal->first),
+            .aux = 1});
   m.allowed = false;
   m.reason = "compliance:" + refusal->second;
   record(ctx, std::move(m), {});

@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "models/SimContext.hpp"
-#include "models/gpu/GpuDevice.hpp"
+#include "GpuDevice.hpp"
+#include "SimContext.hpp"
 
 namespace gtw::storage {
 

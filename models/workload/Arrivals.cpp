@@ -1,4 +1,4 @@
-#include "models/workload/Arrivals.hpp"
+#include "Arrivals.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,8 +1,8 @@
 #pragma once
 // Arrival processes: Poisson, bursty (two-state Markov-modulated Poisson), constant, diurnal
 // (sinusoidally modulated Poisson, by thinning) and replayed request traces.
-#include "sim/core/Rng.hpp"
-#include "sim/scenario/Scenario.hpp"
+#include "Rng.hpp"
+#include "Scenario.hpp"
 
 namespace gtw {
 

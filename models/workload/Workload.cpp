@@ -1,17 +1,22 @@
-#include "models/workload/Workload.hpp"
+#include "Workload.hpp"
 
-#include "models/workload/Runtime.hpp"
+#include "Runtime.hpp"
 
+#include <xbt/log.h>
 #include <algorithm>
 #include <limits>
 #include <map>
 #include <mutex>
 #include <optional>
 
-#include "models/fabric/Platform.hpp"
-#include "models/storage/DataPath.hpp"
-#include "models/workload/Arrivals.hpp"
-#include "models/workload/TokenBucket.hpp"
+#include "Arrivals.hpp"
+#include "DataPath.hpp"
+#include "Platform.hpp"
+#include "TokenBucket.hpp"
+
+XBT_LOG_EXTERNAL_CATEGORY(gtw);
+XBT_LOG_NEW_DEFAULT_SUBCATEGORY(gtw_workload, gtw,
+                                "workload replicas: requests, batches, training steps, model loads (models/workload)");
 
 namespace gtw {
 
@@ -69,10 +74,21 @@ bool allocate_replica(SimContext& ctx, const WorkloadSpec& spec, int workload, i
     if (place.gpus[i]->allocate_for(bytes, place.contexts[i]) < 0) {
       for (size_t j = 0; j < i; ++j) place.gpus[j]->release_for(bytes, place.contexts[j]);
       const double now = sg4::Engine::get_clock();
-      ctx.emit(now, EventType::OUT_OF_MEMORY, spec.tenant_index, workload, replica, place.gpus[i]->index(), bytes,
-               place.gpus[i]->memory_used());
-      ctx.emit(now, EventType::WORKLOAD_FAILED, spec.tenant_index, workload, replica, place.gpus[i]->index(), 0,
-               static_cast<double>(FailureReason::OUT_OF_MEMORY));
+      ctx.emit({.time = now,
+                .type = EventType::OUT_OF_MEMORY,
+                .tenant = spec.tenant_index,
+                .workload = workload,
+                .replica = replica,
+                .gpu = place.gpus[i]->index(),
+                .value = bytes,
+                .aux = place.gpus[i]->memory_used()});
+      ctx.emit({.time = now,
+                .type = EventType::WORKLOAD_FAILED,
+                .tenant = spec.tenant_index,
+                .workload = workload,
+                .replica = replica,
+                .gpu = place.gpus[i]->index(),
+                .aux = static_cast<double>(FailureReason::OUT_OF_MEMORY)});
       return false;
     }
   }
@@ -156,14 +172,14 @@ class InferenceService final : public Workload {
     r.alive = false;
     r.draining = false;
     ++r.generation;
-    ctx_.emit(now, EventType::WORKLOAD_FAILED, spec_.tenant_index, index_, replica, gpu_of(r), 0,
-              static_cast<double>(reason));
+    ctx_.emit(who(replica, gpu_of(r)),
+              {.time = now, .type = EventType::WORKLOAD_FAILED, .aux = static_cast<double>(reason)});
     for (const auto& req : r.in_service)
-      ctx_.emit(now, EventType::REQUEST_DROPPED, spec_.tenant_index, index_, replica, gpu_of(r), now - req.arrival,
-                req.arrival);
+      ctx_.emit(who(replica, gpu_of(r)),
+                {.time = now, .type = EventType::REQUEST_DROPPED, .value = now - req.arrival, .aux = req.arrival});
     for (const auto& req : r.queue)
-      ctx_.emit(now, EventType::REQUEST_DROPPED, spec_.tenant_index, index_, replica, gpu_of(r), now - req.arrival,
-                req.arrival);
+      ctx_.emit(who(replica, gpu_of(r)),
+                {.time = now, .type = EventType::REQUEST_DROPPED, .value = now - req.arrival, .aux = req.arrival});
     r.in_service.clear();
     r.queue.clear();
     fail_replica_contexts(spec_, r.place);
@@ -210,11 +226,11 @@ class InferenceService final : public Workload {
     for (size_t i = 0; i < replicas_.size(); ++i) {
       auto& r = *replicas_[i];
       for (const auto& req : r.queue)
-        ctx_.emit(now, EventType::REQUEST_DROPPED, spec_.tenant_index, index_, static_cast<int>(i), gpu_of(r),
-                  now - req.arrival, req.arrival);
+        ctx_.emit(who(static_cast<int>(i), gpu_of(r)),
+                  {.time = now, .type = EventType::REQUEST_DROPPED, .value = now - req.arrival, .aux = req.arrival});
       for (const auto& req : r.in_service)
-        ctx_.emit(now, EventType::REQUEST_DROPPED, spec_.tenant_index, index_, static_cast<int>(i), gpu_of(r),
-                  now - req.arrival, req.arrival);
+        ctx_.emit(who(static_cast<int>(i), gpu_of(r)),
+                  {.time = now, .type = EventType::REQUEST_DROPPED, .value = now - req.arrival, .aux = req.arrival});
       r.queue.clear();
       r.in_service.clear();
     }
@@ -261,8 +277,8 @@ class InferenceService final : public Workload {
     if (static_cast<int>(r.queue.size()) >= spec_.max_queue) return Admission::REFUSED;
     std::unique_lock lock(*r.mutex);
     r.queue.push_back({t, 0, spec_.prompt_tokens, spec_.output_tokens, client});
-    ctx_.emit(t, EventType::REQUEST_ARRIVAL, spec_.tenant_index, index_, best, gpu_of(r),
-              static_cast<double>(r.queue.size()));
+    ctx_.emit(who(best, gpu_of(r)),
+              {.time = t, .type = EventType::REQUEST_ARRIVAL, .value = static_cast<double>(r.queue.size())});
     r.cv->notify_all();
     return Admission::ADMITTED;
   }
@@ -295,18 +311,18 @@ class InferenceService final : public Workload {
           spec_.swap_models >= 2 ? static_cast<int>(model_stream.uniform() * spec_.swap_models) % spec_.swap_models : 0;
       const int best = shortest_queue();
       if (best < 0) {
-        ctx_.emit(t, EventType::REQUEST_DROPPED, spec_.tenant_index, index_, -1, -1, 0, t);
+        ctx_.emit(who(-1), {.time = t, .type = EventType::REQUEST_DROPPED, .aux = t});
         continue;
       }
       auto& r = *replicas_[static_cast<size_t>(best)];
       if (static_cast<int>(r.queue.size()) >= spec_.max_queue) {
-        ctx_.emit(t, EventType::REQUEST_DROPPED, spec_.tenant_index, index_, best, gpu_of(r), 0, t);
+        ctx_.emit(who(best, gpu_of(r)), {.time = t, .type = EventType::REQUEST_DROPPED, .aux = t});
         continue;
       }
       std::unique_lock lock(*r.mutex);
       r.queue.push_back({t, model, gen.prompt_tokens(spec_.prompt_tokens), gen.output_tokens(spec_.output_tokens)});
-      ctx_.emit(t, EventType::REQUEST_ARRIVAL, spec_.tenant_index, index_, best, gpu_of(r),
-                static_cast<double>(r.queue.size()));
+      ctx_.emit(who(best, gpu_of(r)),
+                {.time = t, .type = EventType::REQUEST_ARRIVAL, .value = static_cast<double>(r.queue.size())});
       r.cv->notify_all();
     }
   }
@@ -317,6 +333,8 @@ class InferenceService final : public Workload {
     const int context = r.place.contexts[0];
     const int max_batch = spec_.max_batch;
     // The replica loads its weights before serving; requests that arrive meanwhile queue.
+    XBT_VERB("%s[%d] (generation %d) starts serving on GPU %d, batches of up to %d", spec_.name.c_str(), replica_index,
+             generation, gpu.index(), max_batch);
     bring_up(spec_, r.place, spec_.model.weights().value, ctx_);
     r.resident.assign(1, 0);  // bring-up loaded the first model
     // Under CC every host-device transfer pays the bounce-buffer cost: the prompt in, then one token
@@ -363,15 +381,18 @@ class InferenceService final : public Workload {
           if (static_cast<int>(r.resident.size()) >= spec_.resident_models) r.resident.erase(r.resident.begin());
           const double load_start = sg4::Engine::get_clock();
           host_to_device(spec_, r.place, 0, spec_.model.weights().value, ctx_);
-          ctx_.emit(sg4::Engine::get_clock(), EventType::MODEL_LOAD, spec_.tenant_index, index_, replica_index,
-                    gpu.index(), spec_.model.weights().value, load_start);
+          ctx_.emit(who(replica_index, gpu.index()), {.time = sg4::Engine::get_clock(),
+                                                      .type = EventType::MODEL_LOAD,
+                                                      .value = spec_.model.weights().value,
+                                                      .aux = load_start});
           if (!live()) return;  // killed while loading: kill_replica recorded the batch
         }
         r.resident.push_back(model);
       }
 
       const double started = sg4::Engine::get_clock();
-      ctx_.emit(started, EventType::BATCH_START, spec_.tenant_index, index_, replica_index, gpu.index(), batch);
+      ctx_.emit(who(replica_index, gpu.index()),
+                {.time = started, .type = EventType::BATCH_START, .value = static_cast<double>(batch)});
       double prompt_tokens = 0, output_tokens = 0;
       int decode_steps = 0;
       for (const auto& req : r.in_service) {
@@ -397,15 +418,22 @@ class InferenceService final : public Workload {
       storage::frontend_transfer(ctx_, mover, &gpu, spec_.io.response_bytes.value * batch, false);
       const double done = sg4::Engine::get_clock();
       for (const auto& req : r.in_service) {
-        ctx_.emit(done, EventType::REQUEST_DONE, spec_.tenant_index, index_, replica_index, gpu.index(),
-                  done - req.arrival, started - req.arrival);
+        ctx_.emit(
+            who(replica_index, gpu.index()),
+            {.time = done, .type = EventType::REQUEST_DONE, .value = done - req.arrival, .aux = started - req.arrival});
         // The answer reaches the querying client (a queryExtraction attacker): one observation for it.
         if (req.client >= 0)
-          ctx_.emit(done, EventType::ATTACK_OBSERVATION,
-                    ctx_.spec.workloads[static_cast<size_t>(req.client)].tenant_index, req.client, 0, gpu.index(),
-                    done - req.arrival, 1);
+          ctx_.emit({.time = done,
+                     .type = EventType::ATTACK_OBSERVATION,
+                     .tenant = ctx_.spec.workloads[static_cast<size_t>(req.client)].tenant_index,
+                     .workload = req.client,
+                     .replica = 0,
+                     .gpu = gpu.index(),
+                     .value = done - req.arrival,
+                     .aux = 1});
       }
-      ctx_.emit(done, EventType::BATCH_DONE, spec_.tenant_index, index_, replica_index, gpu.index(), done - started);
+      ctx_.emit(who(replica_index, gpu.index()),
+                {.time = done, .type = EventType::BATCH_DONE, .value = done - started});
       lock.lock();
       r.in_service.clear();
     }
@@ -414,6 +442,8 @@ class InferenceService final : public Workload {
   SimContext& ctx_;
   int index_;
   const WorkloadSpec& spec_;
+  // The subject of this workload's events: one of its replicas, on a GPU (-1: none).
+  Subject who(int replica, int gpu = -1) const { return {spec_.tenant_index, index_, replica, gpu}; }
   std::vector<std::unique_ptr<Replica>> replicas_;
   std::map<int, TokenBucket> buckets_;  // per client workload (queryRateLimit)
 };
@@ -431,8 +461,10 @@ class TrainingJob final : public Workload {
     if (!running_) return;
     running_ = false;
     killed_ = true;
-    ctx_.emit(sg4::Engine::get_clock(), EventType::WORKLOAD_FAILED, spec_.tenant_index, index_, 0,
-              place_.gpus[0]->index(), static_cast<double>(steps_done_), static_cast<double>(reason));
+    ctx_.emit(who(0, place_.gpus[0]->index()), {.time = sg4::Engine::get_clock(),
+                                                .type = EventType::WORKLOAD_FAILED,
+                                                .value = static_cast<double>(steps_done_),
+                                                .aux = static_cast<double>(reason)});
     fail_replica_contexts(spec_, place_);
   }
 
@@ -443,7 +475,7 @@ class TrainingJob final : public Workload {
 
   void start() override {
     submitted_ = sg4::Engine::get_clock();
-    ctx_.emit(submitted_, EventType::JOB_SUBMIT, spec_.tenant_index, index_, 0, place_.gpus[0]->index());
+    ctx_.emit(who(0, place_.gpus[0]->index()), {.time = submitted_, .type = EventType::JOB_SUBMIT});
     if (!allocate_replica(ctx_, spec_, index_, 0, place_)) return;
     running_ = true;
     sg4::Actor::create(spec_.name + "-job", place_.gpus[0]->host(), [this] { run(); });
@@ -452,8 +484,10 @@ class TrainingJob final : public Workload {
   void finish(double now) override {
     if (running_) {
       // Unfinished at the end of the run: its completion time is at least this.
-      ctx_.emit(now, EventType::WORKLOAD_FAILED, spec_.tenant_index, index_, 0, place_.gpus[0]->index(),
-                static_cast<double>(steps_done_), static_cast<double>(FailureReason::UNFINISHED));
+      ctx_.emit(who(0, place_.gpus[0]->index()), {.time = now,
+                                                  .type = EventType::WORKLOAD_FAILED,
+                                                  .value = static_cast<double>(steps_done_),
+                                                  .aux = static_cast<double>(FailureReason::UNFINISHED)});
       running_ = false;
     }
   }
@@ -490,8 +524,8 @@ class TrainingJob final : public Workload {
         storage::ideal_step_io_seconds(ctx_, spec_, dataset_on_storage ? dataset : -1, checkpoint, place_.gpus);
     const double ideal =
         runtime.startup_s + spec_.iterations * (training_step_ideal(spec_, profile) + data_extra) + io_extra;
-    ctx_.emit(sg4::Engine::get_clock(), EventType::JOB_START, spec_.tenant_index, index_, 0, place_.gpus[0]->index(), 0,
-              ideal);
+    ctx_.emit(who(0, place_.gpus[0]->index()),
+              {.time = sg4::Engine::get_clock(), .type = EventType::JOB_START, .aux = ideal});
     const double ring_bytes = spec_.gpus > 1 ? 2.0 * (spec_.gpus - 1) / spec_.gpus * spec_.gradient_bytes.value : 0;
     for (int step = 0; step < spec_.iterations; ++step) {
       const double step_start = sg4::Engine::get_clock();
@@ -537,14 +571,15 @@ class TrainingJob final : public Workload {
         storage::write_from_gpus(ctx_, mover, checkpoint, place_.gpus, spec_.io.checkpoint_bytes.value);
       ++steps_done_;
       const double now = sg4::Engine::get_clock();
-      ctx_.emit(now, EventType::STEP_DONE, spec_.tenant_index, index_, step, place_.gpus[0]->index(), now - step_start);
+      ctx_.emit(who(step, place_.gpus[0]->index()),
+                {.time = now, .type = EventType::STEP_DONE, .value = now - step_start});
     }
     const double now = sg4::Engine::get_clock();
     running_ = false;
     for (size_t g = 0; g < place_.gpus.size(); ++g)
       place_.gpus[g]->release_for(workload_memory(spec_), place_.contexts[g]);
-    ctx_.emit(now, EventType::JOB_DONE, spec_.tenant_index, index_, 0, place_.gpus[0]->index(), now - submitted_,
-              ideal);
+    ctx_.emit(who(0, place_.gpus[0]->index()),
+              {.time = now, .type = EventType::JOB_DONE, .value = now - submitted_, .aux = ideal});
   }
 
   // All-reduce of a job spanning nodes (NCCL-style hierarchical ring): reduce-scatter inside each node
@@ -581,6 +616,8 @@ class TrainingJob final : public Workload {
   SimContext& ctx_;
   int index_;
   const WorkloadSpec& spec_;
+  // The subject of this workload's events: one of its replicas, on a GPU (-1: none).
+  Subject who(int replica, int gpu = -1) const { return {spec_.tenant_index, index_, replica, gpu}; }
   ReplicaPlacement place_;
   double submitted_ = 0;
   bool running_ = false;
@@ -613,12 +650,16 @@ class BatchWorkload final : public Workload {
 
   void finish(double now) override {
     for (const auto& job : queue_)
-      ctx_.emit(now, EventType::WORKLOAD_FAILED, spec_.tenant_index, index_, job.id, -1, now - job.submitted,
-                static_cast<double>(FailureReason::UNFINISHED));
+      ctx_.emit(who(job.id), {.time = now,
+                              .type = EventType::WORKLOAD_FAILED,
+                              .value = now - job.submitted,
+                              .aux = static_cast<double>(FailureReason::UNFINISHED)});
     for (auto& w : workers_) {
       if (w.running)
-        ctx_.emit(now, EventType::WORKLOAD_FAILED, spec_.tenant_index, index_, w.running->id, -1,
-                  now - w.running->submitted, static_cast<double>(FailureReason::UNFINISHED));
+        ctx_.emit(who(w.running->id), {.time = now,
+                                       .type = EventType::WORKLOAD_FAILED,
+                                       .value = now - w.running->submitted,
+                                       .aux = static_cast<double>(FailureReason::UNFINISHED)});
       w.running.reset();
     }
     queue_.clear();
@@ -637,12 +678,13 @@ class BatchWorkload final : public Workload {
     w.alive = false;
     w.draining = false;
     ++w.generation;
-    ctx_.emit(now, EventType::WORKLOAD_FAILED, spec_.tenant_index, index_, replica, gpu, 0,
-              static_cast<double>(reason));
+    ctx_.emit(who(replica, gpu), {.time = now, .type = EventType::WORKLOAD_FAILED, .aux = static_cast<double>(reason)});
     if (w.running) {
       // The job it was running is lost (gpu -1: a job, not a worker slot).
-      ctx_.emit(now, EventType::WORKLOAD_FAILED, spec_.tenant_index, index_, w.running->id, -1,
-                now - w.running->submitted, static_cast<double>(reason));
+      ctx_.emit(who(w.running->id), {.time = now,
+                                     .type = EventType::WORKLOAD_FAILED,
+                                     .value = now - w.running->submitted,
+                                     .aux = static_cast<double>(reason)});
       w.running.reset();
     }
     fail_replica_contexts(spec_, places_[static_cast<size_t>(replica)]);
@@ -705,11 +747,13 @@ class BatchWorkload final : public Workload {
       if (!(t < ctx_.arrivals_end)) return;
       sg4::this_actor::sleep_until(t);
       const int id = next_id++;
-      ctx_.emit(t, EventType::JOB_SUBMIT, spec_.tenant_index, index_, id, -1);
+      ctx_.emit(
+          {.time = t, .type = EventType::JOB_SUBMIT, .tenant = spec_.tenant_index, .workload = index_, .replica = id});
       if (!ever_alive) {
         // No worker could ever start (out of memory at placement): the job cannot run.
-        ctx_.emit(t, EventType::WORKLOAD_FAILED, spec_.tenant_index, index_, id, -1, 0,
-                  static_cast<double>(FailureReason::OUT_OF_MEMORY));
+        ctx_.emit(
+            who(id),
+            {.time = t, .type = EventType::WORKLOAD_FAILED, .aux = static_cast<double>(FailureReason::OUT_OF_MEMORY)});
         continue;
       }
       std::unique_lock lock(*mutex_);
@@ -734,8 +778,8 @@ class BatchWorkload final : public Workload {
       queue_.pop_front();
       me.running = job;
       lock.unlock();
-      ctx_.emit(sg4::Engine::get_clock(), EventType::JOB_START, spec_.tenant_index, index_, job.id, gpu.index(), 0,
-                ideal);
+      ctx_.emit(who(job.id, gpu.index()),
+                {.time = sg4::Engine::get_clock(), .type = EventType::JOB_START, .aux = ideal});
       try {
         for (int k = 0; k < spec_.kernels_per_job; ++k)
           gpu.run(place.contexts[0], spec_.kernel.flops.value, spec_.kernel.bytes.value);
@@ -743,7 +787,8 @@ class BatchWorkload final : public Workload {
         return;  // kill_replica recorded the job as failed
       }
       const double now = sg4::Engine::get_clock();
-      ctx_.emit(now, EventType::JOB_DONE, spec_.tenant_index, index_, job.id, gpu.index(), now - job.submitted, ideal);
+      ctx_.emit(who(job.id, gpu.index()),
+                {.time = now, .type = EventType::JOB_DONE, .value = now - job.submitted, .aux = ideal});
       lock.lock();
       me.running.reset();
     }
@@ -752,6 +797,8 @@ class BatchWorkload final : public Workload {
   SimContext& ctx_;
   int index_;
   const WorkloadSpec& spec_;
+  // The subject of this workload's events: one of its replicas, on a GPU (-1: none).
+  Subject who(int replica, int gpu = -1) const { return {spec_.tenant_index, index_, replica, gpu}; }
   std::vector<ReplicaPlacement> places_;
   std::vector<Worker> workers_;
   sg4::MutexPtr mutex_;

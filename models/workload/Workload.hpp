@@ -7,8 +7,8 @@
 #include <memory>
 #include <vector>
 
-#include "models/SimContext.hpp"
-#include "models/gpu/GpuDevice.hpp"
+#include "GpuDevice.hpp"
+#include "SimContext.hpp"
 
 namespace gtw {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "policies/api/Compliance.hpp"
+#include "ComplianceApi.hpp"
 
 namespace gtw::policy {
 

@@ -1,9 +1,9 @@
-#include "policies/compliance/CheckRules.hpp"
+#include "CheckRules.hpp"
 
 #include <algorithm>
 #include <sstream>
 
-#include "policies/compliance/BuiltinRules.hpp"
+#include "BuiltinRules.hpp"
 
 namespace gtw::policy {
 

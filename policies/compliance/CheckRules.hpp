@@ -1,8 +1,8 @@
 #pragma once
 // Registry checks of spec.compliance (rule names, parameters, enforce on enforceable rules), and the rule
 // instances with their parameter defaults filled in, for the engine and the evaluation.
-#include "policies/api/Compliance.hpp"
-#include "sim/core/Diagnostics.hpp"
+#include "ComplianceApi.hpp"
+#include "Diagnostics.hpp"
 
 namespace gtw::policy {
 

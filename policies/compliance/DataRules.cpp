@@ -4,10 +4,11 @@
 // the enforceable ones also answer the engine before a placement or a data access.
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 
-#include "policies/compliance/BuiltinRules.hpp"
+#include "BuiltinRules.hpp"
 
 namespace gtw::policy {
 
@@ -61,39 +62,17 @@ ComplianceEvidence evidence(int64_t event, double time, std::string resource, st
   return e;
 }
 
-// A replica's stay on one device: from PLACED to the replica's first end after it (failure, or a
-// training job's completion; the end of the run otherwise).
-struct Stay {
-  double start = 0, end = 0;
-  int64_t seq = -1;
-  int tenant = -1, workload = -1, replica = -1, gpu = -1;
-};
+// The run's stays (RunIndex.hpp): the caller's index, or one built here when the input has none.
+const RunIndex& run_index(const ComplianceInput& in, std::optional<RunIndex>& own) {
+  return in.index ? *in.index : own.emplace(in.spec, in.run);
+}
 
-std::vector<Stay> stays_of(const ScenarioSpec& spec, const RunResult& run) {
-  std::vector<Stay> stays;
-  std::map<std::pair<int, int>, std::vector<double>> ends;  // (workload, replica) -> end times
-  for (const auto& e : run.log.events()) {
-    if (e.type == EventType::PLACED && e.gpu >= 0 && e.tenant >= 0) {
-      stays.push_back({e.time, -1, static_cast<int64_t>(e.seq), e.tenant, e.workload, e.replica, e.gpu});
-    } else if (e.type == EventType::WORKLOAD_FAILED && e.gpu >= 0) {
-      ends[{e.workload, e.replica}].push_back(e.time);
-    } else if (e.type == EventType::JOB_DONE && e.workload >= 0 &&
-               spec.workloads[static_cast<size_t>(e.workload)].kind == WorkloadKind::TRAINING) {
-      ends[{e.workload, e.replica}].push_back(e.time);
-    }
-  }
-  const double run_end = std::max(run.end_time, spec.duration.value);
-  for (auto& s : stays) {
-    s.end = run_end;
-    const auto it = ends.find({s.workload, s.replica});
-    if (it == ends.end()) continue;
-    for (double t : it->second)
-      if (t >= s.start) {
-        s.end = t;
-        break;
-      }
-  }
-  return stays;
+// The stays of tenants (a replica's stay on one device, RunIndex.hpp), in placement order.
+std::vector<const Stay*> tenant_stays(const RunIndex& index) {
+  std::vector<const Stay*> out;
+  for (const auto& s : index.stays())
+    if (s.tenant >= 0) out.push_back(&s);
+  return out;
 }
 
 // The data items a workload touches (its io: dataset, weights, checkpoint).
@@ -122,32 +101,18 @@ class Residency final : public ComplianceRule {
  public:
   ComplianceFinding evaluate(const ComplianceInput& in, const ComplianceRuleSpec& cfg) const override {
     ComplianceFinding f = start_finding(cfg, "Data stays in its region unless a transfer basis covers the move");
-    const auto& spec = in.spec;
-    for (const auto& e : in.run.log.events()) {
-      if (e.type == EventType::PLACED && e.gpu >= 0 && static_cast<size_t>(e.gpu) < in.run.gpus.size()) {
-        const std::string region = pool_region(spec, in.run.gpus[static_cast<size_t>(e.gpu)].pool);
-        for (const auto& r : residents(spec, cfg, e.workload, e.tenant)) {
-          ++f.checked;
-          if (allowed(spec, cfg, r, region, e.time)) continue;
-          add_violation(f, evidence(static_cast<int64_t>(e.seq), e.time, gpu_name(in.run, e.gpu),
-                                    "'" + r.name + "' (region " + r.region + ") processed by " +
-                                        spec.workloads[static_cast<size_t>(e.workload)].name + " in region '" + region +
-                                        "' without a transfer basis",
-                                    spec.workloads[static_cast<size_t>(e.workload)].loc));
-        }
-      } else if (e.type == EventType::DATA_MOVE) {
-        const auto idx = static_cast<size_t>(e.aux);
-        if (idx >= in.run.data_movements.size()) continue;
-        const DataMovement& m = in.run.data_movements[idx];
-        if (m.data < 0 || m.region.empty() || !matches_data(cfg, spec, m.data)) continue;
-        const Resident r = data_resident(spec, m.data);
-        if (r.region.empty()) continue;
-        ++f.checked;
-        if (allowed(spec, cfg, r, m.region, e.time)) continue;
-        add_violation(f, evidence(static_cast<int64_t>(e.seq), e.time, m.store,
-                                  "'" + r.name + "' (region " + r.region + ") " + m.operation + " " + m.from + " -> " +
-                                      m.to + " in region '" + m.region + "' without a transfer basis (onward transfer)",
-                                  spec.data[static_cast<size_t>(m.data)].loc));
+    std::optional<RunIndex> own;
+    const RunIndex& index = run_index(in, own);
+    // Placements and data movements in log order (the evidence's order).
+    const auto& stays = index.stays();
+    const auto& data = index.data();
+    const auto& events = in.run.log.events();
+    for (size_t i = 0, j = 0; i < stays.size() || j < data.size();) {
+      if (j == data.size() || (i < stays.size() && stays[i].seq < events[data[j].event].seq)) {
+        check_placement(in, cfg, stays[i++], f);
+      } else {
+        check_movement(in, cfg, events[data[j].event], data[j].movement, f);
+        ++j;
       }
     }
     finish_finding(f, "placements and data movements of region-restricted data");
@@ -170,6 +135,37 @@ class Residency final : public ComplianceRule {
   }
 
  private:
+  static void check_placement(const ComplianceInput& in, const ComplianceRuleSpec& cfg, const Stay& s,
+                              ComplianceFinding& f) {
+    const auto& spec = in.spec;
+    const std::string region = pool_region(spec, in.run.gpus[static_cast<size_t>(s.gpu)].pool);
+    for (const auto& r : residents(spec, cfg, s.workload, s.tenant)) {
+      ++f.checked;
+      if (allowed(spec, cfg, r, region, s.start)) continue;
+      add_violation(f, evidence(static_cast<int64_t>(s.seq), s.start, gpu_name(in.run, s.gpu),
+                                "'" + r.name + "' (region " + r.region + ") processed by " +
+                                    spec.workloads[static_cast<size_t>(s.workload)].name + " in region '" + region +
+                                    "' without a transfer basis",
+                                spec.workloads[static_cast<size_t>(s.workload)].loc));
+    }
+  }
+
+  static void check_movement(const ComplianceInput& in, const ComplianceRuleSpec& cfg, const Event& e,
+                             std::optional<size_t> idx, ComplianceFinding& f) {
+    const auto& spec = in.spec;
+    if (e.type != EventType::DATA_MOVE || !idx) return;
+    const DataMovement& m = in.run.data_movements[*idx];
+    if (m.data < 0 || m.region.empty() || !matches_data(cfg, spec, m.data)) return;
+    const Resident r = data_resident(spec, m.data);
+    if (r.region.empty()) return;
+    ++f.checked;
+    if (allowed(spec, cfg, r, m.region, e.time)) return;
+    add_violation(f, evidence(static_cast<int64_t>(e.seq), e.time, m.store,
+                              "'" + r.name + "' (region " + r.region + ") " + m.operation + " " + m.from + " -> " +
+                                  m.to + " in region '" + m.region + "' without a transfer basis (onward transfer)",
+                              spec.data[static_cast<size_t>(m.data)].loc));
+  }
+
   static Resident data_resident(const ScenarioSpec& spec, int d) {
     const auto& item = spec.data[static_cast<size_t>(d)];
     return {item.name, item.tenant, data_region(spec, d)};
@@ -213,27 +209,27 @@ class CoTenancy final : public ComplianceRule {
   ComplianceFinding evaluate(const ComplianceInput& in, const ComplianceRuleSpec& cfg) const override {
     ComplianceFinding f = start_finding(cfg, "Tenants share a physical GPU only in a mode their classifications allow");
     const auto& spec = in.spec;
-    auto stays = stays_of(spec, in.run);
-    std::sort(stays.begin(), stays.end(), [](const Stay& a, const Stay& b) { return a.seq < b.seq; });
+    std::optional<RunIndex> own;
+    const auto stays = tenant_stays(run_index(in, own));
     const auto physical = [&](int g) {
       const auto& l = in.run.gpus[static_cast<size_t>(g)];
       return std::make_pair(l.node, l.local);
     };
     std::set<std::tuple<int, int, int, int>> seen;  // (later placement's workload, replica, other's workload, replica)
     for (size_t i = 0; i < stays.size(); ++i) {
-      const Stay& b = stays[i];  // the later placement
+      const Stay& b = *stays[i];  // the later placement
       for (size_t j = 0; j < i; ++j) {
-        const Stay& a = stays[j];
+        const Stay& a = *stays[j];
         if (a.tenant == b.tenant || physical(a.gpu) != physical(b.gpu)) continue;
         if (!(a.start < b.end && b.start < a.end)) continue;  // not at the same time
         if (!matches_tenant(cfg, spec, a.tenant) && !matches_tenant(cfg, spec, b.tenant)) continue;
         if (!seen.insert({b.workload, b.replica, a.workload, a.replica}).second) continue;
         ++f.checked;
-        const std::string mode = in.run.gpus[static_cast<size_t>(b.gpu)].sharing;
+        const std::string mode = sharing_mode_name(in.run.gpus[static_cast<size_t>(b.gpu)].sharing);
         const auto ca = spec.tenants[static_cast<size_t>(a.tenant)].classification;
         const auto cb = spec.tenants[static_cast<size_t>(b.tenant)].classification;
         if (contains(allowed_modes(cfg, ca, cb), mode)) continue;
-        add_violation(f, evidence(b.seq, b.start, gpu_name(in.run, b.gpu),
+        add_violation(f, evidence(static_cast<int64_t>(b.seq), b.start, gpu_name(in.run, b.gpu),
                                   tenant_name(spec, b.tenant) + " (" + class_name(cb) + ", " +
                                       spec.workloads[static_cast<size_t>(b.workload)].name + ") placed beside " +
                                       tenant_name(spec, a.tenant) + " (" + class_name(ca) + ", " +
@@ -285,19 +281,19 @@ class ScrubBetweenTenants final : public ComplianceRule {
     const auto& spec = in.spec;
     bool allocator = false;
     for (const auto& e : in.run.log.events()) allocator = allocator || e.type == EventType::MEM_ALLOC;
-    auto stays = stays_of(spec, in.run);
+    std::optional<RunIndex> own;
+    const RunIndex& index = run_index(in, own);
+    const auto stays = tenant_stays(index);
     const auto source_tenant = [&](int w, int gpu) {
-      int t = w >= 0 && static_cast<size_t>(w) < spec.workloads.size()
-                  ? spec.workloads[static_cast<size_t>(w)].tenant_index
-                  : -1;
-      for (const auto& s : stays)
-        if (s.workload == w && s.gpu == gpu) t = s.tenant;  // a covert sender runs as its own tenant
-      return t;
+      const int t = w >= 0 && static_cast<size_t>(w) < spec.workloads.size()
+                        ? spec.workloads[static_cast<size_t>(w)].tenant_index
+                        : -1;
+      return index.tenant_on(w, gpu, t);  // a covert sender runs as its own tenant
     };
     // Observed: the allocator handed freed bytes of another tenant to an allocation.
     for (const auto& e : in.run.log.events()) {
       if (e.type != EventType::MEM_RESIDUE && e.type != EventType::MEM_SCRUBBED_REUSE) continue;
-      const int src = source_tenant(static_cast<int>(e.aux), e.gpu);
+      const int src = source_tenant(payload::source_workload(e), e.gpu);
       if (src < 0 || src == e.tenant) continue;
       if (!matches_tenant(cfg, spec, src) && !matches_tenant(cfg, spec, e.tenant)) continue;
       ++f.checked;
@@ -309,7 +305,6 @@ class ScrubBetweenTenants final : public ComplianceRule {
     }
     // Derived from placement order: logs without allocator events, and hand-overs across a MIG
     // re-partitioning (a new instance on the memory of an old one), which the allocator does not see.
-    std::sort(stays.begin(), stays.end(), [](const Stay& a, const Stay& b) { return a.seq < b.seq; });
     const auto same_memory = [&](int from, int to) {
       if (from == to) return true;
       const auto& a = in.run.gpus[static_cast<size_t>(from)];
@@ -317,20 +312,21 @@ class ScrubBetweenTenants final : public ComplianceRule {
       return !a.mig_profile.empty() && !b.mig_profile.empty() && a.node == b.node && a.local == b.local &&
              a.available_until >= 0 && b.available_from >= a.available_until;
     };
-    for (const Stay& to : stays) {
+    for (const Stay* placed : stays) {
+      const Stay& to = *placed;
       // The last stay released on this memory before `to` was placed.
       const Stay* last = nullptr;
-      for (const Stay& from : stays)
-        if (from.seq != to.seq && from.end <= to.start && same_memory(from.gpu, to.gpu) &&
-            (!last || from.end > last->end))
-          last = &from;
+      for (const Stay* from : stays)
+        if (from->seq != to.seq && from->end <= to.start && same_memory(from->gpu, to.gpu) &&
+            (!last || from->end > last->end))
+          last = from;
       if (!last || last->tenant == to.tenant) continue;
       if (allocator && last->gpu == to.gpu) continue;  // observed above
       if (!matches_tenant(cfg, spec, last->tenant) && !matches_tenant(cfg, spec, to.tenant)) continue;
       ++f.checked;
-      const bool confidential = in.run.gpus[static_cast<size_t>(to.gpu)].sharing == "confidential";
+      const bool confidential = in.run.gpus[static_cast<size_t>(to.gpu)].sharing == SharingMode::CONFIDENTIAL;
       if (spec.isolation.scrub_on_free || confidential) continue;
-      add_violation(f, evidence(to.seq, to.start, gpu_name(in.run, to.gpu),
+      add_violation(f, evidence(static_cast<int64_t>(to.seq), to.start, gpu_name(in.run, to.gpu),
                                 tenant_name(spec, to.tenant) + " placed on memory " + tenant_name(spec, last->tenant) +
                                     " released at " + fmt(last->end) + " s with no scrub in between (placement order)",
                                 spec.workloads[static_cast<size_t>(to.workload)].loc));
@@ -373,9 +369,9 @@ class EncryptionInTransit final : public ComplianceRule {
     ComplianceFinding f = start_finding(cfg, "Regulated data is encrypted when it crosses shared links");
     for (const auto& e : in.run.log.events()) {
       if (e.type != EventType::DATA_MOVE) continue;
-      const auto idx = static_cast<size_t>(e.aux);
-      if (idx >= in.run.data_movements.size()) continue;
-      const DataMovement& m = in.run.data_movements[idx];
+      const auto idx = payload::data_movement(e, in.run.data_movements.size());
+      if (!idx) continue;
+      const DataMovement& m = in.run.data_movements[*idx];
       if (!regulated(in.spec, cfg, m.data) || !in_scope(in.spec, cfg, m, gpu_mode(in.run, m.gpu))) continue;
       ++f.checked;
       if (m.encrypted_in_transit) continue;
@@ -396,7 +392,9 @@ class EncryptionInTransit final : public ComplianceRule {
 
  private:
   static std::string gpu_mode(const RunResult& run, int g) {
-    return g >= 0 && static_cast<size_t>(g) < run.gpus.size() ? run.gpus[static_cast<size_t>(g)].sharing : "";
+    return g >= 0 && static_cast<size_t>(g) < run.gpus.size()
+               ? sharing_mode_name(run.gpus[static_cast<size_t>(g)].sharing)
+               : "";
   }
   static bool in_scope(const ScenarioSpec&, const ComplianceRuleSpec& cfg, const DataMovement& m,
                        const std::string& mode) {
@@ -415,9 +413,8 @@ class EncryptionAtRest final : public ComplianceRule {
     std::map<int, const Event*> first_access;
     for (const auto& e : in.run.log.events()) {
       if (e.type != EventType::DATA_MOVE) continue;
-      const auto idx = static_cast<size_t>(e.aux);
-      if (idx < in.run.data_movements.size() && in.run.data_movements[idx].data >= 0)
-        first_access.emplace(in.run.data_movements[idx].data, &e);
+      const auto idx = payload::data_movement(e, in.run.data_movements.size());
+      if (idx && in.run.data_movements[*idx].data >= 0) first_access.emplace(in.run.data_movements[*idx].data, &e);
     }
     for (size_t d = 0; d < spec.data.size(); ++d) {
       const int di = static_cast<int>(d);
@@ -509,9 +506,9 @@ class NetworkSegregation final : public ComplianceRule {
     std::vector<std::pair<const Event*, const DataMovement*>> moves;
     for (const auto& e : in.run.log.events()) {
       if (e.type != EventType::DATA_MOVE) continue;
-      const auto idx = static_cast<size_t>(e.aux);
-      if (idx >= in.run.data_movements.size()) continue;
-      const DataMovement& m = in.run.data_movements[idx];
+      const auto idx = payload::data_movement(e, in.run.data_movements.size());
+      if (!idx) continue;
+      const DataMovement& m = in.run.data_movements[*idx];
       if (!crosses_network(m) || m.tenant < 0) continue;
       moves.emplace_back(&e, &m);
       if (m.segment == "shared")

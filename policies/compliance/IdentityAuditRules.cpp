@@ -7,10 +7,11 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <set>
 
-#include "policies/compliance/BuiltinRules.hpp"
-#include "sim/core/Sha256.hpp"
+#include "BuiltinRules.hpp"
+#include "Sha256.hpp"
 
 namespace gtw::policy {
 
@@ -86,8 +87,8 @@ struct Access {
 };
 
 const DataMovement* movement_of(const RunResult& run, const Event& e) {
-  const auto i = static_cast<size_t>(e.aux);
-  return e.aux >= 0 && i < run.data_movements.size() ? &run.data_movements[i] : nullptr;
+  const auto i = payload::data_movement(e, run.data_movements.size());
+  return i ? &run.data_movements[*i] : nullptr;
 }
 
 /// The audited accesses of the data and secrets the rule matches, in event order.
@@ -108,8 +109,9 @@ std::vector<Access> audited_accesses(const ComplianceInput& in, const Compliance
       a.action = grant_action(m->operation);
       a.success = e.type == EventType::DATA_MOVE;
     } else if (e.type == EventType::KEY_RELEASE) {
-      const auto s = static_cast<size_t>(e.aux);
-      if (e.aux < 0 || s >= secrets.size() || !matches_tenant(cfg, in.spec, secrets[s].tenant_index)) continue;
+      const auto secret = payload::secret(e, secrets.size());
+      if (!secret || !matches_tenant(cfg, in.spec, secrets[*secret].tenant_index)) continue;
+      const size_t s = *secret;
       a.principal = workload_principal(in.spec, e.workload);
       a.resource = secrets[s].name;
       a.container = secrets[s].path;
@@ -119,7 +121,7 @@ std::vector<Access> audited_accesses(const ComplianceInput& in, const Compliance
     } else if (e.type == EventType::COMPLIANCE_REFUSED) {
       // A refused data access is matched by the data of the DATA_DENIED that follows it; the others by tenant.
       bool matched = matches_tenant(cfg, in.spec, e.tenant);
-      if (e.aux > 0.5 && e.aux < 1.5) {
+      if (payload::refused(e) == payload::Refused::DATA_ACCESS) {
         for (size_t j = k + 1; j < events.size() && events[j].time == e.time; ++j) {
           if (events[j].type != EventType::DATA_DENIED || events[j].workload != e.workload) continue;
           const DataMovement* m = movement_of(in.run, events[j]);
@@ -545,10 +547,12 @@ class AttestationBeforeKeyRelease final : public ComplianceRule {
     const bool all_secrets = bool_param(cfg.params, "allSecrets", false);
     const int self = rule_index(in.spec, cfg);
     const auto& events = in.run.log.events();
+    std::optional<RunIndex> own;
+    const RunIndex& index = in.index ? *in.index : own.emplace(in.spec, in.run);
     for (const Access& a : audited_accesses(in, cfg)) {
       const Event& e = *a.event;
       if (e.type == EventType::COMPLIANCE_REFUSED) {
-        if (e.aux > 1.5 && static_cast<int>(e.value) == self) ++f.prevented;
+        if (payload::refused(e) == payload::Refused::KEY_RELEASE && static_cast<int>(e.value) == self) ++f.prevented;
         continue;
       }
       if (e.type != EventType::KEY_RELEASE) continue;
@@ -556,7 +560,7 @@ class AttestationBeforeKeyRelease final : public ComplianceRule {
       if (!all_secrets && !secret.requires_attestation) continue;
       ++f.checked;
       if (!a.success) continue;  // refused: nothing released
-      const std::string why = check_release(in, events, e, window);
+      const std::string why = check_release(in, index, events, e, window);
       if (why.empty()) continue;
       auto ev = event_evidence(
           a, event_name(e) + " of " + secret.name + " to " + workload_name(in.spec, e) + ": " + why, "unattested");
@@ -592,21 +596,22 @@ class AttestationBeforeKeyRelease final : public ComplianceRule {
   // Why the release `k` breaks the rule ("" when it does not): the replica's GPUs (those of its latest
   // placement) must all be in CC mode, and each must have been attested by this replica, successfully,
   // within the window before the release (its latest attestation counts: a later failure revokes trust).
-  static std::string check_release(const ComplianceInput& in, const std::vector<Event>& events, const Event& k,
-                                   double window) {
+  static std::string check_release(const ComplianceInput& in, const RunIndex& index, const std::vector<Event>& events,
+                                   const Event& k, double window) {
     std::set<int> gpus;
     double placed_at = -1;
-    for (size_t j = k.seq; j-- > 0;) {
-      const Event& e = events[j];
-      if (e.type != EventType::PLACED || e.workload != k.workload || e.replica != k.replica) continue;
-      if (placed_at >= 0 && e.time != placed_at) break;
-      placed_at = e.time;
-      gpus.insert(e.gpu);
+    const auto& stays = index.stays_of(k.workload, k.replica);
+    for (size_t j = stays.size(); j-- > 0;) {
+      const Stay& s = index.stays()[stays[j]];
+      if (s.seq >= k.seq) continue;
+      if (placed_at >= 0 && s.start != placed_at) break;
+      placed_at = s.start;
+      gpus.insert(s.gpu);
     }
     if (gpus.empty() && k.gpu >= 0) gpus.insert(k.gpu);
     for (int g : gpus) {
       const bool cc = g >= 0 && static_cast<size_t>(g) < in.run.gpus.size() &&
-                      in.run.gpus[static_cast<size_t>(g)].sharing == sharing_mode_name(SharingMode::CONFIDENTIAL);
+                      in.run.gpus[static_cast<size_t>(g)].sharing == SharingMode::CONFIDENTIAL;
       if (!cc) return "GPU " + std::to_string(g) + " is not in confidential-computing mode";
       const Event* latest = nullptr;
       for (size_t j = k.seq; j-- > 0;) {

@@ -1,7 +1,7 @@
 #include <algorithm>
 #include <map>
 
-#include "policies/compliance/BuiltinRules.hpp"
+#include "BuiltinRules.hpp"
 
 namespace gtw::policy {
 

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/core/Registry.hpp"
-#include "sim/core/Rng.hpp"
+#include "Registry.hpp"
+#include "Rng.hpp"
 
 namespace gtw::packing {
 

@@ -3,7 +3,7 @@
 #include <stdexcept>
 #include <tuple>
 
-#include "policies/packing/PackingApi.hpp"
+#include "PackingApi.hpp"
 
 namespace gtw::packing {
 

@@ -8,9 +8,9 @@
 #include <map>
 #include <tuple>
 
-#include "policies/packing/PackingApi.hpp"
-#include "sim/core/Diagnostics.hpp"
-#include "sim/core/Errors.hpp"
+#include "Diagnostics.hpp"
+#include "Errors.hpp"
+#include "PackingApi.hpp"
 
 namespace gtw::packing {
 

@@ -1,7 +1,7 @@
 #include <algorithm>
 #include <map>
 
-#include "policies/placement/PlacementInternal.hpp"
+#include "PlacementInternal.hpp"
 
 namespace gtw::policy {
 

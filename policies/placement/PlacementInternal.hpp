@@ -3,7 +3,7 @@
 #include <map>
 #include <vector>
 
-#include "policies/api/Placement.hpp"
+#include "Placement.hpp"
 
 namespace gtw::policy {
 

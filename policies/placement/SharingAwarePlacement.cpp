@@ -6,7 +6,7 @@
 #include <set>
 #include <tuple>
 
-#include "policies/placement/PlacementInternal.hpp"
+#include "PlacementInternal.hpp"
 
 namespace gtw::policy {
 namespace {
@@ -106,26 +106,6 @@ class FragmentationGradient final : public PlacementPolicy {
       }
     }
     return best;
-  }
-
-  static double fragmentation(const std::vector<GpuView>& devices, const std::vector<DemandClass>& demand) {
-    double total = 0;
-    for (const auto& cls : demand) {
-      int usable = 0;
-      double unusable_capacity = 0, eligible_capacity = 0;
-      for (const auto& d : devices) {
-        if (eligible(d, cls.request)) {
-          ++usable;
-          eligible_capacity += d.free_capacity();
-        } else {
-          unusable_capacity += d.free_capacity();
-        }
-      }
-      // Too few eligible devices on the node for one request of the class: all of it is stranded.
-      if (usable < cls.request.gpus) unusable_capacity += eligible_capacity;
-      total += cls.weight * unusable_capacity;
-    }
-    return total;
   }
 };
 
@@ -271,6 +251,26 @@ void register_sharing_aware_placement(PlacementRegistry& registry) {
         return std::make_unique<ClassificationAware>(parse_scope(param_string(p, "scope")), param_bool(p, "allowMig"),
                                                      threshold);
       });
+}
+
+double fragmentation(const std::vector<GpuView>& devices, const std::vector<DemandClass>& demand) {
+  double total = 0;
+  for (const auto& cls : demand) {
+    int usable = 0;
+    double unusable_capacity = 0, eligible_capacity = 0;
+    for (const auto& d : devices) {
+      if (eligible(d, cls.request)) {
+        ++usable;
+        eligible_capacity += d.free_capacity();
+      } else {
+        unusable_capacity += d.free_capacity();
+      }
+    }
+    // Too few eligible devices on the node for one request of the class: all of it is stranded.
+    if (usable < cls.request.gpus) unusable_capacity += eligible_capacity;
+    total += cls.weight * unusable_capacity;
+  }
+  return total;
 }
 
 }  // namespace gtw::policy

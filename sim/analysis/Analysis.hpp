@@ -6,8 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "sim/core/RunResult.hpp"
-#include "sim/scenario/Scenario.hpp"
+#include "RunIndex.hpp"
+#include "RunResult.hpp"
+#include "Scenario.hpp"
 
 namespace gtw {
 
@@ -130,8 +131,8 @@ struct BoundaryResult {
   std::vector<std::string> shared_layers;           // union over their replica pairs, in layer order
 };
 
-/// One replica's stay on one GPU (or MIG instance), from its PLACED event to the failure, fault or eviction
-/// that ended it; end < 0: it stayed until the end of the run.
+/// One replica's stay on one GPU (or MIG instance), from its PLACED event to the failure, fault, eviction or
+/// job end that ended it (the run index's stay, RunIndex.hpp); end < 0: it stayed until the end of the run.
 struct PlacementResult {
   int workload = -1;
   int tenant = -1;
@@ -139,7 +140,7 @@ struct PlacementResult {
   int gpu = -1;
   double start = 0;
   double end = -1;
-  std::string end_reason;  // "", out_of_memory, not_placed, unfinished, fault, reconfigured
+  std::string end_reason;  // "", done, out_of_memory, not_placed, unfinished, fault, reconfigured, preempted, ...
 };
 
 /// A tenant's GPU quota over the run (docs/models/quotas.md).
@@ -200,6 +201,8 @@ struct Analysis {
 };
 
 Analysis analyse(const ScenarioSpec& spec, const RunResult& run);
+/// The same over a run index built once for every analysis of the run (RunIndex.hpp).
+Analysis analyse(const ScenarioSpec& spec, const RunResult& run, const RunIndex& index);
 /// The quota section: admissions, waits, borrowing and preemptions from the QUOTA_* events.
 std::vector<QuotaResult> analyse_quotas(const ScenarioSpec& spec, const EventLog& log, double end);
 

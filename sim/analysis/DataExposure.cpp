@@ -1,4 +1,4 @@
-#include "sim/analysis/DataExposure.hpp"
+#include "DataExposure.hpp"
 
 #include <algorithm>
 #include <map>

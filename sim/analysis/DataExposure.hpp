@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/core/RunResult.hpp"
-#include "sim/scenario/Scenario.hpp"
+#include "RunResult.hpp"
+#include "Scenario.hpp"
 
 namespace gtw {
 

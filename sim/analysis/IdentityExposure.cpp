@@ -1,12 +1,12 @@
 // The identity channel of the leakage surface (docs/models/identity.md, "Leakage"): every identity-graph
 // path by which a principal of one tenant reaches another tenant's data, store or secret
-// (models/tenant/IdentityGraph) is listed, and each (observer, source, target) reached is one discrete
+// (models/threat/IdentityGraph) is listed, and each (observer, source, target) reached is one discrete
 // exposure of kind identityPath. No bytes are counted: the path is a standing capability, not a transfer;
 // the data events (DataExposure) count what actually moved.
 #include <map>
 #include <tuple>
 
-#include "sim/analysis/Leakage.hpp"
+#include "Leakage.hpp"
 
 namespace gtw {
 

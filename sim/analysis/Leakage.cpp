@@ -1,4 +1,4 @@
-#include "sim/analysis/Leakage.hpp"
+#include "Leakage.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -8,7 +8,8 @@
 #include <set>
 #include <tuple>
 
-#include "sim/analysis/DataExposure.hpp"
+#include "AnalysisStages.hpp"
+#include "DataExposure.hpp"
 
 namespace gtw {
 
@@ -106,14 +107,6 @@ struct Meeting {
 // key: observer, source, mode, blocker
 using MeetingKey = std::tuple<int, int, Mode, Blocker>;
 
-struct Placement {
-  double time;
-  int tenant, workload, replica, gpu;
-  double bytes;
-  double end;          // when its memory was released (run end when never)
-  bool loaded = true;  // false when the replica failed out of memory: it never held its data
-};
-
 double time_slice_of(const ScenarioSpec& spec, const GpuLayout& g) {
   for (const auto& pool : spec.node_pools)
     if (pool.name == g.pool) return pool.sharing_for(g.local).time_slice.value;
@@ -124,94 +117,67 @@ std::string fmt_bytes(double b) {
   return format_bytes(Bytes(b));
 }
 
-}  // namespace
+std::vector<std::optional<Mode>> gpu_modes(const RunResult& run) {
+  std::vector<std::optional<Mode>> out(run.gpus.size());
+  for (size_t g = 0; g < run.gpus.size(); ++g) out[g] = channel::mode_of_sharing(run.gpus[g].sharing);
+  return out;
+}
 
-LeakageReport analyse_leakage(const ScenarioSpec& spec, const RunResult& run, const channel::Catalogue& catalogue,
-                              const IsolationOptions& options) {
-  LeakageReport rep;
-  rep.options = options;
+// Per device and tenant: when the tenant was active there, and which tenants were active at all.
+struct Activity {
+  std::vector<std::vector<Intervals>> active;       // [gpu][tenant]
+  std::vector<std::vector<size_t>> active_tenants;  // [gpu]: tenants with activity, so large clusters stay cheap
+};
+
+// Activity per device and tenant. On a time-sliced GPU a tenant with work waits while the others run their
+// slices: its slices are joined across gaps no longer than one round of the others ((k - 1) quanta and k
+// switches, k contexts), which is when it shares the GPU's state with them.
+Activity activity(const ScenarioSpec& spec, const RunResult& run, const RunIndex& index,
+                  const std::vector<std::optional<Mode>>& gpu_mode) {
   const size_t n_tenants = spec.tenants.size();
   const size_t n_gpus = run.gpus.size();
-  const double run_end = std::max(run.end_time, spec.duration.value);
-  std::vector<std::optional<Mode>> gpu_mode(n_gpus);
-  for (size_t g = 0; g < n_gpus; ++g) gpu_mode[g] = channel::mode_of_sharing(run.gpus[g].sharing);
-
-  // ---- one pass over the log: busy intervals, switch costs, placements and their ends
   std::vector<std::vector<Intervals>> busy(n_gpus, std::vector<Intervals>(n_tenants));
   std::vector<double> switch_cost(n_gpus, 0.0);
-  std::vector<int> contexts(n_gpus, 0);
-  std::vector<Placement> placements;
-  std::vector<size_t> steps(spec.workloads.size(), 0);
-  std::map<std::pair<int, int>, std::pair<double, FailureReason>> replica_end;  // (workload, replica) -> first end
   for (const auto& e : run.log.events()) {
     const bool on_gpu = e.gpu >= 0 && static_cast<size_t>(e.gpu) < n_gpus;
-    switch (e.type) {
-      case EventType::GPU_BUSY:
-        if (on_gpu && e.tenant >= 0)
-          busy[static_cast<size_t>(e.gpu)][static_cast<size_t>(e.tenant)].emplace_back(e.aux, e.time);
-        break;
-      case EventType::CONTEXT_SWITCH:
-        if (on_gpu)
-          switch_cost[static_cast<size_t>(e.gpu)] = std::max(switch_cost[static_cast<size_t>(e.gpu)], e.value);
-        break;
-      case EventType::PLACED:
-        if (on_gpu && e.tenant >= 0) {
-          ++contexts[static_cast<size_t>(e.gpu)];
-          placements.push_back({e.time, e.tenant, e.workload, e.replica, e.gpu, e.value, run_end});
-        }
-        break;
-      case EventType::WORKLOAD_FAILED:
-        // A replica ended on its GPUs (fault, out of memory): its memory goes back to the allocator.
-        if (e.gpu >= 0)
-          replica_end.emplace(std::make_pair(e.workload, e.replica),
-                              std::make_pair(e.time, static_cast<FailureReason>(static_cast<int>(e.aux))));
-        break;
-      case EventType::JOB_DONE:
-        // A training job holds its GPUs until done; batch workers keep theirs between jobs.
-        if (e.workload >= 0 && spec.workloads[static_cast<size_t>(e.workload)].kind == WorkloadKind::TRAINING)
-          replica_end.emplace(std::make_pair(e.workload, e.replica), std::make_pair(e.time, FailureReason::NONE));
-        break;
-      case EventType::STEP_DONE:
-        if (e.workload >= 0) ++steps[static_cast<size_t>(e.workload)];
-        break;
-      default:
-        break;
-    }
+    if (e.type == EventType::GPU_BUSY && on_gpu && e.tenant >= 0)
+      busy[static_cast<size_t>(e.gpu)][static_cast<size_t>(e.tenant)].emplace_back(payload::start_time(e), e.time);
+    else if (e.type == EventType::CONTEXT_SWITCH && on_gpu)
+      switch_cost[static_cast<size_t>(e.gpu)] = std::max(switch_cost[static_cast<size_t>(e.gpu)], e.value);
   }
-  for (auto& p : placements) {
-    const auto it = replica_end.find({p.workload, p.replica});
-    if (it == replica_end.end() || it->second.first < p.time) continue;
-    p.end = it->second.first;
-    p.loaded = it->second.second != FailureReason::OUT_OF_MEMORY && it->second.second != FailureReason::NOT_PLACED;
-  }
-
-  // ---- activity per device and tenant. On a time-sliced GPU a tenant with work waits while the
-  // others run their slices: its slices are joined across gaps no longer than one round of the others
-  // ((k - 1) quanta and k switches, k contexts), which is when it shares the GPU's state with them.
-  std::vector<std::vector<Intervals>> active(n_gpus, std::vector<Intervals>(n_tenants));
+  std::vector<int> contexts(n_gpus, 0);  // placements on the device
+  for (const auto& s : index.stays())
+    if (s.tenant >= 0) ++contexts[static_cast<size_t>(s.gpu)];
+  Activity a;
+  a.active.assign(n_gpus, std::vector<Intervals>(n_tenants));
+  a.active_tenants.resize(n_gpus);
   for (size_t g = 0; g < n_gpus; ++g) {
     double bridge = 0;
     if (gpu_mode[g] == Mode::TIME_SLICING || gpu_mode[g] == Mode::VGPU) {
       const double k = std::max(run.gpus[g].slots, contexts[g]);
       bridge = (k - 1) * time_slice_of(spec, run.gpus[g]) + k * switch_cost[g] + 1e-9;
     }
-    for (size_t t = 0; t < n_tenants; ++t) active[g][t] = normalise(std::move(busy[g][t]), bridge);
+    for (size_t t = 0; t < n_tenants; ++t) {
+      a.active[g][t] = normalise(std::move(busy[g][t]), bridge);
+      if (!a.active[g][t].empty()) a.active_tenants[g].push_back(t);
+    }
   }
+  return a;
+}
 
-  // ---- meetings: where and when two tenants were both active, by sharing relation
-  std::map<MeetingKey, Meeting> meetings;
-  // Tenants active on each device, so that large clusters with many tenants stay cheap.
-  std::vector<std::vector<size_t>> active_tenants(n_gpus);
-  for (size_t g = 0; g < n_gpus; ++g)
-    for (size_t t = 0; t < n_tenants; ++t)
-      if (!active[g][t].empty()) active_tenants[g].push_back(t);
+// Meetings: where and when two tenants were both active, by sharing relation. Tenants on different nodes share
+// only the fabric and storage, which have neither a capacity nor a model yet: they are not enumerated per pair
+// (see the notes), which also keeps large clusters cheap.
+std::map<MeetingKey, Meeting> meetings(const ScenarioSpec& spec, const RunResult& run, const Activity& act,
+                                       const std::vector<std::optional<Mode>>& gpu_mode) {
+  std::map<MeetingKey, Meeting> out;
   auto meet = [&](size_t go, size_t gs, Mode mode, Blocker blocker) {
-    for (size_t o : active_tenants[go]) {
-      for (size_t s : active_tenants[gs]) {
+    for (size_t o : act.active_tenants[go]) {
+      for (size_t s : act.active_tenants[gs]) {
         if (s == o) continue;
-        Intervals both = intersect(active[go][o], active[gs][s]);
+        Intervals both = intersect(act.active[go][o], act.active[gs][s]);
         if (both.empty()) continue;
-        Meeting& m = meetings[{static_cast<int>(o), static_cast<int>(s), mode, blocker}];
+        Meeting& m = out[{static_cast<int>(o), static_cast<int>(s), mode, blocker}];
         m.intervals.insert(m.intervals.end(), both.begin(), both.end());
         m.source_gpus.insert(static_cast<int>(gs));
         const double slice = go == gs ? time_slice_of(spec, run.gpus[gs]) : 0.0;
@@ -220,7 +186,7 @@ LeakageReport analyse_leakage(const ScenarioSpec& spec, const RunResult& run, co
     }
   };
   std::map<int, std::vector<size_t>> by_node;
-  for (size_t g = 0; g < n_gpus; ++g) by_node[run.gpus[g].node].push_back(g);
+  for (size_t g = 0; g < run.gpus.size(); ++g) by_node[run.gpus[g].node].push_back(g);
   for (const auto& [node, gpus] : by_node) {
     for (size_t go : gpus)
       for (size_t gs : gpus) {
@@ -240,18 +206,20 @@ LeakageReport analyse_leakage(const ScenarioSpec& spec, const RunResult& run, co
         }
       }
   }
-  // Tenants on different nodes share only the fabric and storage, which have neither a capacity nor
-  // a model yet: they are not enumerated per pair (see the notes), which also keeps large clusters cheap.
+  return out;
+}
 
-  // ---- channels: per (observer, source, relation) the co-activity, split by what closes NVLink/L2
-  struct Merged {
-    Intervals all, free, blocked;  // every meeting; no closing endpoint; a MIG or CC endpoint
-    Blocker blocker = Blocker::NONE;
-    std::set<std::pair<std::string, double>> rates, free_rates;
-    std::set<int> gpus, free_gpus;
-  };
+// Per (observer, source, relation) the co-activity, split by what closes NVLink/L2.
+struct Merged {
+  Intervals all, free, blocked;  // every meeting; no closing endpoint; a MIG or CC endpoint
+  Blocker blocker = Blocker::NONE;
+  std::set<std::pair<std::string, double>> rates, free_rates;
+  std::set<int> gpus, free_gpus;
+};
+
+std::map<std::tuple<int, int, Mode>, Merged> merge_meetings(const std::map<MeetingKey, Meeting>& meetings) {
   std::map<std::tuple<int, int, Mode>, Merged> merged;
-  for (auto& [key, m] : meetings) {
+  for (const auto& [key, m] : meetings) {
     const auto& [o, s, mode, blocker] = key;
     Merged& out = merged[{o, s, mode}];
     out.all.insert(out.all.end(), m.intervals.begin(), m.intervals.end());
@@ -266,6 +234,48 @@ LeakageReport analyse_leakage(const ScenarioSpec& spec, const RunResult& run, co
       out.blocker = std::max(out.blocker, blocker);
     }
   }
+  return merged;
+}
+
+// One open channel: the catalogue's cell with the pair's exposure, bounded by the fastest device they met on.
+LeakageChannel open_channel(const channel::Catalogue& catalogue, const channel::RateLimits& limits, int o, int s,
+                            Resource r, Mode mode, double exposure, const Merged& m, bool split) {
+  const auto& cell = catalogue.cell(r, mode);
+  LeakageChannel c;
+  c.observer = o;
+  c.source = s;
+  c.resource = r;
+  c.mode = mode;
+  c.exposure_s = exposure;
+  c.reason = cell.reason;
+  c.closed_by = cell.closed_by;
+  c.atlas = cell.atlas;
+  const auto& gpus = split ? m.free_gpus : m.gpus;
+  c.gpus.assign(gpus.begin(), gpus.end());
+  c.state = State::OPEN_UNQUANTIFIED;
+  // The pair may meet on devices of different products or time slices: the fastest one bounds it.
+  for (const auto& [product, slice] : split ? m.free_rates : m.rates) {
+    const auto rate = catalogue.rate(r, mode, product, slice, limits);
+    if (rate.state != State::OPEN) {
+      if (c.capacity_source.empty()) c.capacity_source = rate.source;
+      continue;
+    }
+    if (c.state != State::OPEN || rate.capacity_bps > c.capacity_bps) {
+      c.state = State::OPEN;
+      c.capacity_bps = rate.capacity_bps;
+      c.bit_rate_bps = rate.bit_rate;
+      c.error_rate = rate.error_rate;
+      c.capacity_source = rate.source;
+    }
+  }
+  c.bound_bits = c.capacity_bps * c.exposure_s;
+  return c;
+}
+
+// The channels (open, and closed by the design) of every co-active pair, sorted by (observer, source, resource,
+// mode).
+void channels(std::map<std::tuple<int, int, Mode>, Merged> merged, const channel::Catalogue& catalogue,
+              const IsolationOptions& options, LeakageReport& rep) {
   channel::RateLimits limits;
   limits.timer_resolution_s = options.timer_resolution_s;
   for (auto& [key, m] : merged) {
@@ -296,35 +306,7 @@ LeakageReport analyse_leakage(const ScenarioSpec& spec, const RunResult& run, co
           continue;
         }
       }
-      LeakageChannel c;
-      c.observer = o;
-      c.source = s;
-      c.resource = r;
-      c.mode = mode;
-      c.exposure_s = exposure;
-      c.reason = cell.reason;
-      c.closed_by = cell.closed_by;
-      c.atlas = cell.atlas;
-      const auto& gpus = split ? m.free_gpus : m.gpus;
-      c.gpus.assign(gpus.begin(), gpus.end());
-      c.state = State::OPEN_UNQUANTIFIED;
-      // The pair may meet on devices of different products or time slices: the fastest one bounds it.
-      for (const auto& [product, slice] : split ? m.free_rates : m.rates) {
-        const auto rate = catalogue.rate(r, mode, product, slice, limits);
-        if (rate.state != State::OPEN) {
-          if (c.capacity_source.empty()) c.capacity_source = rate.source;
-          continue;
-        }
-        if (c.state != State::OPEN || rate.capacity_bps > c.capacity_bps) {
-          c.state = State::OPEN;
-          c.capacity_bps = rate.capacity_bps;
-          c.bit_rate_bps = rate.bit_rate;
-          c.error_rate = rate.error_rate;
-          c.capacity_source = rate.source;
-        }
-      }
-      c.bound_bits = c.capacity_bps * c.exposure_s;
-      rep.channels.push_back(std::move(c));
+      rep.channels.push_back(open_channel(catalogue, limits, o, s, r, mode, exposure, m, split));
     }
   }
   // Sorted by (observer, source, resource, mode); the map above is by (observer, source, mode).
@@ -333,38 +315,21 @@ LeakageReport analyse_leakage(const ScenarioSpec& spec, const RunResult& run, co
   };
   std::sort(rep.channels.begin(), rep.channels.end(), by_key);
   std::sort(rep.closed.begin(), rep.closed.end(), by_key);
+}
 
-  // ---- discrete: unscrubbed memory handed across tenants, by placement order. The engine keeps
-  // a replica's memory from its placement until it fails or (training) finishes; a later placement of
-  // another tenant on the same memory (a whole GPU, or one MIG instance) can receive those pages.
-  std::sort(placements.begin(), placements.end(), [](const Placement& a, const Placement& b) {
-    return std::tie(a.gpu, a.time, a.workload, a.replica) < std::tie(b.gpu, b.time, b.workload, b.replica);
-  });
-  // The same memory: one device, or, after a MIG re-partitioning, a new instance of the GPU whose old
-  // instance was torn down before it came up (memory slices are not tracked: the whole GPU is assumed).
-  const auto same_memory = [&](int from_gpu, int to_gpu) {
-    if (from_gpu == to_gpu) return true;
-    const auto& a = run.gpus[static_cast<size_t>(from_gpu)];
-    const auto& b = run.gpus[static_cast<size_t>(to_gpu)];
-    return gpu_mode[static_cast<size_t>(from_gpu)] == Mode::MIG && gpu_mode[static_cast<size_t>(to_gpu)] == Mode::MIG &&
-           a.node == b.node && a.local == b.local && a.available_until >= 0 && b.available_from >= a.available_until;
-  };
-  std::map<std::tuple<int, int, int, int>, DiscreteExposure> handed;  // (observer, source, workload, gpu)
-  // Runs of the engine log the allocator (MEM_ALLOC, MEM_RESIDUE, MEM_SCRUBBED_REUSE): what one device's
-  // memory handed over is then observed, not derived. Placement order still covers the hand-over across
-  // a MIG re-partitioning (different devices, the same physical memory), which the allocator does not see.
-  bool observed_allocator = false;
+using Handed = std::map<std::tuple<int, int, int, int>, DiscreteExposure>;  // (observer, source, workload, gpu)
+
+// Observed: freed bytes of another tenant the allocator handed to an allocation (MEM_RESIDUE, MEM_SCRUBBED_REUSE).
+void observed_hand_overs(const ScenarioSpec& spec, const RunResult& run, const RunIndex& index,
+                         const channel::Catalogue& catalogue, const std::vector<std::optional<Mode>>& gpu_mode,
+                         Handed& handed) {
   for (const auto& e : run.log.events()) {
-    if (e.type == EventType::MEM_ALLOC) observed_allocator = true;
     if ((e.type != EventType::MEM_RESIDUE && e.type != EventType::MEM_SCRUBBED_REUSE) || e.tenant < 0 || e.gpu < 0)
       continue;
-    const int src_w = static_cast<int>(e.aux);
+    const int src_w = payload::source_workload(e);
     if (src_w < 0 || static_cast<size_t>(src_w) >= spec.workloads.size()) continue;
-    const auto& src = spec.workloads[static_cast<size_t>(src_w)];
     // The source tenant: the owner of the freed memory (a covert-channel sender runs as its own tenant).
-    int source = src.tenant_index;
-    for (const auto& p : placements)
-      if (p.workload == src_w && p.gpu == e.gpu) source = p.tenant;
+    const int source = index.tenant_on(src_w, e.gpu, spec.workloads[static_cast<size_t>(src_w)].tenant_index);
     if (source < 0 || source == e.tenant) continue;
     const auto mode = gpu_mode[static_cast<size_t>(e.gpu)].value_or(Mode::EXCLUSIVE);
     const auto& cell = catalogue.cell(Resource::REMANENCE, mode);
@@ -385,15 +350,31 @@ LeakageReport analyse_leakage(const ScenarioSpec& spec, const RunResult& run, co
                                                    : "scrub on free: the bytes were overwritten before reuse";
     }
   }
-  for (size_t i = 0; i < placements.size(); ++i) {
-    const Placement& to = placements[i];
-    double room = to.bytes;
-    for (size_t j = 0; j < placements.size() && room > 0; ++j) {
-      const Placement& from = placements[j];
-      if (j == i || !from.loaded || from.tenant == to.tenant || from.end > to.time || !same_memory(from.gpu, to.gpu))
+}
+
+// Derived from placement order: a stay's memory released (failure, eviction, job end) before another tenant was
+// placed on the same memory (a device, or, after a MIG re-partitioning, a new instance of the GPU whose old
+// instance was torn down before it came up; memory slices are not tracked: the whole GPU is assumed).
+void derived_hand_overs(const RunResult& run, const std::vector<const Stay*>& stays,
+                        const channel::Catalogue& catalogue, const IsolationOptions& options,
+                        const std::vector<std::optional<Mode>>& gpu_mode, bool observed_allocator, Handed& handed) {
+  const auto same_memory = [&](int from_gpu, int to_gpu) {
+    if (from_gpu == to_gpu) return true;
+    const auto& a = run.gpus[static_cast<size_t>(from_gpu)];
+    const auto& b = run.gpus[static_cast<size_t>(to_gpu)];
+    return gpu_mode[static_cast<size_t>(from_gpu)] == Mode::MIG && gpu_mode[static_cast<size_t>(to_gpu)] == Mode::MIG &&
+           a.node == b.node && a.local == b.local && a.available_until >= 0 && b.available_from >= a.available_until;
+  };
+  for (size_t i = 0; i < stays.size(); ++i) {
+    const Stay& to = *stays[i];
+    double room = to.memory;
+    for (size_t j = 0; j < stays.size() && room > 0; ++j) {
+      const Stay& from = *stays[j];
+      if (j == i || !from.held_memory() || from.tenant == to.tenant || from.end > to.start ||
+          !same_memory(from.gpu, to.gpu))
         continue;
-      if (observed_allocator && from.gpu == to.gpu) continue;  // observed above
-      const double bytes = std::min(from.bytes, room);
+      if (observed_allocator && from.gpu == to.gpu) continue;  // observed
+      const double bytes = std::min(from.memory, room);
       room -= bytes;
       const auto mode = gpu_mode[static_cast<size_t>(to.gpu)].value_or(Mode::EXCLUSIVE);
       const auto& cell = catalogue.cell(Resource::REMANENCE, mode);
@@ -417,37 +398,77 @@ LeakageReport analyse_leakage(const ScenarioSpec& spec, const RunResult& run, co
       }
     }
   }
-  for (auto& [key, d] : handed) rep.discrete.push_back(std::move(d));
+}
 
-  // ---- discrete: plaintext host-device bytes (no transfer events exist: derived from the workload
-  // specs and the log). Inference loads its weights onto every GPU it is placed on; training copies
-  // data_per_step to each GPU every step. Everyone placed on the same node shares its PCIe complex.
+// The bytes one stay copied from host memory to its device, and how they were derived (0: none).
+std::pair<double, std::string> host_device_bytes(const WorkloadSpec& ws, const Stay& s, const RunIndex& index) {
+  if (ws.kind == WorkloadKind::INFERENCE) {
+    // The weights at bring-up (no event), then every model a swapping replica loaded (MODEL_LOAD).
+    const double bytes = index.bytes_loaded(s, ws.model.weights().value);
+    if (ws.swap_models < 2) return {bytes, "model weights loaded per placed GPU (parameters x dtype bytes)"};
+    return {bytes,
+            "model weights loaded per placed GPU (parameters x dtype bytes), then at every model swap (MODEL_LOAD "
+            "events)"};
+  }
+  if (ws.kind == WorkloadKind::TRAINING)
+    return {ws.data_per_step.value * static_cast<double>(index.steps(s.workload)),
+            "input data per step x steps completed, per GPU"};
+  return {0, {}};
+}
+
+}  // namespace
+
+std::vector<const Stay*> memory_stays(const RunIndex& index) {
+  std::vector<const Stay*> out;
+  for (const auto& s : index.stays())
+    if (s.tenant >= 0) out.push_back(&s);
+  std::sort(out.begin(), out.end(), [](const Stay* a, const Stay* b) {
+    return std::tie(a->gpu, a->start, a->workload, a->replica) < std::tie(b->gpu, b->start, b->workload, b->replica);
+  });
+  return out;
+}
+
+std::vector<DiscreteExposure> unscrubbed_memory(const ScenarioSpec& spec, const RunResult& run, const RunIndex& index,
+                                                const channel::Catalogue& catalogue, const IsolationOptions& options) {
+  const auto gpu_mode = gpu_modes(run);
+  Handed handed;
+  // Runs of the engine log the allocator (MEM_ALLOC, MEM_RESIDUE, MEM_SCRUBBED_REUSE): what one device's
+  // memory handed over is then observed, not derived. Placement order still covers the hand-over across
+  // a MIG re-partitioning (different devices, the same physical memory), which the allocator does not see.
+  bool observed_allocator = false;
+  for (const auto& e : run.log.events()) observed_allocator = observed_allocator || e.type == EventType::MEM_ALLOC;
+  observed_hand_overs(spec, run, index, catalogue, gpu_mode, handed);
+  derived_hand_overs(run, memory_stays(index), catalogue, options, gpu_mode, observed_allocator, handed);
+  std::vector<DiscreteExposure> out;
+  for (auto& [key, d] : handed) out.push_back(std::move(d));
+  return out;
+}
+
+std::vector<DiscreteExposure> plaintext_pcie(const ScenarioSpec& spec, const RunResult& run, const RunIndex& index) {
+  // No transfer events exist for host-device copies: the bytes are derived from the workload specs and the log.
+  // Inference loads its weights onto every GPU it is placed on, and again at every model swap (MODEL_LOAD);
+  // training copies data_per_step to each GPU every step. Everyone placed on the same node shares its PCIe
+  // complex.
+  const auto stays = memory_stays(index);
+  const auto gpu_mode = gpu_modes(run);
   std::map<int, std::set<int>> node_tenants;
-  for (const auto& p : placements)
-    if (p.loaded) node_tenants[run.gpus[static_cast<size_t>(p.gpu)].node].insert(p.tenant);
+  for (const Stay* s : stays)
+    if (s->held_memory()) node_tenants[run.gpus[static_cast<size_t>(s->gpu)].node].insert(s->tenant);
   std::map<std::tuple<int, int, int, int>, DiscreteExposure> plain;  // (observer, source, workload, node)
-  for (const auto& p : placements) {
-    const auto& ws = spec.workloads[static_cast<size_t>(p.workload)];
-    double bytes = 0;
-    std::string basis;
-    if (ws.kind == WorkloadKind::INFERENCE) {
-      bytes = ws.model.weights().value;
-      basis = "model weights loaded per placed GPU (parameters x dtype bytes)";
-    } else if (ws.kind == WorkloadKind::TRAINING) {
-      bytes = ws.data_per_step.value * static_cast<double>(steps[static_cast<size_t>(p.workload)]);
-      basis = "input data per step x steps completed, per GPU";
-    }
-    if (bytes <= 0 || !p.loaded) continue;
-    const auto& g = run.gpus[static_cast<size_t>(p.gpu)];
-    const bool cc = gpu_mode[static_cast<size_t>(p.gpu)] == Mode::CONFIDENTIAL;
+  for (const Stay* s : stays) {
+    const auto& ws = spec.workloads[static_cast<size_t>(s->workload)];
+    const auto [bytes, basis] = host_device_bytes(ws, *s, index);
+    if (bytes <= 0 || !s->held_memory()) continue;
+    const auto& g = run.gpus[static_cast<size_t>(s->gpu)];
+    const bool cc = gpu_mode[static_cast<size_t>(s->gpu)] == Mode::CONFIDENTIAL;
     for (int o : node_tenants[g.node]) {
-      if (o == p.tenant) continue;
-      DiscreteExposure& d = plain[{o, p.tenant, p.workload, g.node}];
-      if (d.observer < 0) d.gpu = p.gpu;
+      if (o == s->tenant) continue;
+      DiscreteExposure& d = plain[{o, s->tenant, s->workload, g.node}];
+      if (d.observer < 0) d.gpu = s->gpu;
       d.observer = o;
-      d.source = p.tenant;
+      d.source = s->tenant;
       d.kind = DiscreteKind::PLAINTEXT_PCIE;
-      d.workload = p.workload;
+      d.workload = s->workload;
       d.bytes += bytes;
       d.basis = basis + "; observer placed on the same node";
       d.closed_by = {"confidential computing (encrypted bounce buffers)", "encryption in transit"};
@@ -457,10 +478,16 @@ LeakageReport analyse_leakage(const ScenarioSpec& spec, const RunResult& run, co
       }
     }
   }
-  for (auto& [key, d] : plain) rep.discrete.push_back(std::move(d));
+  std::vector<DiscreteExposure> out;
+  for (auto& [key, d] : plain) out.push_back(std::move(d));
+  return out;
+}
 
-  // ---- discrete: plaintext data on shared links and at rest on shared stores (from the data events
-  // of models/storage, sim/analysis/DataExposure).
+namespace {
+
+// Plaintext data on shared links and at rest on shared stores (from the data events of models/storage,
+// sim/analysis/DataExposure).
+void plaintext_data(const ScenarioSpec& spec, const RunResult& run, LeakageReport& rep) {
   for (const auto& x : data_leaks(spec, run)) {
     DiscreteExposure d;
     d.observer = x.observer;
@@ -484,12 +511,11 @@ LeakageReport analyse_leakage(const ScenarioSpec& spec, const RunResult& run, co
     }
     rep.discrete.push_back(std::move(d));
   }
+}
 
-  add_identity_exposures(spec, rep);  // the identity channel (IdentityExposure.cpp)
-
-  // ---- totals
-  rep.tenants.resize(n_tenants);
-  for (size_t t = 0; t < n_tenants; ++t) rep.tenants[t].name = spec.tenants[t].name;
+void totals(const ScenarioSpec& spec, LeakageReport& rep) {
+  rep.tenants.resize(spec.tenants.size());
+  for (size_t t = 0; t < spec.tenants.size(); ++t) rep.tenants[t].name = spec.tenants[t].name;
   for (const auto& c : rep.channels) {
     ++rep.open_channels;
     if (c.state != State::OPEN) ++rep.unquantified_channels;
@@ -504,10 +530,138 @@ LeakageReport analyse_leakage(const ScenarioSpec& spec, const RunResult& run, co
     rep.tenants[static_cast<size_t>(d.observer)].bytes_as_observer += d.bytes;
     rep.tenants[static_cast<size_t>(d.source)].bytes_as_source += d.bytes;
   }
+}
 
-  // ---- model IP: every hosted model is an asset of its workload's tenant
-  std::vector<std::set<int>> workload_gpus(spec.workloads.size());
-  for (const auto& p : placements) workload_gpus[static_cast<size_t>(p.workload)].insert(p.gpu);
+std::vector<std::string> tenant_names(const ScenarioSpec& spec, const std::set<int>& ids) {
+  std::vector<std::string> out;
+  for (int t : ids) out.push_back(spec.tenants[static_cast<size_t>(t)].name);
+  return out;
+}
+
+// The model's weights in another tenant's memory or on a shared PCIe complex (unscrubbedMemory, plaintextPcie).
+ModelExposure device_weight_exposure(const ScenarioSpec& spec, const LeakageReport& rep, int w, DiscreteKind kind) {
+  ModelExposure x;
+  x.part = "weights";
+  x.channel = discrete_kind_name(kind);
+  std::set<int> open, closed;
+  std::string closed_reason;
+  for (const auto& d : rep.discrete) {
+    if (d.kind != kind || d.workload != w) continue;
+    x.closed_by = d.closed_by;
+    if (d.closed) {
+      closed.insert(d.observer);
+      closed_reason = d.closed_reason;
+    } else {
+      open.insert(d.observer);
+      x.bytes += d.bytes;
+    }
+  }
+  x.tenants = tenant_names(spec, open);
+  if (!open.empty()) {
+    x.status = "open";
+    x.detail = fmt_bytes(x.bytes) + " of the owner's data readable";
+  } else if (!closed.empty()) {
+    x.status = "closed";
+    x.detail = closed_reason;
+  } else {
+    x.status = "closed";
+    x.detail = kind == DiscreteKind::UNSCRUBBED_MEMORY ? "no memory of this model was handed to another tenant"
+                                                       : "no other tenant shares a node with this model";
+    x.closed_by =
+        kind == DiscreteKind::UNSCRUBBED_MEMORY
+            ? std::vector<std::string>{"scrub on free", "confidential computing"}
+            : std::vector<std::string>{"confidential computing (encrypted bounce buffers)", "dedicated nodes"};
+  }
+  return x;
+}
+
+// Weights on shared storage and the network: the model's weights item (inference) or its checkpoints
+// (training), read from or written to a store other tenants may read, in plaintext.
+ModelExposure stored_weight_exposure(const ScenarioSpec& spec, const LeakageReport& rep, const std::set<int>& items,
+                                     DiscreteKind kind) {
+  const bool storage = kind == DiscreteKind::PLAINTEXT_STORAGE;
+  ModelExposure x;
+  x.part = "weights";
+  x.channel = discrete_kind_name(kind);
+  x.closed_by = storage ? std::vector<std::string>{"encryption at rest", "storage ACLs"}
+                        : std::vector<std::string>{"encryption in transit", "network segmentation"};
+  std::set<int> open, closed;
+  std::string closed_reason;
+  for (const auto& d : rep.discrete) {
+    if (d.kind != kind || !items.count(d.data)) continue;
+    if (d.closed) {
+      closed.insert(d.observer);
+      closed_reason = d.closed_reason;
+    } else {
+      open.insert(d.observer);
+      x.bytes += d.bytes;
+    }
+  }
+  x.tenants = tenant_names(spec, open);
+  if (!open.empty()) {
+    x.status = "open";
+    x.detail = fmt_bytes(x.bytes) + (storage ? " of its weights unencrypted at rest on a store they may read"
+                                             : " of its weights in plaintext on links they share");
+  } else {
+    x.status = "closed";
+    x.detail = !closed.empty() ? closed_reason
+               : items.empty() ? "its weights are not read from or written to a data item (io.weights, "
+                                 "io.checkpoint)"
+               : storage       ? "its weights are on no store another tenant may read"
+                               : "its weights cross no link another tenant uses";
+  }
+  return x;
+}
+
+// Architecture: timing channels from this model's GPUs (layer structure from contention, A3, A9, A10).
+ModelExposure architecture_exposure(const ScenarioSpec& spec, const LeakageReport& rep, const WorkloadSpec& ws,
+                                    const std::set<int>& gpus) {
+  ModelExposure x;
+  x.part = "architecture";
+  x.channel = "contentionTiming";
+  std::set<int> who;
+  std::set<std::string> closers;
+  for (const auto& c : rep.channels) {
+    if (c.source != ws.tenant_index) continue;
+    if (c.resource == Resource::NIC || c.resource == Resource::STORAGE) continue;
+    const bool here = std::any_of(c.gpus.begin(), c.gpus.end(), [&](int g) { return gpus.count(g); });
+    if (!here) continue;
+    who.insert(c.observer);
+    x.bits += c.bound_bits;
+    closers.insert(c.closed_by.begin(), c.closed_by.end());
+  }
+  x.tenants = tenant_names(spec, who);
+  x.closed_by.assign(closers.begin(), closers.end());
+  x.status = who.empty() ? "closed" : "open";
+  x.detail = who.empty() ? "no open timing channel from this model's GPUs to another tenant"
+                         : "timing channels from its GPUs (bound in bits, summed over channels)";
+  if (who.empty()) x.closed_by = {"MIG", "dedicated GPUs (exclusive)", "confidential computing"};
+  return x;
+}
+
+// Behaviour: whoever may query the service learns its outputs (model extraction through the API).
+ModelExposure behaviour_exposure(const IsolationOptions& options, size_t served) {
+  ModelExposure x;
+  x.part = "behaviour";
+  x.channel = "queryAccess";
+  x.closed_by = {"rate limits", "authenticated access"};
+  char buf[256];
+  x.status = "open";
+  if (options.query_rate_limit > 0) {
+    std::snprintf(buf, sizeof buf,
+                  "%zu queries answered; other tenants' clients at most %.3g queries/s each (token bucket at "
+                  "the front end)",
+                  served, options.query_rate_limit);
+  } else {
+    std::snprintf(buf, sizeof buf, "%zu queries answered, no rate limit; who may query is not modelled", served);
+  }
+  x.detail = buf;
+  return x;
+}
+
+// Model IP: every hosted model is an asset of its workload's tenant.
+void model_assets(const ScenarioSpec& spec, const RunResult& run, const RunIndex& index,
+                  const IsolationOptions& options, LeakageReport& rep) {
   std::vector<size_t> served(spec.workloads.size(), 0);
   for (const auto& e : run.log.events())
     if (e.type == EventType::REQUEST_DONE && e.workload >= 0) ++served[static_cast<size_t>(e.workload)];
@@ -520,135 +674,25 @@ LeakageReport analyse_leakage(const ScenarioSpec& spec, const RunResult& run, co
     asset.owner = ws.tenant;
     asset.kind = workload_kind_name(ws.kind);
     asset.weight_bytes = ws.kind == WorkloadKind::INFERENCE ? ws.model.weights().value : ws.memory.value;
-    auto names = [&](const std::set<int>& ids) {
-      std::vector<std::string> out;
-      for (int t : ids) out.push_back(spec.tenants[static_cast<size_t>(t)].name);
-      return out;
-    };
-    for (DiscreteKind kind : {DiscreteKind::UNSCRUBBED_MEMORY, DiscreteKind::PLAINTEXT_PCIE}) {
-      ModelExposure x;
-      x.part = "weights";
-      x.channel = discrete_kind_name(kind);
-      std::set<int> open, closed;
-      std::string closed_reason;
-      for (const auto& d : rep.discrete) {
-        if (d.kind != kind || d.workload != static_cast<int>(w)) continue;
-        x.closed_by = d.closed_by;
-        if (d.closed) {
-          closed.insert(d.observer);
-          closed_reason = d.closed_reason;
-        } else {
-          open.insert(d.observer);
-          x.bytes += d.bytes;
-        }
-      }
-      x.tenants = names(open);
-      if (!open.empty()) {
-        x.status = "open";
-        x.detail = fmt_bytes(x.bytes) + " of the owner's data readable";
-      } else if (!closed.empty()) {
-        x.status = "closed";
-        x.detail = closed_reason;
-      } else {
-        x.status = "closed";
-        x.detail = kind == DiscreteKind::UNSCRUBBED_MEMORY ? "no memory of this model was handed to another tenant"
-                                                           : "no other tenant shares a node with this model";
-        x.closed_by =
-            kind == DiscreteKind::UNSCRUBBED_MEMORY
-                ? std::vector<std::string>{"scrub on free", "confidential computing"}
-                : std::vector<std::string>{"confidential computing (encrypted bounce buffers)", "dedicated nodes"};
-      }
-      asset.exposures.push_back(std::move(x));
-    }
-    {
-      // Weights on shared storage and the network: the model's weights item (inference) or its
-      // checkpoints (training), read from or written to a store other tenants may read, in plaintext.
-      std::set<int> items;
-      for (const auto& item : {ws.io.weights, ws.io.checkpoint})
-        for (size_t i = 0; i < spec.data.size(); ++i)
-          if (!item.empty() && spec.data[i].name == item) items.insert(static_cast<int>(i));
-      for (DiscreteKind kind : {DiscreteKind::PLAINTEXT_STORAGE, DiscreteKind::PLAINTEXT_NETWORK}) {
-        const bool storage = kind == DiscreteKind::PLAINTEXT_STORAGE;
-        ModelExposure x;
-        x.part = "weights";
-        x.channel = discrete_kind_name(kind);
-        x.closed_by = storage ? std::vector<std::string>{"encryption at rest", "storage ACLs"}
-                              : std::vector<std::string>{"encryption in transit", "network segmentation"};
-        std::set<int> open, closed;
-        std::string closed_reason;
-        for (const auto& d : rep.discrete) {
-          if (d.kind != kind || !items.count(d.data)) continue;
-          if (d.closed) {
-            closed.insert(d.observer);
-            closed_reason = d.closed_reason;
-          } else {
-            open.insert(d.observer);
-            x.bytes += d.bytes;
-          }
-        }
-        x.tenants = names(open);
-        if (!open.empty()) {
-          x.status = "open";
-          x.detail = fmt_bytes(x.bytes) + (storage ? " of its weights unencrypted at rest on a store they may read"
-                                                   : " of its weights in plaintext on links they share");
-        } else {
-          x.status = "closed";
-          x.detail = !closed.empty() ? closed_reason
-                     : items.empty() ? "its weights are not read from or written to a data item (io.weights, "
-                                       "io.checkpoint)"
-                     : storage       ? "its weights are on no store another tenant may read"
-                                     : "its weights cross no link another tenant uses";
-        }
-        asset.exposures.push_back(std::move(x));
-      }
-    }
-    {
-      // Architecture: timing channels from this model's GPUs (layer structure from contention, A3, A9, A10).
-      ModelExposure x;
-      x.part = "architecture";
-      x.channel = "contentionTiming";
-      std::set<int> who;
-      std::set<std::string> closers;
-      for (const auto& c : rep.channels) {
-        if (c.source != ws.tenant_index) continue;
-        if (c.resource == Resource::NIC || c.resource == Resource::STORAGE) continue;
-        const bool here = std::any_of(c.gpus.begin(), c.gpus.end(), [&](int g) { return workload_gpus[w].count(g); });
-        if (!here) continue;
-        who.insert(c.observer);
-        x.bits += c.bound_bits;
-        closers.insert(c.closed_by.begin(), c.closed_by.end());
-      }
-      x.tenants = names(who);
-      x.closed_by.assign(closers.begin(), closers.end());
-      x.status = who.empty() ? "closed" : "open";
-      x.detail = who.empty() ? "no open timing channel from this model's GPUs to another tenant"
-                             : "timing channels from its GPUs (bound in bits, summed over channels)";
-      if (who.empty()) x.closed_by = {"MIG", "dedicated GPUs (exclusive)", "confidential computing"};
-      asset.exposures.push_back(std::move(x));
-    }
-    if (ws.kind == WorkloadKind::INFERENCE) {
-      // Behaviour: whoever may query the service learns its outputs (model extraction through the API).
-      ModelExposure x;
-      x.part = "behaviour";
-      x.channel = "queryAccess";
-      x.closed_by = {"rate limits", "authenticated access"};
-      char buf[256];
-      if (options.query_rate_limit > 0) {
-        x.status = "open";
-        std::snprintf(buf, sizeof buf,
-                      "%zu queries answered; other tenants' clients at most %.3g queries/s each (token bucket at "
-                      "the front end)",
-                      served[w], options.query_rate_limit);
-      } else {
-        x.status = "open";
-        std::snprintf(buf, sizeof buf, "%zu queries answered, no rate limit; who may query is not modelled", served[w]);
-      }
-      x.detail = buf;
-      asset.exposures.push_back(std::move(x));
-    }
+    for (DiscreteKind kind : {DiscreteKind::UNSCRUBBED_MEMORY, DiscreteKind::PLAINTEXT_PCIE})
+      asset.exposures.push_back(device_weight_exposure(spec, rep, static_cast<int>(w), kind));
+    std::set<int> items;
+    for (const auto& item : {ws.io.weights, ws.io.checkpoint})
+      for (size_t i = 0; i < spec.data.size(); ++i)
+        if (!item.empty() && spec.data[i].name == item) items.insert(static_cast<int>(i));
+    for (DiscreteKind kind : {DiscreteKind::PLAINTEXT_STORAGE, DiscreteKind::PLAINTEXT_NETWORK})
+      asset.exposures.push_back(stored_weight_exposure(spec, rep, items, kind));
+    std::set<int> gpus;
+    for (size_t k : index.stays_of(static_cast<int>(w)))
+      if (index.stays()[k].tenant >= 0) gpus.insert(index.stays()[k].gpu);
+    asset.exposures.push_back(architecture_exposure(spec, rep, ws, gpus));
+    if (ws.kind == WorkloadKind::INFERENCE) asset.exposures.push_back(behaviour_exposure(options, served[w]));
     rep.models.push_back(std::move(asset));
   }
+}
 
+std::vector<CatalogueEntry> catalogue_entries(const channel::Catalogue& catalogue) {
+  std::vector<CatalogueEntry> out;
   for (const auto& row : catalogue.cells())
     for (const auto& cell : row) {
       CatalogueEntry e;
@@ -667,10 +711,13 @@ LeakageReport analyse_leakage(const ScenarioSpec& spec, const RunResult& run, co
         e.source =
             cell.probe_per_time_slice ? "(derived) 1 / time slice of the GPU, one bit per context switch" : rate.source;
       }
-      rep.catalogue.push_back(std::move(e));
+      out.push_back(std::move(e));
     }
+  return out;
+}
 
-  rep.notes = {
+std::vector<std::string> leakage_notes() {
+  return {
       "exposure: a tenant is active on a device while it has GPU_BUSY intervals there; on time-sliced and vGPU "
       "devices its slices are joined across gaps of at most one round of the other contexts",
       "node-level resources (PCIe, NVLink, host memory, power, NIC) use GPU activity as the activity on the node; "
@@ -684,13 +731,46 @@ LeakageReport analyse_leakage(const ScenarioSpec& spec, const RunResult& run, co
       "recently freed first, an upper bound for the next tenant); across a MIG re-partitioning it is derived from "
       "placement order",
   };
-  rep.attacks = analyse_attacks(spec, run, catalogue, options, rep);
-  for (const auto& e : run.log.events())
-    if (e.type == EventType::MEM_SCRUB) {
-      rep.scrubbed_bytes += e.value;
-      rep.scrub_seconds += e.time - e.aux;
-    }
-  // Model IP: what the attacks demonstrated against each model (beside the bounds above).
+}
+
+// What an attack demonstrated against one model, as a model exposure.
+ModelExposure demonstrated_exposure(const AttackSpec& as, const AttackResult& at) {
+  ModelExposure x;
+  x.status = at.ran ? "demonstrated" : "attempted";
+  x.tenants = {at.attacker};
+  x.detail = at.name + " (" + at.type + "): " + at.outcome;
+  switch (as.type) {
+    case AttackType::PRIME_PROBE:
+    case AttackType::MODEL_EXTRACTION:
+      x.part = "architecture";
+      x.channel = "contentionTiming";
+      x.closed_by = {"MIG", "dedicated GPUs (exclusive)", "confidential computing", "noise injection",
+                     "coarser timers"};
+      if (as.type == AttackType::PRIME_PROBE && at.accuracy <= 0) x.status = "closed";
+      break;
+    case AttackType::REMANENCE_SCRAPE:
+      x.part = "weights";
+      x.channel = "unscrubbedMemory";
+      x.closed_by = {"scrub on free", "confidential computing"};
+      if (at.bytes_recovered <= 0) x.status = "closed";
+      break;
+    case AttackType::QUERY_EXTRACTION:
+      x.part = "behaviour";
+      x.channel = "queryAccess";
+      x.closed_by = {"rate limits", "authenticated access"};
+      if (at.queries_answered <= 0) x.status = "closed";
+      break;
+    default:
+      x.part = "behaviour";
+      x.channel = as.type == AttackType::MPS_KILL ? "faultDomain" : "availability";
+      x.closed_by = {"MIG", "dedicated GPUs (exclusive)"};
+      break;
+  }
+  return x;
+}
+
+// Model IP: what the attacks demonstrated against each model (beside the bounds).
+void demonstrated(const ScenarioSpec& spec, const RunResult& run, LeakageReport& rep) {
   for (const auto& at : rep.attacks) {
     const auto& as = spec.workloads[static_cast<size_t>(at.workload)].attack;
     for (auto& m : rep.models) {
@@ -698,43 +778,44 @@ LeakageReport analyse_leakage(const ScenarioSpec& spec, const RunResult& run, co
       bool scraped = false;
       if (as.type == AttackType::REMANENCE_SCRAPE)
         for (const auto& e : run.log.events())
-          if (e.type == EventType::MEM_RESIDUE && e.workload == at.workload && static_cast<int>(e.aux) == m.workload)
+          if (e.type == EventType::MEM_RESIDUE && e.workload == at.workload &&
+              payload::source_workload(e) == m.workload)
             scraped = true;
       if (!targeted && !scraped) continue;
-      ModelExposure x;
-      x.status = at.ran ? "demonstrated" : "attempted";
-      x.tenants = {at.attacker};
-      x.detail = at.name + " (" + at.type + "): " + at.outcome;
-      switch (as.type) {
-        case AttackType::PRIME_PROBE:
-        case AttackType::MODEL_EXTRACTION:
-          x.part = "architecture";
-          x.channel = "contentionTiming";
-          x.closed_by = {"MIG", "dedicated GPUs (exclusive)", "confidential computing", "noise injection",
-                         "coarser timers"};
-          if (as.type == AttackType::PRIME_PROBE && at.accuracy <= 0) x.status = "closed";
-          break;
-        case AttackType::REMANENCE_SCRAPE:
-          x.part = "weights";
-          x.channel = "unscrubbedMemory";
-          x.closed_by = {"scrub on free", "confidential computing"};
-          if (at.bytes_recovered <= 0) x.status = "closed";
-          break;
-        case AttackType::QUERY_EXTRACTION:
-          x.part = "behaviour";
-          x.channel = "queryAccess";
-          x.closed_by = {"rate limits", "authenticated access"};
-          if (at.queries_answered <= 0) x.status = "closed";
-          break;
-        default:
-          x.part = "behaviour";
-          x.channel = as.type == AttackType::MPS_KILL ? "faultDomain" : "availability";
-          x.closed_by = {"MIG", "dedicated GPUs (exclusive)"};
-          break;
-      }
-      m.exposures.push_back(std::move(x));
+      m.exposures.push_back(demonstrated_exposure(as, at));
     }
   }
+}
+
+}  // namespace
+
+LeakageReport analyse_leakage(const ScenarioSpec& spec, const RunResult& run, const channel::Catalogue& catalogue,
+                              const IsolationOptions& options) {
+  return analyse_leakage(spec, run, RunIndex(spec, run), catalogue, options);
+}
+
+LeakageReport analyse_leakage(const ScenarioSpec& spec, const RunResult& run, const RunIndex& index,
+                              const channel::Catalogue& catalogue, const IsolationOptions& options) {
+  LeakageReport rep;
+  rep.options = options;
+  const auto gpu_mode = gpu_modes(run);
+  const Activity act = activity(spec, run, index, gpu_mode);
+  channels(merge_meetings(meetings(spec, run, act, gpu_mode)), catalogue, options, rep);
+  for (auto& d : unscrubbed_memory(spec, run, index, catalogue, options)) rep.discrete.push_back(std::move(d));
+  for (auto& d : plaintext_pcie(spec, run, index)) rep.discrete.push_back(std::move(d));
+  plaintext_data(spec, run, rep);
+  add_identity_exposures(spec, rep);  // the identity channel (IdentityExposure.cpp)
+  totals(spec, rep);
+  model_assets(spec, run, index, options, rep);
+  rep.catalogue = catalogue_entries(catalogue);
+  rep.notes = leakage_notes();
+  rep.attacks = analyse_attacks(spec, run, index, catalogue, options, rep);
+  for (const auto& e : run.log.events())
+    if (e.type == EventType::MEM_SCRUB) {
+      rep.scrubbed_bytes += e.value;
+      rep.scrub_seconds += e.time - payload::start_time(e);
+    }
+  demonstrated(spec, run, rep);
   return rep;
 }
 

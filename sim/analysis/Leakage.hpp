@@ -1,7 +1,7 @@
 #pragma once
 // The leakage surface (../shared/ARCHITECTURE.md, "Metrics"): per ordered pair (observer tenant,
 // source tenant) and channel, the seconds both were active on the shared resource, the channel's
-// capacity from the catalogue (models/channel) and the bound capacity x exposure in bits; discrete
+// capacity from the catalogue (models/threat) and the bound capacity x exposure in bits; discrete
 // exposures in bytes (unscrubbed memory handed across tenants, plaintext host-device transfers on a
 // node the observer shares); totals per tenant and for the design; and, per hosted model, which
 // channels expose its weights, architecture or behaviour to whom, and what closes each.
@@ -9,10 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "models/channel/ChannelCatalogue.hpp"
-#include "models/tenant/IdentityGraph.hpp"
-#include "sim/core/RunResult.hpp"
-#include "sim/scenario/Scenario.hpp"
+#include "ChannelCatalogue.hpp"
+#include "IdentityGraph.hpp"
+#include "RunIndex.hpp"
+#include "RunResult.hpp"
+#include "Scenario.hpp"
 
 namespace gtw {
 
@@ -217,10 +218,16 @@ void add_identity_exposures(const ScenarioSpec& spec, LeakageReport& rep);
 
 LeakageReport analyse_leakage(const ScenarioSpec& spec, const RunResult& run, const channel::Catalogue& catalogue,
                               const IsolationOptions& options = {});
+/// The same over a run index built once for every analysis of the run (RunIndex.hpp).
+LeakageReport analyse_leakage(const ScenarioSpec& spec, const RunResult& run, const RunIndex& index,
+                              const channel::Catalogue& catalogue, const IsolationOptions& options = {});
 
 /// The attack results of a run (called by analyse_leakage once the surface is known; `surface` gives the
 /// bounds of the pairs the attacks exploit).
 std::vector<AttackResult> analyse_attacks(const ScenarioSpec& spec, const RunResult& run,
+                                          const channel::Catalogue& catalogue, const IsolationOptions& options,
+                                          const LeakageReport& surface);
+std::vector<AttackResult> analyse_attacks(const ScenarioSpec& spec, const RunResult& run, const RunIndex& index,
                                           const channel::Catalogue& catalogue, const IsolationOptions& options,
                                           const LeakageReport& surface);
 

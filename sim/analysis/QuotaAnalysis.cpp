@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <map>
 
-#include "sim/analysis/Analysis.hpp"
+#include "Analysis.hpp"
 
 namespace gtw {
 
@@ -64,7 +64,7 @@ std::vector<QuotaResult> analyse_quotas(const ScenarioSpec& spec, const EventLog
         break;
       case EventType::QUOTA_PREEMPTED: {
         ++q.preempted;
-        const int reclaimer = static_cast<int>(e.aux);
+        const int reclaimer = payload::reclaiming_tenant(e);
         if (row_of.count(reclaimer)) ++out[row_of.at(reclaimer)].reclaimed;
         break;
       }

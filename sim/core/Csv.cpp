@@ -1,10 +1,10 @@
-#include "sim/core/Csv.hpp"
+#include "Csv.hpp"
 
 #include <algorithm>
 #include <charconv>
 
-#include "sim/core/Errors.hpp"
-#include "sim/core/InputFile.hpp"
+#include "Errors.hpp"
+#include "InputFile.hpp"
 
 namespace gtw {
 

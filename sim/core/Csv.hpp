@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/core/Diagnostics.hpp"
+#include "Diagnostics.hpp"
 
 namespace gtw {
 

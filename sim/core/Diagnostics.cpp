@@ -1,4 +1,4 @@
-#include "sim/core/Diagnostics.hpp"
+#include "Diagnostics.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -1,4 +1,4 @@
-#include "sim/core/EventLog.hpp"
+#include "EventLog.hpp"
 
 namespace gtw {
 

@@ -2,7 +2,10 @@
 // The event log: the data product of a run. Every fact the analyses need is an event; analyses
 // read the log and the spec, never the engine. Events are totally ordered by (time, seq): seq is
 // the append order, and the engine appends in simulated-time order.
+#include <cassert>
 #include <cstdint>
+#include <initializer_list>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,7 +18,7 @@ enum class EventType : uint8_t {
   OUT_OF_MEMORY,     // allocation failed on a GPU without memory isolation; value = bytes asked
   REQUEST_ARRIVAL,   // replica = replica chosen; value = queue length after arrival
   REQUEST_DONE,      // value = latency (s), aux = queueing delay (s)
-  REQUEST_DROPPED,   // queue overflow or workload failed; value = time in system (s)
+  REQUEST_DROPPED,   // queue overflow or workload failed; value = time in system (s), aux = arrival time (s)
   BATCH_START,       // value = batch size
   BATCH_DONE,        // value = batch service time (s)
   GPU_BUSY,          // an interval during which a tenant had work running on a GPU; aux = start time
@@ -87,6 +90,105 @@ struct Event {
   double value = 0;
   double aux = 0;
 };
+
+// Typed readers of an event's payload. `value` and `aux` mean different things per type (the enum above
+// says what); analyses read them through these, so each meaning is written down once and a reader that
+// takes the wrong type trips an assertion in debug builds.
+namespace payload {
+
+inline bool is(const Event& e, std::initializer_list<EventType> types) {
+  for (EventType t : types)
+    if (e.type == t) return true;
+  return false;
+}
+/// GPU_BUSY, MODEL_LOAD, MEM_SCRUB, ATTACK_DONE: when the interval the event closes began (s).
+inline double start_time(const Event& e) {
+  assert(is(e, {EventType::GPU_BUSY, EventType::MODEL_LOAD, EventType::MEM_SCRUB, EventType::ATTACK_DONE}));
+  return e.aux;
+}
+/// REQUEST_DONE: time the request waited before its batch started (s).
+inline double queueing_delay(const Event& e) {
+  assert(e.type == EventType::REQUEST_DONE);
+  return e.aux;
+}
+/// REQUEST_DROPPED: when the request arrived (s).
+inline double arrival_time(const Event& e) {
+  assert(e.type == EventType::REQUEST_DROPPED);
+  return e.aux;
+}
+/// JOB_DONE: the job's completion time had it run alone (s).
+inline double ideal_time(const Event& e) {
+  assert(e.type == EventType::JOB_DONE);
+  return e.aux;
+}
+/// WORKLOAD_FAILED: why the replica or job ended.
+inline FailureReason failure_reason(const Event& e) {
+  assert(e.type == EventType::WORKLOAD_FAILED);
+  return static_cast<FailureReason>(static_cast<int>(e.aux));
+}
+/// GPU_FAULT: the fault domain is the whole GPU (MPS, time-slicing), not the one client.
+inline bool whole_gpu(const Event& e) {
+  assert(e.type == EventType::GPU_FAULT);
+  return e.aux > 0.5;
+}
+/// RECONFIGURE_START: GPUs re-partitioned.
+inline int reconfigured_gpus(const Event& e) {
+  assert(e.type == EventType::RECONFIGURE_START);
+  return static_cast<int>(e.aux);
+}
+/// RECONFIGURE_DONE: when the drain of this reconfiguration began (its RECONFIGURE_START time, s).
+inline double drain_start(const Event& e) {
+  assert(e.type == EventType::RECONFIGURE_DONE);
+  return e.aux;
+}
+/// MEM_RESIDUE, MEM_SCRUBBED_REUSE, ATTACK_RECOVERED: the workload whose bytes were handed over (-1: none).
+inline int source_workload(const Event& e) {
+  assert(is(e, {EventType::MEM_RESIDUE, EventType::MEM_SCRUBBED_REUSE, EventType::ATTACK_RECOVERED}));
+  return static_cast<int>(e.aux);
+}
+/// ATTACK_PROBE, ATTACK_BIT, ATTACK_OBSERVATION: what was really sent or true (bit, candidate, estimate; -1 none).
+inline double truth(const Event& e) {
+  assert(is(e, {EventType::ATTACK_PROBE, EventType::ATTACK_BIT, EventType::ATTACK_OBSERVATION}));
+  return e.aux;
+}
+/// ATTACK_OBSERVATION of a model-extraction attack's per-layer batch (replica 2): the batch's largest error.
+inline double batch_error_max(const Event& e) {
+  assert(e.type == EventType::ATTACK_OBSERVATION && e.replica == 2);
+  return e.aux;
+}
+/// QUOTA_PREEMPTED: the tenant that reclaimed its quota.
+inline int reclaiming_tenant(const Event& e) {
+  assert(e.type == EventType::QUOTA_PREEMPTED);
+  return static_cast<int>(e.aux);
+}
+/// DATA_MOVE, DATA_DENIED: index of the movement's record in RunResult::data_movements, when in [0, count).
+inline std::optional<size_t> data_movement(const Event& e, size_t count) {
+  assert(e.type == EventType::DATA_MOVE || e.type == EventType::DATA_DENIED);
+  if (!(e.aux >= 0) || static_cast<size_t>(e.aux) >= count) return std::nullopt;
+  return static_cast<size_t>(e.aux);
+}
+/// KEY_RELEASE: index of the secret in spec.identity.secrets, when in [0, count).
+inline std::optional<size_t> secret(const Event& e, size_t count) {
+  assert(e.type == EventType::KEY_RELEASE);
+  if (!(e.aux >= 0) || static_cast<size_t>(e.aux) >= count) return std::nullopt;
+  return static_cast<size_t>(e.aux);
+}
+/// COMPLIANCE_REFUSED: what the enforcing rule refused.
+enum class Refused { PLACEMENT = 0, DATA_ACCESS = 1, KEY_RELEASE = 2 };
+inline constexpr int REFUSED_KINDS = 3;
+inline std::optional<Refused> refused(const Event& e) {
+  assert(e.type == EventType::COMPLIANCE_REFUSED);
+  const int kind = static_cast<int>(e.aux);
+  if (e.aux < 0 || kind >= REFUSED_KINDS) return std::nullopt;
+  return static_cast<Refused>(kind);
+}
+/// COMPLIANCE_REFUSED: index of the refusing rule in spec.compliance.rules.
+inline size_t refusing_rule(const Event& e) {
+  assert(e.type == EventType::COMPLIANCE_REFUSED);
+  return static_cast<size_t>(e.value);
+}
+
+}  // namespace payload
 
 class EventLog {
  public:

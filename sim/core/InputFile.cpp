@@ -1,4 +1,4 @@
-#include "sim/core/InputFile.hpp"
+#include "InputFile.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -8,8 +8,8 @@
 #include <cerrno>
 #include <cstring>
 
-#include "sim/core/Errors.hpp"
-#include "sim/core/Units.hpp"
+#include "Errors.hpp"
+#include "Units.hpp"
 
 namespace gtw {
 

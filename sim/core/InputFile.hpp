@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-#include "sim/core/Diagnostics.hpp"
+#include "Diagnostics.hpp"
 
 namespace gtw {
 

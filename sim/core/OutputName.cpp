@@ -1,4 +1,4 @@
-#include "sim/core/OutputName.hpp"
+#include "OutputName.hpp"
 
 namespace gtw {
 

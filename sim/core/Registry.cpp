@@ -1,4 +1,4 @@
-#include "sim/core/Registry.hpp"
+#include "Registry.hpp"
 
 namespace gtw {
 

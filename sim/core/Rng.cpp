@@ -1,4 +1,4 @@
-#include "sim/core/Rng.hpp"
+#include "Rng.hpp"
 
 #include <cmath>
 

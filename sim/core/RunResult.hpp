@@ -6,8 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "sim/core/DataEvents.hpp"
-#include "sim/core/EventLog.hpp"
+#include "DataEvents.hpp"
+#include "EventLog.hpp"
+#include "SharingMode.hpp"
 
 namespace gtw {
 
@@ -18,7 +19,7 @@ struct GpuLayout {
   std::string node_name;  // pool-name-N
   std::string pool;
   std::string product;
-  std::string sharing;      // exclusive | timeSlicing | mps | mig
+  SharingMode sharing = SharingMode::EXCLUSIVE;
   std::string mig_profile;  // MIG instance: its profile; the device is one instance of GPU `local`
   int mig_start = -1;       // MIG instance: first memory slice
   int slots = 1;

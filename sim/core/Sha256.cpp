@@ -1,4 +1,4 @@
-#include "sim/core/Sha256.hpp"
+#include "Sha256.hpp"
 
 #include <array>
 #include <cstdint>

@@ -1,4 +1,4 @@
-#include "sim/core/Units.hpp"
+#include "Units.hpp"
 
 #include <array>
 #include <charconv>

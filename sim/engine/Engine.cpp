@@ -1,5 +1,5 @@
-#include "sim/engine/Engine.hpp"
-#include "sim/engine/Quota.hpp"
+#include "Engine.hpp"
+#include "Quota.hpp"
 
 #include <xbt/log.h>
 #include <simgrid/s4u.hpp>
@@ -16,14 +16,18 @@
 #include <stdexcept>
 #include <tuple>
 
-#include "models/SimContext.hpp"
-#include "models/attack/Attack.hpp"
-#include "models/fabric/Platform.hpp"
-#include "models/gpu/GpuDevice.hpp"
-#include "models/workload/Runtime.hpp"
-#include "models/workload/Workload.hpp"
-#include "policies/api/Placement.hpp"
-#include "policies/compliance/CheckRules.hpp"
+#include "Attack.hpp"
+#include "CheckRules.hpp"
+#include "GpuDevice.hpp"
+#include "Placement.hpp"
+#include "Platform.hpp"
+#include "Runtime.hpp"
+#include "SimContext.hpp"
+#include "Workload.hpp"
+
+XBT_LOG_EXTERNAL_CATEGORY(gtw);
+XBT_LOG_NEW_DEFAULT_SUBCATEGORY(gtw_engine, gtw,
+                                "the engine: placement, quotas, reconfigurations, faults, attestation (sim/engine)");
 
 namespace sg4 = simgrid::s4u;
 
@@ -66,13 +70,14 @@ class Simulation {
     // CM02 without cross-traffic: transfers take exactly size / bandwidth, so analytic checks hold
     // (the LV08 default adds a 0.97 bandwidth factor, latency x 13.01 and 5% reverse traffic).
     xbt_log_control_set("root.thresh:critical");
+    for (const auto& setting : options_.log_settings) xbt_log_control_set(setting.c_str());
     sg4::Engine::set_config("network/model:CM02");
     sg4::Engine::set_config("network/crosstraffic:0");
 
     ctx_.arrivals_end = spec_.duration.value;
     ctx_.hard_end = spec_.duration.value + (options_.drain >= 0 ? options_.drain : default_drain());
     build_platform();
-    ctx_.emit(0, EventType::RUN_START, -1, -1, -1, -1, spec_.duration.value);
+    ctx_.emit({.time = 0, .type = EventType::RUN_START, .value = spec_.duration.value});
 
     for (auto& gpu : gpus_) gpu->start();
     policy_ = policy::builtin_placement_registry().create(spec_.placement.name, spec_.placement.params);
@@ -204,7 +209,7 @@ class Simulation {
             layout.node_name = node_name;
             layout.pool = pool.name;
             layout.product = pool.gpu_product;
-            layout.sharing = sharing_mode_name(sharing.mode);
+            layout.sharing = sharing.mode;
             const bool shared = sharing.mode == SharingMode::TIME_SLICING || sharing.mode == SharingMode::MPS ||
                                 sharing.mode == SharingMode::VGPU;
             layout.slots = shared ? sharing.replicas : 1;
@@ -301,9 +306,20 @@ class Simulation {
     auto chosen = choose_gpus(w, req, false);
     const double now = sg4::Engine::get_clock();
     if (!chosen || static_cast<int>(chosen->size()) != ws.gpus) {
-      ctx_.emit(now, EventType::PLACEMENT_FAILED, req.tenant, static_cast<int>(w), r, -1, req.memory);
-      ctx_.emit(now, EventType::WORKLOAD_FAILED, req.tenant, static_cast<int>(w), r, -1, 0,
-                static_cast<double>(FailureReason::NOT_PLACED));
+      XBT_VERB("%s[%d]: no placement by %s for %d GPU(s), %.0f bytes", ws.name.c_str(), r, spec_.placement.name.c_str(),
+               ws.gpus, req.memory);
+      ctx_.emit({.time = now,
+                 .type = EventType::PLACEMENT_FAILED,
+                 .tenant = req.tenant,
+                 .workload = static_cast<int>(w),
+                 .replica = r,
+                 .value = req.memory});
+      ctx_.emit({.time = now,
+                 .type = EventType::WORKLOAD_FAILED,
+                 .tenant = req.tenant,
+                 .workload = static_cast<int>(w),
+                 .replica = r,
+                 .aux = static_cast<double>(FailureReason::NOT_PLACED)});
       return std::nullopt;
     }
     ReplicaPlacement place;
@@ -315,7 +331,18 @@ class Simulation {
       gv.last_tenant = req.tenant;
       place.gpus.push_back(gpus_[static_cast<size_t>(g)].get());
       place.contexts.push_back(gpus_[static_cast<size_t>(g)]->add_context(req.tenant, static_cast<int>(w), r));
-      ctx_.emit(now, EventType::PLACED, req.tenant, static_cast<int>(w), r, g, req.memory);
+      ctx_.emit({.time = now,
+                 .type = EventType::PLACED,
+                 .tenant = req.tenant,
+                 .workload = static_cast<int>(w),
+                 .replica = r,
+                 .gpu = g,
+                 .value = req.memory});
+    }
+    if (XBT_LOG_ISENABLED(gtw_engine, xbt_log_priority_verbose)) {
+      std::string gpus;
+      for (int g : *chosen) gpus += (gpus.empty() ? "" : ",") + std::to_string(g);
+      XBT_VERB("%s[%d] placed by %s on GPU %s", ws.name.c_str(), r, spec_.placement.name.c_str(), gpus.c_str());
     }
     place.node_cpu = nodes_[static_cast<size_t>(place.gpus[0]->node())].cpu;
     attest_and_release_keys(w, r, *chosen);
@@ -390,8 +417,13 @@ class Simulation {
         for (size_t k : refused[static_cast<size_t>(g)]) first_gpu.emplace(k, g);
       for (const auto& [k, g] : first_gpu)
         if (!trial || trial_refusals_.insert({w, req.replica, k}).second)
-          ctx_.emit(now, EventType::COMPLIANCE_REFUSED, req.tenant, static_cast<int>(w), req.replica, g,
-                    enforcers_[k].index, 0);
+          ctx_.emit({.time = now,
+                     .type = EventType::COMPLIANCE_REFUSED,
+                     .tenant = req.tenant,
+                     .workload = static_cast<int>(w),
+                     .replica = req.replica,
+                     .gpu = g,
+                     .value = static_cast<double>(enforcers_[k].index)});
     }
     return chosen;
   }
@@ -433,7 +465,13 @@ class Simulation {
       sg4::this_actor::sleep_for(cc->attestation.value);
       const double now = sg4::Engine::get_clock();
       const bool ok = !attestation_fails(ws, r, now);
-      ctx_.emit(now, EventType::ATTESTATION, tenant, wi, r, g, ok ? 1 : 0);
+      ctx_.emit({.time = now,
+                 .type = EventType::ATTESTATION,
+                 .tenant = tenant,
+                 .workload = wi,
+                 .replica = r,
+                 .gpu = g,
+                 .value = ok ? 1.0 : 0.0});
       oldest = std::min(oldest, now);
       failed = failed || !ok;
     }
@@ -449,11 +487,25 @@ class Simulation {
       bool refused = false;
       for (const auto& e : enforcers_) {
         if (!e.rule->refuse_key_release(check, e.cfg)) continue;
-        ctx_.emit(now, EventType::COMPLIANCE_REFUSED, tenant, wi, r, gpus.front(), e.index, 2);
+        ctx_.emit({.time = now,
+                   .type = EventType::COMPLIANCE_REFUSED,
+                   .tenant = tenant,
+                   .workload = wi,
+                   .replica = r,
+                   .gpu = gpus.front(),
+                   .value = static_cast<double>(e.index),
+                   .aux = 2});
         refused = true;
         break;
       }
-      ctx_.emit(now, EventType::KEY_RELEASE, tenant, wi, r, gpus.front(), refused ? 0 : 1, secret);
+      ctx_.emit({.time = now,
+                 .type = EventType::KEY_RELEASE,
+                 .tenant = tenant,
+                 .workload = wi,
+                 .replica = r,
+                 .gpu = gpus.front(),
+                 .value = refused ? 0.0 : 1.0,
+                 .aux = static_cast<double>(secret)});
       any_refused = any_refused || refused;
     }
     // Without its secrets the replica cannot start serving (or training): the cost of enforcement.
@@ -532,8 +584,12 @@ class Simulation {
     const auto& ws = spec_.workloads[w];
     if (try_admit(w)) return;
     pending_.push_back(w);
-    ctx_.emit(sg4::Engine::get_clock(), EventType::QUOTA_QUEUED, ws.tenant_index, static_cast<int>(w), -1, -1,
-              quota_gpus(ws), quota_->used(ws.tenant_index));
+    ctx_.emit({.time = sg4::Engine::get_clock(),
+               .type = EventType::QUOTA_QUEUED,
+               .tenant = ws.tenant_index,
+               .workload = static_cast<int>(w),
+               .value = static_cast<double>(quota_gpus(ws)),
+               .aux = static_cast<double>(quota_->used(ws.tenant_index))});
   }
 
   // Admits the workload if its quota allows (preempting borrowers when it reclaims its nominal quota)
@@ -552,7 +608,12 @@ class Simulation {
     if (!would_place(w, std::move(trial))) return false;
     for (int v : victims) preempt(static_cast<size_t>(v), tenant);
     const int borrowed = quota_->admit(static_cast<int>(w), tenant, gpus);
-    ctx_.emit(sg4::Engine::get_clock(), EventType::QUOTA_ADMITTED, tenant, static_cast<int>(w), -1, -1, gpus, borrowed);
+    ctx_.emit({.time = sg4::Engine::get_clock(),
+               .type = EventType::QUOTA_ADMITTED,
+               .tenant = tenant,
+               .workload = static_cast<int>(w),
+               .value = static_cast<double>(gpus),
+               .aux = static_cast<double>(borrowed)});
     if (!by_index_[w] || ws.kind == WorkloadKind::TRAINING) {
       start_workload(w);  // first admission, or a preempted job starting over
     } else {
@@ -608,8 +669,17 @@ class Simulation {
     // Released first, so the kill's own failure events do not release it twice.
     quota_->release(static_cast<int>(w));
     release_slots(view_, w);
-    ctx_.emit(now, EventType::QUOTA_PREEMPTED, ws.tenant_index, static_cast<int>(w), -1, -1, quota_gpus(ws), reclaimer);
-    ctx_.emit(now, EventType::QUOTA_RELEASED, ws.tenant_index, static_cast<int>(w), -1, -1, quota_gpus(ws));
+    ctx_.emit({.time = now,
+               .type = EventType::QUOTA_PREEMPTED,
+               .tenant = ws.tenant_index,
+               .workload = static_cast<int>(w),
+               .value = static_cast<double>(quota_gpus(ws)),
+               .aux = static_cast<double>(reclaimer)});
+    ctx_.emit({.time = now,
+               .type = EventType::QUOTA_RELEASED,
+               .tenant = ws.tenant_index,
+               .workload = static_cast<int>(w),
+               .value = static_cast<double>(quota_gpus(ws))});
     for (int r = 0; r < replica_count(ws); ++r)
       if (by_index_[w]->placement(r)) by_index_[w]->kill_replica(r, FailureReason::PREEMPTED);
     // Requeued in submission order (Kueue requeues an evicted workload).
@@ -617,8 +687,12 @@ class Simulation {
     std::stable_sort(pending_.begin(), pending_.end(), [this](size_t a, size_t b) {
       return spec_.workloads[a].start.value < spec_.workloads[b].start.value;
     });
-    ctx_.emit(now, EventType::QUOTA_QUEUED, ws.tenant_index, static_cast<int>(w), -1, -1, quota_gpus(ws),
-              quota_->used(ws.tenant_index));
+    ctx_.emit({.time = now,
+               .type = EventType::QUOTA_QUEUED,
+               .tenant = ws.tenant_index,
+               .workload = static_cast<int>(w),
+               .value = static_cast<double>(quota_gpus(ws)),
+               .aux = static_cast<double>(quota_->used(ws.tenant_index))});
   }
 
   // Events as they happen: a training job that ends returns its GPUs (to the view, and to its quota).
@@ -627,12 +701,16 @@ class Simulation {
     if (e.type != EventType::JOB_DONE && e.type != EventType::WORKLOAD_FAILED) return;
     if (e.workload < 0 || spec_.workloads[static_cast<size_t>(e.workload)].kind != WorkloadKind::TRAINING) return;
     const auto w = static_cast<size_t>(e.workload);
-    if (e.type == EventType::WORKLOAD_FAILED && static_cast<FailureReason>(e.aux) == FailureReason::PREEMPTED) return;
+    if (e.type == EventType::WORKLOAD_FAILED && payload::failure_reason(e) == FailureReason::PREEMPTED) return;
     if (!by_index_[w] || released_.count(by_index_[w])) return;
     released_.insert(by_index_[w]);
     release_slots(view_, w);
     if (quota_ && quota_->release(e.workload)) {
-      ctx_.emit(e.time, EventType::QUOTA_RELEASED, e.tenant, e.workload, -1, -1, quota_gpus(spec_.workloads[w]));
+      ctx_.emit({.time = e.time,
+                 .type = EventType::QUOTA_RELEASED,
+                 .tenant = e.tenant,
+                 .workload = e.workload,
+                 .value = static_cast<double>(quota_gpus(spec_.workloads[w]))});
       quota_cv_->notify_all();
     }
   }
@@ -719,8 +797,11 @@ class Simulation {
         }
       }
       for (int d : old_devices) view_.gpus[static_cast<size_t>(d)].available = false;
-      ctx_.emit(start, EventType::RECONFIGURE_START, -1, -1, static_cast<int>(i), -1,
-                static_cast<double>(evicted.size()), static_cast<double>(physical.size()));
+      ctx_.emit({.time = start,
+                 .type = EventType::RECONFIGURE_START,
+                 .replica = static_cast<int>(i),
+                 .value = static_cast<double>(evicted.size()),
+                 .aux = static_cast<double>(physical.size())});
       for (const auto& [w, r] : evicted) by_index_[w]->drain_replica(r);
       const double deadline = start + rc.drain_timeout.value;
       const auto drained = [&] {
@@ -746,7 +827,11 @@ class Simulation {
         auto place = place_replica(w, r);
         if (place && by_index_[w]->move_replica(r, std::move(*place))) ++replaced;
       }
-      ctx_.emit(up, EventType::RECONFIGURE_DONE, -1, -1, static_cast<int>(i), -1, replaced, start);
+      ctx_.emit({.time = up,
+                 .type = EventType::RECONFIGURE_DONE,
+                 .replica = static_cast<int>(i),
+                 .value = static_cast<double>(replaced),
+                 .aux = start});
     }
   }
 
@@ -766,7 +851,11 @@ class Simulation {
       const ReplicaPlacement* place = target ? target->placement(f.replica) : nullptr;
       const double now = sg4::Engine::get_clock();
       if (!place || place->gpus.empty()) {
-        ctx_.emit(now, EventType::GPU_FAULT, spec_.workloads[static_cast<size_t>(w)].tenant_index, w, f.replica, -1, 0);
+        ctx_.emit({.time = now,
+                   .type = EventType::GPU_FAULT,
+                   .tenant = spec_.workloads[static_cast<size_t>(w)].tenant_index,
+                   .workload = w,
+                   .replica = f.replica});
         continue;
       }
       GpuDevice& gpu = *place->gpus[0];
@@ -776,8 +865,14 @@ class Simulation {
         const auto& c = gpu.contexts()[static_cast<size_t>(id)];
         ended.emplace_back(c.workload, c.replica);
       }
-      ctx_.emit(now, EventType::GPU_FAULT, spec_.workloads[static_cast<size_t>(w)].tenant_index, w, f.replica,
-                gpu.index(), static_cast<double>(ended.size()), whole_gpu ? 1.0 : 0.0);
+      ctx_.emit({.time = now,
+                 .type = EventType::GPU_FAULT,
+                 .tenant = spec_.workloads[static_cast<size_t>(w)].tenant_index,
+                 .workload = w,
+                 .replica = f.replica,
+                 .gpu = gpu.index(),
+                 .value = static_cast<double>(ended.size()),
+                 .aux = whole_gpu ? 1.0 : 0.0});
       for (const auto& [wi, replica] : ended) by_index_[static_cast<size_t>(wi)]->kill_replica(replica);
       if (f.restart_after.value >= 0) {
         const double when = now + f.restart_after.value;
@@ -800,7 +895,7 @@ class Simulation {
     ctx_.stopping = true;
     const double now = sg4::Engine::get_clock();
     for (auto& w : workloads_) w->finish(now);
-    ctx_.emit(now, EventType::RUN_END, -1, -1, -1, -1);
+    ctx_.emit({.time = now, .type = EventType::RUN_END});
     sg4::Actor::kill_all();
   }
 

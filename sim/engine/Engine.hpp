@@ -5,9 +5,9 @@
 #include <map>
 #include <string>
 
-#include "models/gpu/HardwareProfile.hpp"
-#include "sim/core/RunResult.hpp"
-#include "sim/scenario/Scenario.hpp"
+#include "HardwareProfile.hpp"
+#include "RunResult.hpp"
+#include "Scenario.hpp"
 
 namespace gtw {
 
@@ -21,6 +21,10 @@ struct Progress {
 struct RunOptions {
   std::function<void(const Progress&)> on_progress;  // called about 100 times per run
   double drain = -1;  // seconds after spec.duration to finish in-flight work (< 0: default)
+  // SimGrid log settings applied after the engine silences its own logs, e.g. "gtw.thres:verbose" turns on
+  // every category of the project (gtw_engine, gtw_gpu, gtw_partition, gtw_workload, gtw_fabric,
+  // gtw_storage, gtw_attack, gtw_events); `gputwin run --log` (docs/cli.md).
+  std::vector<std::string> log_settings;
 };
 
 /// Profiles by name, for every product the spec uses.

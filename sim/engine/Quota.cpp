@@ -1,4 +1,4 @@
-#include "sim/engine/Quota.hpp"
+#include "Quota.hpp"
 
 #include <algorithm>
 

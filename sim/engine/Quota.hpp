@@ -9,7 +9,7 @@
 #include <optional>
 #include <vector>
 
-#include "sim/scenario/Scenario.hpp"
+#include "Scenario.hpp"
 
 namespace gtw {
 

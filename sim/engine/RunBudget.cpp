@@ -1,4 +1,4 @@
-#include "sim/engine/RunBudget.hpp"
+#include "RunBudget.hpp"
 
 #include <sys/resource.h>
 
@@ -8,7 +8,7 @@
 #include <fstream>
 #include <utility>
 
-#include "sim/core/Units.hpp"
+#include "Units.hpp"
 
 namespace gtw {
 

@@ -1,19 +1,19 @@
-#include "sim/engine/Setup.hpp"
+#include "Setup.hpp"
 
 #include <algorithm>
 #include <array>
 #include <fstream>
 #include <map>
 
-#include "models/channel/ChannelCatalogue.hpp"
-#include "models/fabric/NvidiaSmi.hpp"
-#include "models/fabric/Topology.hpp"
-#include "models/workload/Runtime.hpp"
-#include "models/workload/Workload.hpp"
-#include "policies/api/CheckParams.hpp"
-#include "policies/api/Placement.hpp"
-#include "policies/compliance/CheckRules.hpp"
-#include "sim/engine/RunBudget.hpp"
+#include "ChannelCatalogue.hpp"
+#include "CheckPolicyRef.hpp"
+#include "CheckRules.hpp"
+#include "NvidiaSmi.hpp"
+#include "Placement.hpp"
+#include "RunBudget.hpp"
+#include "Runtime.hpp"
+#include "Topology.hpp"
+#include "Workload.hpp"
 
 namespace gtw {
 

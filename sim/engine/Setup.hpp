@@ -4,10 +4,10 @@
 #include <string>
 #include <vector>
 
-#include "sim/core/Diagnostics.hpp"
-#include "sim/engine/Engine.hpp"
-#include "sim/engine/RunBudget.hpp"
-#include "sim/scenario/Loader.hpp"
+#include "Diagnostics.hpp"
+#include "Engine.hpp"
+#include "Loader.hpp"
+#include "RunBudget.hpp"
 
 namespace gtw {
 

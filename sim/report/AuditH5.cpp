@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/report/AuditWriters.hpp"
-#include "sim/report/H5Util.hpp"
+#include "AuditWriters.hpp"
+#include "H5Util.hpp"
 
 namespace gtw {
 

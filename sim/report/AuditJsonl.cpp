@@ -7,10 +7,10 @@
 #include <cstdint>
 #include <sstream>
 
-#include "sim/core/Diagnostics.hpp"
-#include "sim/core/StrictJson.hpp"
-#include "sim/report/AuditWriters.hpp"
-#include "sim/report/Writers.hpp"
+#include "AtomicFile.hpp"
+#include "AuditWriters.hpp"
+#include "Diagnostics.hpp"
+#include "StrictJson.hpp"
 
 namespace gtw {
 

@@ -2,9 +2,9 @@
 // audit.jsonl and the /audit group of results.h5 (docs/models/audit.md, "Outputs").
 #include <string>
 
-#include "models/tenant/AuditLog.hpp"
-#include "sim/core/RunResult.hpp"
-#include "sim/scenario/Scenario.hpp"
+#include "AuditLog.hpp"
+#include "RunResult.hpp"
+#include "Scenario.hpp"
 
 namespace gtw {
 

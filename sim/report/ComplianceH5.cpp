@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/report/ComplianceWriters.hpp"
-#include "sim/report/H5Util.hpp"
+#include "ComplianceWriters.hpp"
+#include "H5Util.hpp"
 
 namespace gtw {
 

@@ -1,14 +1,14 @@
 // Compliance outputs. Every finding carries its evidence (event seq, audit record, time, resource)
 // so a reader can go from a failed rule to the exact events in report.json / results.h5 / audit.jsonl.
-#include "sim/report/ComplianceWriters.hpp"
-#include "sim/core/XmlText.hpp"
+#include "ComplianceWriters.hpp"
+#include "XmlText.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <map>
 
-#include "sim/report/Writers.hpp"
+#include "Writers.hpp"
 
 namespace gtw {
 

@@ -8,9 +8,9 @@
 #include <sstream>
 #include <string>
 
-#include "sim/analysis/Analysis.hpp"
-#include "sim/analysis/Compliance.hpp"
-#include "sim/scenario/Scenario.hpp"
+#include "Analysis.hpp"
+#include "ComplianceEvaluation.hpp"
+#include "Scenario.hpp"
 
 namespace gtw {
 

@@ -1,6 +1,6 @@
 #pragma once
-// HDF5 helpers shared by the results.h5 writers (ResultsH5.cpp, AuditH5.cpp, ...): owned handles,
-// attributes and packed compound tables. Internal to gtw_report.
+// HDF5 helpers shared by the results.h5 writers (ResultsH5.cpp, AuditH5.cpp, ...): attributes and packed
+// compound tables over the handles of sim/core/H5Handle.hpp. Internal to gtw_report.
 #include <hdf5.h>
 
 #include <cstddef>
@@ -9,61 +9,15 @@
 #include <string>
 #include <vector>
 
-#include "sim/core/Errors.hpp"
-#include "sim/core/RunResult.hpp"
-#include "sim/scenario/Scenario.hpp"
+#include "Errors.hpp"
+#include "H5Handle.hpp"
+#include "RunResult.hpp"
+#include "Scenario.hpp"
 
 namespace gtw::h5 {
 
 inline constexpr hsize_t EVENT_CHUNK_ROWS = 16384;
 inline constexpr unsigned EVENT_DEFLATE_LEVEL = 4;
-
-// The HDF5 error stack is silenced while we write; the innermost entry explains the failure.
-inline std::string hdf5_error_detail() {
-  std::string detail;
-  auto walk = [](unsigned n, const H5E_error2_t* err, void* data) -> herr_t {
-    if (n == 0 && err && err->desc) *static_cast<std::string*>(data) = err->desc;
-    return 0;
-  };
-  H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, walk, &detail);  // best effort: the message has `what` anyway
-  return detail;
-}
-
-[[noreturn]] inline void fail(const std::string& what) {
-  const std::string detail = hdf5_error_detail();
-  throw RuntimeError(detail.empty() ? what : what + " (" + detail + ")");
-}
-
-inline void check(herr_t r, const std::string& what) {
-  if (r < 0) fail(what);
-}
-
-/// Owns one hid_t; closes it on scope exit (errors while unwinding are ignored, nothing to do then).
-class H5Id {
- public:
-  using Closer = herr_t (*)(hid_t);
-  H5Id(hid_t id, Closer closer, const std::string& what) : id_(id), closer_(closer) {
-    if (id_ < 0) fail(what);
-  }
-  H5Id(const H5Id&) = delete;
-  H5Id& operator=(const H5Id&) = delete;
-  H5Id(H5Id&& o) noexcept : id_(o.id_), closer_(o.closer_) { o.id_ = H5I_INVALID_HID; }
-  H5Id& operator=(H5Id&&) = delete;
-  ~H5Id() {
-    if (id_ >= 0) closer_(id_);
-  }
-  hid_t get() const { return id_; }
-  /// Explicit, checked close (the file: flushing happens here and may fail).
-  void close(const std::string& what) {
-    const hid_t id = id_;
-    id_ = H5I_INVALID_HID;
-    check(closer_(id), what);
-  }
-
- private:
-  hid_t id_;
-  Closer closer_;
-};
 
 inline H5Id vlen_string_type() {
   H5Id t(H5Tcopy(H5T_C_S1), H5Tclose, "cannot create string type");

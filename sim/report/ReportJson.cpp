@@ -2,9 +2,9 @@
 
 #include <cmath>
 
-#include "sim/analysis/DataExposure.hpp"
-#include "sim/report/ComplianceWriters.hpp"
-#include "sim/report/Writers.hpp"
+#include "ComplianceWriters.hpp"
+#include "DataExposure.hpp"
+#include "Writers.hpp"
 
 namespace gtw {
 namespace {
@@ -346,7 +346,7 @@ std::string report_json(const ScenarioSpec& spec, const RunResult& run, const An
                     {"local_index", g.layout.local},
                     {"pool", g.layout.pool},
                     {"product", g.layout.product},
-                    {"sharing", g.layout.sharing},
+                    {"sharing", sharing_mode_name(g.layout.sharing)},
                     {"slots", g.layout.slots},
                     {"tenants", tenant_names},
                     {"utilisation", g.utilisation},

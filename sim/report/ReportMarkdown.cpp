@@ -4,8 +4,8 @@
 #include <map>
 #include <sstream>
 
-#include "sim/report/ComplianceWriters.hpp"
-#include "sim/report/Writers.hpp"
+#include "ComplianceWriters.hpp"
+#include "Writers.hpp"
 
 namespace gtw {
 namespace {
@@ -318,7 +318,7 @@ std::string report_markdown(const ScenarioSpec& spec, const RunResult& run, cons
     for (size_t t = 0; t < g.busy_by_tenant.size(); ++t)
       if (g.busy_by_tenant[t] > 0)
         by += (by.empty() ? "" : ", ") + spec.tenants[t].name + " " + pct(g.busy_by_tenant[t] / a.duration);
-    std::string sharing = g.layout.sharing;
+    std::string sharing = sharing_mode_name(g.layout.sharing);
     if (g.layout.slots > 1) sharing += " x" + std::to_string(g.layout.slots);
     md << "| " << g.layout.index << " | " << g.layout.node_name << " | " << sharing << " | "
        << (tenants.empty() ? "-" : tenants) << " | " << pct(g.utilisation) << " | " << (by.empty() ? "-" : by) << " | "

@@ -18,10 +18,10 @@
 #include <string>
 #include <vector>
 
-#include "sim/core/Errors.hpp"
-#include "sim/report/ComplianceWriters.hpp"
-#include "sim/report/H5Util.hpp"
-#include "sim/report/Writers.hpp"
+#include "ComplianceWriters.hpp"
+#include "Errors.hpp"
+#include "H5Util.hpp"
+#include "Writers.hpp"
 
 namespace gtw {
 namespace {
@@ -59,21 +59,6 @@ constexpr const char* EVENT_UNITS =
 
 /// Turns off HDF5's automatic error printing for the lifetime of the object, then restores it
 /// (other code in the process may rely on the default).
-class QuietHdf5Errors {
- public:
-  QuietHdf5Errors() {
-    if (H5Eget_auto2(H5E_DEFAULT, &func_, &data_) < 0 || H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr) < 0)
-      throw RuntimeError("cannot initialise the HDF5 library");
-  }
-  QuietHdf5Errors(const QuietHdf5Errors&) = delete;
-  QuietHdf5Errors& operator=(const QuietHdf5Errors&) = delete;
-  ~QuietHdf5Errors() { H5Eset_auto2(H5E_DEFAULT, func_, data_); }  // nothing to do if this fails
-
- private:
-  H5E_auto2_t func_ = nullptr;
-  void* data_ = nullptr;
-};
-
 H5Id event_type_enum(hid_t base) {
   H5Id t(H5Tenum_create(base), H5Tclose, "cannot create event type enum");
   for (int i = 0; i < EVENT_TYPE_COUNT; ++i) {
@@ -255,8 +240,9 @@ void write_gpus(hid_t root, const Analysis& a, hid_t str) {
   rows.reserve(a.gpus.size());
   for (const auto& g : a.gpus) {
     const GpuLayout& l = g.layout;
-    rows.push_back({l.index, l.node_name.c_str(), l.local, l.pool.c_str(), l.product.c_str(), l.sharing.c_str(),
-                    l.slots, l.memory, g.utilisation, g.context_switches, g.switch_seconds});
+    rows.push_back({l.index, l.node_name.c_str(), l.local, l.pool.c_str(), l.product.c_str(),
+                    sharing_mode_name(l.sharing), l.slots, l.memory, g.utilisation, g.context_switches,
+                    g.switch_seconds});
   }
   write_table(root, "gpus", rows,
               {GTW_FIELD(GpuRow, index, H5T_NATIVE_INT32, H5T_STD_I32LE), GTW_FIELD(GpuRow, node, str, str),
@@ -539,39 +525,14 @@ void write_h5(const std::string& file_name, const ScenarioSpec& spec, const RunR
   file.close("cannot close " + file_name);
 }
 
-// HDF5's sec2 driver does not sync; make the bytes durable before the rename publishes them.
-bool fsync_path(const std::string& p) {
-  const int fd = ::open(p.c_str(), O_RDONLY);
-  if (fd < 0) return false;
-  const bool ok = ::fsync(fd) == 0;
-  return ::close(fd) == 0 && ok;
-}
-
 }  // namespace
 
 void write_results_h5(const std::string& path, const ScenarioSpec& spec, const RunResult& run, const Analysis& analysis,
                       const Provenance& provenance, const LeakageReport* leakage, const ComplianceReport* compliance) {
-  const std::filesystem::path target(path);
-  const std::string tmp =
-      (target.parent_path() / ("." + target.filename().string() + ".tmp." + std::to_string(::getpid()))).string();
-  try {
+  produce_file_atomic(path, [&](const std::string& tmp) {
     const QuietHdf5Errors quiet;
     write_h5(tmp, spec, run, analysis, provenance, leakage, compliance);
-  } catch (const std::exception& e) {
-    // Every handle is closed by now (unwinding), so the partial file can go.
-    std::remove(tmp.c_str());
-    throw RuntimeError("cannot write " + path + ": " + e.what());
-  }
-  if (!fsync_path(tmp)) {
-    const int err = errno;
-    std::remove(tmp.c_str());
-    throw RuntimeError("cannot sync " + tmp + ": " + std::strerror(err));
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    std::remove(tmp.c_str());
-    throw RuntimeError("cannot rename " + tmp + " to " + path + ": " + std::strerror(err));
-  }
+  });
 }
 
 }  // namespace gtw

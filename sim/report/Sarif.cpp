@@ -8,8 +8,8 @@
 #include <map>
 #include <set>
 
-#include "sim/report/ComplianceWriters.hpp"
-#include "sim/report/Writers.hpp"
+#include "ComplianceWriters.hpp"
+#include "Writers.hpp"
 
 namespace gtw {
 namespace {

@@ -4,11 +4,12 @@
 // so a reader never sees a half-written file.
 #include <string>
 
-#include "sim/analysis/Analysis.hpp"
-#include "sim/analysis/Compliance.hpp"
-#include "sim/analysis/Leakage.hpp"
-#include "sim/core/RunResult.hpp"
-#include "sim/scenario/Scenario.hpp"
+#include "Analysis.hpp"
+#include "AtomicFile.hpp"
+#include "ComplianceEvaluation.hpp"
+#include "Leakage.hpp"
+#include "RunResult.hpp"
+#include "Scenario.hpp"
 
 namespace gtw {
 
@@ -22,9 +23,6 @@ struct Provenance {
   std::string started_utc;
   double wall_seconds = 0;
 };
-
-/// Writes `content` to `path` atomically (temporary file + rename); throws RuntimeError on failure.
-void write_file_atomic(const std::string& path, const std::string& content);
 
 // `leakage`, when given, adds the leakage surface section (docs/models/leakage.md).
 // `compliance`, when given and configured, adds the compliance section (docs/models/compliance.md).

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "sim/core/Diagnostics.hpp"
-#include "sim/core/Registry.hpp"
-#include "sim/core/Units.hpp"
+#include "Diagnostics.hpp"
+#include "Registry.hpp"
+#include "Units.hpp"
 
 namespace gtw {
 

@@ -1,4 +1,4 @@
-#include "sim/scenario/FabricSpec.hpp"
+#include "FabricSpec.hpp"
 
 namespace gtw {
 

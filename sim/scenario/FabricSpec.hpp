@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/core/Diagnostics.hpp"
-#include "sim/core/Units.hpp"
+#include "Diagnostics.hpp"
+#include "Units.hpp"
 
 namespace gtw {
 

@@ -1,4 +1,4 @@
-#include "sim/scenario/FieldDocs.hpp"
+#include "FieldDocs.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,8 +6,8 @@
 #include <cstdio>
 #include <set>
 
-#include "sim/core/Diagnostics.hpp"
-#include "sim/core/Units.hpp"
+#include "Diagnostics.hpp"
+#include "Units.hpp"
 
 namespace gtw {
 

@@ -2,7 +2,7 @@
 // shape: name, rule, action, match, parameters, requirements) and the recorded transfer bases.
 #include <charconv>
 
-#include "sim/scenario/LoaderInternal.hpp"
+#include "LoaderInternal.hpp"
 
 namespace gtw {
 

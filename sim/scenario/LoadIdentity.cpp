@@ -1,6 +1,6 @@
 // Reading spec.identity and spec.audit (docs/models/identity.md, docs/models/audit.md). Names are
 // checked against each other and the rest of the spec in ValidateIdentity.cpp.
-#include "sim/scenario/LoaderInternal.hpp"
+#include "LoaderInternal.hpp"
 
 namespace gtw {
 

@@ -1,4 +1,4 @@
-#include "sim/scenario/Loader.hpp"
+#include "Loader.hpp"
 
 #include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
@@ -15,11 +15,11 @@
 #include <sstream>
 #include <utility>
 
-#include "sim/core/InputFile.hpp"
-#include "sim/core/Sha256.hpp"
-#include "sim/core/YamlDocuments.hpp"
-#include "sim/scenario/FieldDocs.hpp"
-#include "sim/scenario/LoaderInternal.hpp"
+#include "FieldDocs.hpp"
+#include "InputFile.hpp"
+#include "LoaderInternal.hpp"
+#include "Sha256.hpp"
+#include "YamlDocuments.hpp"
 
 namespace fs = std::filesystem;
 

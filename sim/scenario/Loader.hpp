@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/core/Diagnostics.hpp"
-#include "sim/scenario/Scenario.hpp"
+#include "Diagnostics.hpp"
+#include "Scenario.hpp"
 
 namespace gtw {
 

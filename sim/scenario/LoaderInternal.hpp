@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "sim/core/Diagnostics.hpp"
-#include "sim/scenario/Loader.hpp"
-#include "sim/scenario/Scenario.hpp"
+#include "Diagnostics.hpp"
+#include "Loader.hpp"
+#include "Scenario.hpp"
 
 namespace gtw {
 
@@ -113,7 +113,7 @@ class Loader {
   void read_data(const Ctx& c, DataSpec& d);
   void read_network_policy(const Ctx& c, NetworkPolicySpec& n);
   void read_workload_io(const Ctx& c, WorkloadIoSpec& io);
-  // ---- identity graph and audit pipeline (models/tenant; LoadIdentity.cpp) ----
+  // ---- identity graph and audit pipeline (models/threat; LoadIdentity.cpp) ----
   void read_identity(const Ctx& c, IdentitySpec& id);
   void read_audit(const Ctx& c, AuditSpec& a);
   // ---- compliance rules and transfer bases (policies/compliance; LoadCompliance.cpp) ----

@@ -1,8 +1,8 @@
-#include "sim/scenario/RequestTrace.hpp"
+#include "RequestTrace.hpp"
 
-#include "sim/core/Csv.hpp"
-#include "sim/core/Errors.hpp"
-#include "sim/core/InputFile.hpp"
+#include "Csv.hpp"
+#include "Errors.hpp"
+#include "InputFile.hpp"
 
 #include <algorithm>
 #include <cerrno>

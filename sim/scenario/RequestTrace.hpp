@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/core/Diagnostics.hpp"
+#include "Diagnostics.hpp"
 
 namespace gtw {
 

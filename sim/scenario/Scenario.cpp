@@ -1,29 +1,6 @@
-#include "sim/scenario/Scenario.hpp"
+#include "Scenario.hpp"
 
 namespace gtw {
-
-const char* sharing_mode_name(SharingMode m) {
-  switch (m) {
-    case SharingMode::EXCLUSIVE:
-      return "exclusive";
-    case SharingMode::TIME_SLICING:
-      return "timeSlicing";
-    case SharingMode::MPS:
-      return "mps";
-    case SharingMode::MIG:
-      return "mig";
-    case SharingMode::VGPU:
-      return "vgpu";
-    case SharingMode::CONFIDENTIAL:
-      return "confidential";
-  }
-  return "?";
-}
-
-const std::vector<std::string>& sharing_mode_names() {
-  static const std::vector<std::string> names{"exclusive", "timeSlicing", "mps", "mig", "vgpu", "confidential"};
-  return names;
-}
 
 const std::vector<std::string>& vgpu_scheduler_names() {
   static const std::vector<std::string> names{"bestEffort", "equalShare", "fixedShare"};

@@ -8,13 +8,14 @@
 #include <string>
 #include <vector>
 
-#include "sim/core/Diagnostics.hpp"
-#include "sim/core/Registry.hpp"
-#include "sim/core/Units.hpp"
-#include "sim/scenario/ComplianceSpec.hpp"
-#include "sim/scenario/FabricSpec.hpp"
-#include "sim/scenario/IdentitySpec.hpp"
-#include "sim/scenario/RequestTrace.hpp"
+#include "ComplianceSpec.hpp"
+#include "Diagnostics.hpp"
+#include "FabricSpec.hpp"
+#include "IdentitySpec.hpp"
+#include "Registry.hpp"
+#include "RequestTrace.hpp"
+#include "SharingMode.hpp"
+#include "Units.hpp"
 
 namespace gtw {
 
@@ -26,9 +27,6 @@ const std::vector<std::string>& vgpu_scheduler_names();
 
 /// How one GPU is shared. EXCLUSIVE, TIME_SLICING, MPS and MIG are simulated; VGPU and CONFIDENTIAL
 /// are reserved names that validation refuses with a clear message until their models land.
-enum class SharingMode { EXCLUSIVE, TIME_SLICING, MPS, MIG, VGPU, CONFIDENTIAL };
-const char* sharing_mode_name(SharingMode m);
-const std::vector<std::string>& sharing_mode_names();
 
 struct SharingSpec {
   SharingMode mode = SharingMode::EXCLUSIVE;
@@ -346,8 +344,8 @@ struct ScenarioSpec {
   std::vector<DataSpec> data;                       // spec.data: tagged data items
   std::vector<NetworkPolicySpec> network_policies;  // spec.networkPolicies
   IsolationPolicySpec isolation;
-  IdentitySpec identity;      // spec.identity (models/tenant)
-  AuditSpec audit;            // spec.audit (models/tenant/AuditLog)
+  IdentitySpec identity;      // spec.identity (models/threat)
+  AuditSpec audit;            // spec.audit (models/threat/AuditLog)
   ComplianceSpec compliance;  // spec.compliance (policies/compliance)
   std::string source_file;
   std::string source_sha256;  // of the main file's bytes, for provenance

@@ -2,7 +2,7 @@
 #include <map>
 #include <set>
 
-#include "sim/scenario/Loader.hpp"
+#include "Loader.hpp"
 
 namespace gtw {
 namespace {

@@ -5,22 +5,10 @@
 #include <map>
 #include <set>
 
-#include "sim/scenario/Loader.hpp"
+#include "Loader.hpp"
+#include "Text.hpp"
 
 namespace gtw {
-
-namespace {
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
-
-bool contains(const std::vector<std::string>& list, const std::string& v) {
-  return std::find(list.begin(), list.end(), v) != list.end();
-}
-
-}  // namespace
 
 void check_compliance_references(const ScenarioSpec& spec, Diagnostics& diags) {
   std::vector<std::string> tenants, data, secrets;

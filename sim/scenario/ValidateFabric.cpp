@@ -4,7 +4,7 @@
 #include <map>
 #include <set>
 
-#include "sim/scenario/Loader.hpp"
+#include "Loader.hpp"
 
 namespace gtw {
 

@@ -6,17 +6,10 @@
 #include <map>
 #include <set>
 
-#include "sim/scenario/Loader.hpp"
+#include "Loader.hpp"
+#include "Text.hpp"
 
 namespace gtw {
-
-namespace {
-
-bool contains(const std::vector<std::string>& names, const std::string& name) {
-  return std::find(names.begin(), names.end(), name) != names.end();
-}
-
-}  // namespace
 
 void check_identity_references(ScenarioSpec& spec, Diagnostics& diags) {
   auto& id = spec.identity;

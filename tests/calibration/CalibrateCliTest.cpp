@@ -6,9 +6,9 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "calibration/fit/Fit.hpp"
-#include "calibration/fit/Validate.hpp"
-#include "tests/support/Subprocess.hpp"
+#include "CorunValidation.hpp"
+#include "Fit.hpp"
+#include "Subprocess.hpp"
 
 namespace fs = std::filesystem;
 using gtw::test::run_process;

@@ -3,9 +3,9 @@
 
 #include <cmath>
 
-#include "calibration/fit/Fit.hpp"
-#include "calibration/fit/Stats.hpp"
-#include "calibration/fit/Synthetic.hpp"
+#include "Fit.hpp"
+#include "Stats.hpp"
+#include "Synthetic.hpp"
 
 using namespace gtw::calib;
 

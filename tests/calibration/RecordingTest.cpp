@@ -8,13 +8,13 @@
 #include <fstream>
 #include <sstream>
 
-#include "calibration/fit/Fit.hpp"
-#include "calibration/fit/Profile.hpp"
-#include "calibration/fit/RawSamples.hpp"
-#include "calibration/fit/Synthetic.hpp"
-#include "models/channel/ChannelCatalogue.hpp"
-#include "models/gpu/HardwareProfile.hpp"
-#include "tests/support/Subprocess.hpp"
+#include "ChannelCatalogue.hpp"
+#include "Fit.hpp"
+#include "HardwareProfile.hpp"
+#include "Profile.hpp"
+#include "RawSamples.hpp"
+#include "Subprocess.hpp"
+#include "Synthetic.hpp"
 
 namespace fs = std::filesystem;
 using namespace gtw::calib;

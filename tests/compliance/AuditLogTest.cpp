@@ -1,4 +1,4 @@
-// The audit pipeline (models/tenant/AuditLog, docs/models/audit.md) on synthetic event logs: records
+// The audit pipeline (models/threat/AuditLog, docs/models/audit.md) on synthetic event logs: records
 // appear `delay` later, a throughput limit queues a burst exactly as FIFO predicts, a gap loses exactly
 // the accesses in it, drops are seeded, tampering with or deleting record K is detected at record K,
 // and audit.jsonl round-trips.
@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "models/tenant/AuditLog.hpp"
-#include "sim/report/AuditWriters.hpp"
-#include "sim/scenario/Loader.hpp"
-#include "tests/support/Subprocess.hpp"
+#include "AuditLog.hpp"
+#include "AuditWriters.hpp"
+#include "Loader.hpp"
+#include "Subprocess.hpp"
 
 namespace gtw {
 namespace {

@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "models/gpu/HardwareProfile.hpp"
-#include "sim/analysis/Compliance.hpp"
-#include "sim/analysis/Leakage.hpp"
-#include "sim/engine/Engine.hpp"
-#include "sim/engine/Setup.hpp"
+#include "ComplianceEvaluation.hpp"
+#include "Engine.hpp"
+#include "HardwareProfile.hpp"
+#include "Leakage.hpp"
+#include "Setup.hpp"
 
 namespace gtw::compliance_test {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "tests/compliance/ComplianceHarness.hpp"
+#include "ComplianceHarness.hpp"
 
 namespace gtw {
 namespace {

@@ -2,8 +2,8 @@
 // event logs: each rule passes a compliant log, fails a violating one and names the violating event.
 #include <gtest/gtest.h>
 
-#include "policies/compliance/BuiltinRules.hpp"
-#include "policies/compliance/CheckRules.hpp"
+#include "BuiltinRules.hpp"
+#include "CheckRules.hpp"
 
 namespace gtw::policy {
 namespace {
@@ -65,7 +65,7 @@ struct World {
     l.local = local;
     l.node_name = pool + "-" + std::to_string(node);
     l.pool = std::move(pool);
-    l.sharing = std::move(sharing);
+    l.sharing = sharing_mode_from_name(sharing).value();
     l.mig_profile = std::move(mig);
     return l;
   }
@@ -201,7 +201,7 @@ TEST(ResidencyRule, RefusesGpusAndStoresOfOtherRegions) {
 
 TEST(CoTenancyRule, DifferentClassificationsOnOneMpsGpuFail) {
   World w;
-  w.run.gpus[0].sharing = "mps";
+  w.run.gpus[0].sharing = SharingMode::MPS;
   w.emit(1, EventType::PLACED, 0, 0, 0, 0);
   w.emit(2, EventType::PLACED, 1, 1, 0, 0);  // seq 1
   const auto f = w.evaluate(rule("co-tenancy"));
@@ -227,7 +227,7 @@ TEST(CoTenancyRule, MigInstancesOfOneGpuAreOneGpu) {
 
 TEST(CoTenancyRule, OneAfterTheOtherIsNotCoTenancy) {
   World w;
-  w.run.gpus[0].sharing = "mps";
+  w.run.gpus[0].sharing = SharingMode::MPS;
   w.emit(1, EventType::PLACED, 0, 0, 0, 0);
   w.emit(5, EventType::WORKLOAD_FAILED, 0, 0, 0, 0, 0, 1);
   w.emit(6, EventType::PLACED, 1, 1, 0, 0);

@@ -3,9 +3,9 @@
 // violating event or audit record.
 #include <gtest/gtest.h>
 
-#include "policies/compliance/BuiltinRules.hpp"
-#include "policies/compliance/CheckRules.hpp"
-#include "sim/core/Sha256.hpp"
+#include "BuiltinRules.hpp"
+#include "CheckRules.hpp"
+#include "Sha256.hpp"
 
 namespace gtw::policy {
 namespace {
@@ -72,7 +72,7 @@ struct World {
     l.index = index;
     l.node = index;
     l.node_name = "node-" + std::to_string(index);
-    l.sharing = sharing;
+    l.sharing = sharing_mode_from_name(sharing).value();
     return l;
   }
 

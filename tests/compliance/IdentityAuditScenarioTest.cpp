@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "tests/compliance/ComplianceHarness.hpp"
+#include "ComplianceHarness.hpp"
 
 namespace gtw {
 namespace {
@@ -145,7 +145,7 @@ TEST(IdentityAuditScenario, KeyReleaseFollowsTheProfilesAttestationOnTheCcGpu) {
   const auto attest = o.events(EventType::ATTESTATION, vault);
   ASSERT_EQ(attest.size(), 1u);
   EXPECT_DOUBLE_EQ(attest[0].value, 1);
-  // Confidential VM boot (5 s, models/workload/Runtime.cpp) then the H100 profile's attestation (2 s).
+  // Confidential VM boot (5 s, models/hardware/Runtime.cpp) then the H100 profile's attestation (2 s).
   EXPECT_NEAR(attest[0].time, 5.0 + 2.0, 1e-9);
   const auto vault_keys = o.events(EventType::KEY_RELEASE, vault);
   ASSERT_EQ(vault_keys.size(), 1u);

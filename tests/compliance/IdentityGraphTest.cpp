@@ -1,4 +1,4 @@
-// The identity graph's cross-tenant paths (models/tenant/IdentityGraph, docs/models/identity.md): the
+// The identity graph's cross-tenant paths (models/threat/IdentityGraph, docs/models/identity.md): the
 // confused deputy is found and disappears with passthrough or exchange; nothing within one tenant is
 // reported; grants, ACL-free stores, the hop bound and the output order.
 #include <gtest/gtest.h>
@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "models/tenant/IdentityGraph.hpp"
-#include "sim/scenario/Loader.hpp"
-#include "tests/support/Subprocess.hpp"
+#include "IdentityGraph.hpp"
+#include "Loader.hpp"
+#include "Subprocess.hpp"
 
 namespace gtw {
 namespace {

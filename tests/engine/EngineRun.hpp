@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "sim/analysis/Analysis.hpp"
-#include "sim/engine/Engine.hpp"
-#include "sim/engine/Setup.hpp"
+#include "Analysis.hpp"
+#include "Engine.hpp"
+#include "Setup.hpp"
 
 namespace gtw::test {
 

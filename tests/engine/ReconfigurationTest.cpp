@@ -1,7 +1,7 @@
 // MIG reconfiguration: drain, evict, re-partition, place again (scenarios/examples/mig-reconfigure.yaml).
 #include <gtest/gtest.h>
 
-#include "tests/engine/EngineRun.hpp"
+#include "EngineRun.hpp"
 
 namespace gtw {
 namespace {

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "tests/engine/EngineRun.hpp"
+#include "EngineRun.hpp"
 
 namespace gtw {
 namespace {

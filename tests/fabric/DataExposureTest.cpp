@@ -1,7 +1,7 @@
 // Discrete exposures from data events (sim/analysis/DataExposure), on synthetic run results.
 #include <gtest/gtest.h>
 
-#include "sim/analysis/DataExposure.hpp"
+#include "DataExposure.hpp"
 
 namespace gtw {
 namespace {

@@ -10,8 +10,8 @@
 #include <functional>
 #include <memory>
 
-#include "models/fabric/Platform.hpp"
-#include "sim/engine/Setup.hpp"
+#include "Platform.hpp"
+#include "Setup.hpp"
 
 namespace gtw {
 namespace {

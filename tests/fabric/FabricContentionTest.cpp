@@ -7,7 +7,7 @@
 
 #include <map>
 
-#include "tests/engine/EngineRun.hpp"
+#include "EngineRun.hpp"
 
 namespace gtw {
 namespace {

@@ -4,7 +4,7 @@
 #include <sstream>
 #include <string>
 
-#include "models/fabric/Topology.hpp"
+#include "Topology.hpp"
 
 namespace gtw::fabric_test {
 

@@ -8,9 +8,9 @@
 #include <algorithm>
 #include <memory>
 
-#include "models/fabric/Platform.hpp"
-#include "sim/engine/Setup.hpp"
-#include "tests/engine/EngineRun.hpp"
+#include "EngineRun.hpp"
+#include "Platform.hpp"
+#include "Setup.hpp"
 
 namespace gtw {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "tests/engine/EngineRun.hpp"
+#include "EngineRun.hpp"
 
 namespace gtw {
 namespace {

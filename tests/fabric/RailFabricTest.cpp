@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "models/fabric/Topology.hpp"
-#include "tests/engine/EngineRun.hpp"
+#include "EngineRun.hpp"
+#include "Topology.hpp"
 
 namespace gtw {
 namespace {

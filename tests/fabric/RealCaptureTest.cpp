@@ -2,11 +2,11 @@
 // machines"): what the twin of each node must be, from the facts of its published capture.
 #include <gtest/gtest.h>
 
-#include "models/fabric/NvidiaSmi.hpp"
-#include "models/fabric/Topology.hpp"
-#include "models/partition/MigGeometry.hpp"
-#include "sim/engine/Setup.hpp"
-#include "tests/fabric/FabricTestSupport.hpp"
+#include "FabricTestSupport.hpp"
+#include "MigGeometry.hpp"
+#include "NvidiaSmi.hpp"
+#include "Setup.hpp"
+#include "Topology.hpp"
 
 namespace gtw {
 namespace {

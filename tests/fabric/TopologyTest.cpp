@@ -1,10 +1,10 @@
 // Topology graphs (no SimGrid): node templates, nvidia-smi import, connectivity checks, routes.
 #include <gtest/gtest.h>
 
-#include "models/fabric/NvidiaSmi.hpp"
-#include "models/fabric/Topology.hpp"
-#include "sim/engine/Setup.hpp"
-#include "tests/fabric/FabricTestSupport.hpp"
+#include "FabricTestSupport.hpp"
+#include "NvidiaSmi.hpp"
+#include "Setup.hpp"
+#include "Topology.hpp"
 
 namespace gtw {
 namespace {

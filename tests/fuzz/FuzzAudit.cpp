@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "models/tenant/AuditLog.hpp"
-#include "sim/core/Errors.hpp"
-#include "sim/report/AuditWriters.hpp"
-#include "tests/fuzz/FuzzSupport.hpp"
+#include "AuditLog.hpp"
+#include "AuditWriters.hpp"
+#include "Errors.hpp"
+#include "FuzzSupport.hpp"
 
 namespace {
 

@@ -2,7 +2,7 @@
 // input written to one file in a per-process scratch directory, CsvTable (sim/core/Csv.hpp), the request
 // trace reader in each format (sim/scenario/RequestTrace.hpp; also with a Diagnostics already full, as
 // the scenario loader's may be) and the openb node, pod and arrival lists
-// (models/trace/OpenbCsv.hpp). Diagnostics and gtw::InputError are clean outcomes; any other exception
+// (sim/apps/pack/OpenbCsv.hpp). Diagnostics and gtw::InputError are clean outcomes; any other exception
 // escapes (a finding).
 #include <cmath>
 #include <cstddef>
@@ -11,12 +11,12 @@
 #include <string>
 #include <vector>
 
-#include "models/trace/OpenbCsv.hpp"
-#include "sim/core/Csv.hpp"
-#include "sim/core/Diagnostics.hpp"
-#include "sim/core/Errors.hpp"
-#include "sim/scenario/RequestTrace.hpp"
-#include "tests/fuzz/FuzzSupport.hpp"
+#include "Csv.hpp"
+#include "Diagnostics.hpp"
+#include "Errors.hpp"
+#include "FuzzSupport.hpp"
+#include "OpenbCsv.hpp"
+#include "RequestTrace.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// Fuzz target: the nvidia-smi readers (models/fabric/NvidiaSmi.hpp): `topo -m`, `mig -lgi` and
+// Fuzz target: the nvidia-smi readers (models/hardware/NvidiaSmi.hpp): `topo -m`, `mig -lgi` and
 // `mig -lci`, all three on every input (they are in-memory), then what `gputwin import-topo` and the
 // engine setup do with a parsed listing (node graph, MIG layouts, compute-instance checks against the
 // H100's MIG table). Diagnostics and gtw::InputError are clean outcomes; any other exception escapes.
@@ -6,12 +6,12 @@
 #include <cstdint>
 #include <string>
 
-#include "models/fabric/NvidiaSmi.hpp"
-#include "models/fabric/Topology.hpp"
-#include "models/gpu/HardwareProfile.hpp"
-#include "sim/core/Diagnostics.hpp"
-#include "sim/core/Errors.hpp"
-#include "tests/fuzz/FuzzSupport.hpp"
+#include "Diagnostics.hpp"
+#include "Errors.hpp"
+#include "FuzzSupport.hpp"
+#include "HardwareProfile.hpp"
+#include "NvidiaSmi.hpp"
+#include "Topology.hpp"
 
 namespace {
 

@@ -13,11 +13,11 @@
 #include <system_error>
 #include <vector>
 
-#include "sim/core/Diagnostics.hpp"
-#include "sim/core/Errors.hpp"
-#include "sim/core/YamlDocuments.hpp"
-#include "sim/scenario/Loader.hpp"
-#include "tests/fuzz/FuzzSupport.hpp"
+#include "Diagnostics.hpp"
+#include "Errors.hpp"
+#include "FuzzSupport.hpp"
+#include "Loader.hpp"
+#include "YamlDocuments.hpp"
 
 namespace {
 

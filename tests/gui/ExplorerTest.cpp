@@ -26,12 +26,12 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "gui/MainWindow.hpp"
-#include "gui/RunController.hpp"
-#include "gui/ScenarioModel.hpp"
-#include "gui/charts/ChartExport.hpp"
-#include "gui/charts/ChartPanel.hpp"
-#include "gui/charts/Charts.hpp"
+#include "ChartExport.hpp"
+#include "ChartPanel.hpp"
+#include "Charts.hpp"
+#include "MainWindow.hpp"
+#include "RunController.hpp"
+#include "ScenarioModel.hpp"
 
 namespace gtw::gui {
 namespace {

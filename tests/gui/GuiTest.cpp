@@ -26,11 +26,11 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "gui/MainWindow.hpp"
-#include "gui/ReportModel.hpp"
-#include "gui/charts/ChartExport.hpp"
-#include "gui/charts/ChartPanel.hpp"
-#include "gui/charts/Charts.hpp"
+#include "ChartExport.hpp"
+#include "ChartPanel.hpp"
+#include "Charts.hpp"
+#include "MainWindow.hpp"
+#include "ReportModel.hpp"
 
 namespace gtw::gui {
 namespace {

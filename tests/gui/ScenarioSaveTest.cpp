@@ -7,11 +7,11 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "gui/MainWindow.hpp"
-#include "gui/RunController.hpp"
-#include "gui/ScenarioModel.hpp"
-#include "gui/ScenarioSave.hpp"
-#include "tests/support/Subprocess.hpp"
+#include "MainWindow.hpp"
+#include "RunController.hpp"
+#include "ScenarioModel.hpp"
+#include "ScenarioSave.hpp"
+#include "Subprocess.hpp"
 
 namespace gtw::gui {
 namespace {

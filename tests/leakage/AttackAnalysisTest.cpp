@@ -5,8 +5,8 @@
 
 #include <cmath>
 
-#include "models/attack/Attack.hpp"
-#include "sim/analysis/Leakage.hpp"
+#include "Attack.hpp"
+#include "Leakage.hpp"
 
 namespace gtw {
 namespace {
@@ -38,7 +38,7 @@ struct AttackRun {
       l.local = g;
       l.pool = "dgx";
       l.product = "H100-80GB-SXM";
-      l.sharing = g == 3 ? "timeSlicing" : "exclusive";
+      l.sharing = g == 3 ? SharingMode::TIME_SLICING : SharingMode::EXCLUSIVE;
       run.gpus.push_back(l);
     }
   }
@@ -122,7 +122,7 @@ TEST(AttackAnalysis, CoarserTimersLowerTheBound) {
 TEST(AttackAnalysis, NvlinkBetweenMigInstancesIsBoundedAsPcie) {
   AttackRun r;
   for (int g : {0, 1}) {
-    r.run.gpus[static_cast<size_t>(g)].sharing = "mig";
+    r.run.gpus[static_cast<size_t>(g)].sharing = SharingMode::MIG;
     r.run.gpus[static_cast<size_t>(g)].mig_profile = "3g.40gb";
     r.run.gpus[static_cast<size_t>(g)].local = 0;
   }

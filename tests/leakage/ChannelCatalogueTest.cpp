@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "models/channel/ChannelCatalogue.hpp"
+#include "ChannelCatalogue.hpp"
 
 namespace gtw::channel {
 namespace {

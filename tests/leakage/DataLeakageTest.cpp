@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "models/channel/ChannelCatalogue.hpp"
-#include "sim/analysis/Leakage.hpp"
-#include "sim/report/Writers.hpp"
-#include "tests/support/Subprocess.hpp"
+#include "ChannelCatalogue.hpp"
+#include "Leakage.hpp"
+#include "Subprocess.hpp"
+#include "Writers.hpp"
 
 namespace gtw {
 namespace {

@@ -9,9 +9,9 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include "models/channel/ChannelCatalogue.hpp"
-#include "sim/analysis/Leakage.hpp"
-#include "tests/support/Subprocess.hpp"
+#include "ChannelCatalogue.hpp"
+#include "Leakage.hpp"
+#include "Subprocess.hpp"
 
 namespace gtw::test {
 namespace {
@@ -184,7 +184,7 @@ TEST(GpuVisibility, MigEndpointKeepsItsReasonUnderAllocatedVisibility) {
     g.local = local;
     g.pool = "p";
     g.product = "H100-80GB-SXM";
-    g.sharing = local == 0 ? "exclusive" : "mig";
+    g.sharing = local == 0 ? SharingMode::EXCLUSIVE : SharingMode::MIG;
     run.gpus.push_back(g);
     Event e;
     e.time = 10;

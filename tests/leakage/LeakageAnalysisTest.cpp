@@ -5,8 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <tuple>
 
-#include "sim/analysis/Leakage.hpp"
-#include "sim/report/Writers.hpp"
+#include "Leakage.hpp"
+#include "Writers.hpp"
 
 namespace gtw {
 namespace {
@@ -58,7 +58,7 @@ struct Synthetic {
     g.node_name = pool + "-" + std::to_string(node);
     g.pool = pool;
     g.product = "H100-80GB-SXM";
-    g.sharing = sharing;
+    g.sharing = sharing_mode_from_name(sharing).value();
     g.slots = slots;
     run.gpus.push_back(g);
     return g.index;

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "tests/support/Subprocess.hpp"
+#include "Subprocess.hpp"
 
 namespace gtw::test {
 namespace {

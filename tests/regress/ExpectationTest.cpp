@@ -1,4 +1,4 @@
-// Units of sim/regress: metric paths and selectors, expected values with units, operators, tolerances,
+// Units of sim/apps/regress: metric paths and selectors, expected values with units, operators, tolerances,
 // aggregates, test-file diagnostics, and the JUnit / GitHub formats. In-process, no engine.
 #include <gtest/gtest.h>
 
@@ -6,10 +6,10 @@
 #include <fstream>
 #include <regex>
 
-#include "sim/regress/Diff.hpp"
-#include "sim/regress/Expectation.hpp"
-#include "sim/regress/TestFile.hpp"
-#include "sim/regress/TestRun.hpp"
+#include "Diff.hpp"
+#include "Expectation.hpp"
+#include "TestFile.hpp"
+#include "TestRun.hpp"
 
 namespace gtw::regress {
 namespace {

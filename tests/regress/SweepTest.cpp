@@ -11,8 +11,8 @@
 #include <set>
 #include <thread>
 
-#include "sim/regress/Sweep.hpp"
-#include "tests/support/Subprocess.hpp"
+#include "Subprocess.hpp"
+#include "Sweep.hpp"
 
 namespace gtw::regress {
 namespace {

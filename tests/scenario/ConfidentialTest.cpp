@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tests/support/Subprocess.hpp"
+#include "Subprocess.hpp"
 
 namespace gtw::test {
 namespace {

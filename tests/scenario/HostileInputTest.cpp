@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "tests/support/Subprocess.hpp"
+#include "Subprocess.hpp"
 
 namespace fs = std::filesystem;
 

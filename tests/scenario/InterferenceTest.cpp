@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "tests/support/Subprocess.hpp"
+#include "Subprocess.hpp"
 
 namespace gtw::test {
 namespace {

@@ -6,7 +6,7 @@
 #include <set>
 #include <utility>
 
-#include "tests/support/Subprocess.hpp"
+#include "Subprocess.hpp"
 
 namespace gtw::test {
 namespace {

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "tests/support/Subprocess.hpp"
+#include "Subprocess.hpp"
 
 namespace gtw::test {
 namespace {
@@ -42,6 +42,40 @@ TEST(RunCli, SameSeedGivesIdenticalReportOutsideProvenance) {
   EXPECT_EQ(a.dump(), b.dump());
   auto c = run_report(dir, "c", {TWO_TENANTS, "--seed", "12"});
   EXPECT_NE(p99_of(a, "alpha"), p99_of(c, "alpha")) << "a different seed must change the latencies";
+}
+
+TEST(RunCli, LogCategoriesAreOffByDefaultAndNeverChangeTheOutputs) {
+  TempDir dir;
+  const std::vector<std::string> base = {GTW_BINARY, "run", TWO_TENANTS, "--progress", "none", "--format", "json"};
+  auto quiet = base;
+  quiet.insert(quiet.end(), {"-o", dir.file("quiet")});
+  const auto q = run_process(quiet, 120);
+  ASSERT_EQ(q.exit_code, 0) << q.err;
+  EXPECT_EQ(q.err.find("[gtw_"), std::string::npos) << "no project log line without --log: " << q.err;
+
+  auto logged = base;
+  logged.insert(logged.end(),
+                {"-o", dir.file("logged"), "--log", "gtw_engine.thres:verbose", "--log", "gtw_events.thres:verbose"});
+  const auto l = run_process(logged, 120);
+  ASSERT_EQ(l.exit_code, 0) << l.err;
+  EXPECT_NE(l.err.find("placed by"), std::string::npos)
+      << "the engine's placement decisions: " << l.err.substr(0, 2000);
+  EXPECT_NE(l.err.find("request_done"), std::string::npos) << "every event: " << l.err.substr(0, 2000);
+  auto a = json::parse(read_text(dir.file("quiet") + "/report.json"));
+  auto b = json::parse(read_text(dir.file("logged") + "/report.json"));
+  a.erase("provenance");
+  b.erase("provenance");
+  EXPECT_EQ(a.dump(), b.dump());
+}
+
+TEST(RunCli, AMalformedLogSettingIsRefusedWithExit2) {
+  TempDir dir;
+  for (const char* bad : {"gtw_engine", "gtw engine.thres:debug", "gtw.thres:", "gtw.colour:red"}) {
+    const auto r =
+        run_process({GTW_BINARY, "run", TWO_TENANTS, "-o", dir.file("x"), "--progress", "none", "--log", bad});
+    EXPECT_EQ(r.exit_code, 2) << bad << ": " << r.err;
+    EXPECT_NE(r.err.find("--log"), std::string::npos) << r.err;
+  }
 }
 
 TEST(RunCli, TimeSlicingRaisesBothTenantsP99AboveRunningAlone) {

@@ -1,9 +1,5 @@
-#include "tests/support/Subprocess.hpp"
+#include "Subprocess.hpp"
 
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -14,73 +10,38 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "Process.hpp"
+
 namespace gtw::test {
 
+// On the project's child-process runner (sim/core/Process): the streams go to files in a private
+// temporary folder and are read back, truncated to max_capture.
 ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& options) {
-  int out_pipe[2], err_pipe[2];
-  if (pipe(out_pipe) != 0 || pipe(err_pipe) != 0) throw std::runtime_error("pipe failed");
-  const auto start = std::chrono::steady_clock::now();
-  const pid_t pid = fork();
-  if (pid < 0) throw std::runtime_error("fork failed");
-  if (pid == 0) {
-    if (!options.cwd.empty() && chdir(options.cwd.c_str()) != 0) _exit(126);
-    dup2(out_pipe[1], STDOUT_FILENO);
-    dup2(err_pipe[1], STDERR_FILENO);
-    close(out_pipe[0]);
-    close(err_pipe[0]);
-    close(out_pipe[1]);
-    close(err_pipe[1]);
-    for (const auto& [name, value] : options.env) setenv(name.c_str(), value.c_str(), 1);
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execv(args[0], args.data());
-    _exit(127);
-  }
-  close(out_pipe[1]);
-  close(err_pipe[1]);
+  const TempDir streams;
+  ChildJob job;
+  job.argv = argv;
+  job.stdout_path = streams.file("stdout");
+  job.stderr_path = streams.file("stderr");
+  job.timeout_seconds = options.timeout_seconds;
+  job.cwd = options.cwd;
+  job.env = options.env;
+  const ChildResult r = run_child(job);
   ProcessResult result;
-  const auto deadline = start + std::chrono::duration<double>(options.timeout_seconds);
-  pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
-  std::string* sinks[2] = {&result.out, &result.err};
-  size_t totals[2] = {0, 0};
-  int open_fds = 2;
-  char buf[65536];
-  while (open_fds > 0) {
-    const auto left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
-      kill(pid, SIGKILL);
-      result.timed_out = true;
-      break;
-    }
-    const int ready = poll(fds, 2, static_cast<int>(left.count()));
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready <= 0) continue;
-    for (int i = 0; i < 2; ++i) {
-      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      const ssize_t n = read(fds[i].fd, buf, sizeof buf);
-      if (n <= 0) {
-        close(fds[i].fd);
-        fds[i].fd = -1;
-        --open_fds;
-      } else {
-        totals[i] += static_cast<size_t>(n);
-        if (sinks[i]->size() < options.max_capture) sinks[i]->append(buf, static_cast<size_t>(n));
-      }
-    }
-  }
-  for (auto& f : fds)
-    if (f.fd >= 0) close(f.fd);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  result.err_bytes = totals[1];
-  if (WIFEXITED(status)) {
+  result.seconds = r.seconds;
+  result.timed_out = r.timed_out;
+  result.signal = r.signal;
+  if (r.spawn_failed) {  // what a shell says of a program it cannot run
     result.exited = true;
-    result.exit_code = WEXITSTATUS(status);
+    result.exit_code = 127;
+    return result;
   }
-  if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
+  result.exited = r.exit_code >= 0 && r.signal == 0;
+  result.exit_code = r.exit_code;
+  result.out = read_text(job.stdout_path);
+  result.err = read_text(job.stderr_path);
+  result.err_bytes = result.err.size();
+  if (result.out.size() > options.max_capture) result.out.resize(options.max_capture);
+  if (result.err.size() > options.max_capture) result.err.resize(options.max_capture);
   return result;
 }
 

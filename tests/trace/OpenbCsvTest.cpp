@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "models/trace/OpenbCsv.hpp"
-#include "sim/core/Errors.hpp"
+#include "Errors.hpp"
+#include "OpenbCsv.hpp"
 
 using namespace gtw;
 using namespace gtw::trace;

@@ -4,7 +4,7 @@
 
 #include <filesystem>
 
-#include "tests/support/Subprocess.hpp"
+#include "Subprocess.hpp"
 
 using namespace gtw::test;
 namespace fs = std::filesystem;

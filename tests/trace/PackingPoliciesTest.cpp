@@ -4,8 +4,8 @@
 
 #include <set>
 
-#include "policies/packing/PackingApi.hpp"
-#include "sim/core/Errors.hpp"
+#include "Errors.hpp"
+#include "PackingApi.hpp"
 
 using namespace gtw;
 using namespace gtw::packing;

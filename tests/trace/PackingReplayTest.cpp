@@ -6,8 +6,8 @@
 #include <chrono>
 #include <map>
 
-#include "models/trace/OpenbCsv.hpp"
-#include "models/trace/PackingReplay.hpp"
+#include "OpenbCsv.hpp"
+#include "PackingReplay.hpp"
 
 using namespace gtw;
 using namespace gtw::trace;

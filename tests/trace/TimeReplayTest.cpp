@@ -3,9 +3,9 @@
 // from the CSV); compressed, the cluster fills and the policies separate.
 #include <gtest/gtest.h>
 
-#include "models/trace/OpenbCsv.hpp"
-#include "models/trace/TimeReplay.hpp"
-#include "sim/core/Errors.hpp"
+#include "Errors.hpp"
+#include "OpenbCsv.hpp"
+#include "TimeReplay.hpp"
 
 using namespace gtw;
 using namespace gtw::trace;

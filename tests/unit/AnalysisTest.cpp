@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "sim/analysis/Analysis.hpp"
+#include "Analysis.hpp"
 
 namespace gtw {
 namespace {
@@ -36,7 +36,7 @@ RunResult run_with(const std::function<void(EventLog&)>& fill) {
   RunResult r;
   GpuLayout g;
   g.index = 0;
-  g.sharing = "timeSlicing";
+  g.sharing = SharingMode::TIME_SLICING;
   g.slots = 2;
   r.gpus.push_back(g);
   r.log.append({0, 0, EventType::PLACED, 0, 0, 0, 0, 0, 0});

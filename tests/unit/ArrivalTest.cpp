@@ -5,8 +5,8 @@
 #include <fstream>
 #include <numbers>
 
-#include "models/workload/Arrivals.hpp"
-#include "sim/scenario/RequestTrace.hpp"
+#include "Arrivals.hpp"
+#include "RequestTrace.hpp"
 
 namespace gtw {
 namespace {

@@ -3,11 +3,11 @@
 
 #include <cmath>
 
-#include "sim/core/Diagnostics.hpp"
-#include "sim/core/Registry.hpp"
-#include "sim/core/Rng.hpp"
-#include "sim/core/Sha256.hpp"
-#include "sim/core/Units.hpp"
+#include "Diagnostics.hpp"
+#include "Registry.hpp"
+#include "Rng.hpp"
+#include "Sha256.hpp"
+#include "Units.hpp"
 
 namespace gtw {
 namespace {

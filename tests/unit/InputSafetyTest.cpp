@@ -11,13 +11,13 @@
 #include <set>
 #include <string>
 
-#include "sim/core/Errors.hpp"
-#include "sim/core/InputFile.hpp"
-#include "sim/core/OutputName.hpp"
-#include "sim/core/StrictJson.hpp"
-#include "sim/core/YamlDocuments.hpp"
-#include "sim/engine/RunBudget.hpp"
-#include "sim/scenario/FieldDocs.hpp"
+#include "Errors.hpp"
+#include "FieldDocs.hpp"
+#include "InputFile.hpp"
+#include "OutputName.hpp"
+#include "RunBudget.hpp"
+#include "StrictJson.hpp"
+#include "YamlDocuments.hpp"
 
 namespace gtw {
 namespace {

@@ -1,7 +1,7 @@
 // MIG geometry against the reference tables (validation target V1: exact).
 #include <gtest/gtest.h>
 
-#include "models/gpu/HardwareProfile.hpp"
+#include "HardwareProfile.hpp"
 
 namespace gtw {
 namespace {

@@ -4,9 +4,9 @@
 #include <fstream>
 #include <iterator>
 
-#include "models/gpu/HardwareProfile.hpp"
-#include "models/workload/Arrivals.hpp"
-#include "models/workload/Workload.hpp"
+#include "Arrivals.hpp"
+#include "HardwareProfile.hpp"
+#include "Workload.hpp"
 
 namespace gtw {
 namespace {

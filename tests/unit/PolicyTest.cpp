@@ -1,8 +1,8 @@
 // Placement policies: conformance of every registered policy plus the behaviour of each.
 #include <gtest/gtest.h>
 
-#include "policies/api/CheckParams.hpp"
-#include "policies/api/Placement.hpp"
+#include "CheckPolicyRef.hpp"
+#include "Placement.hpp"
 
 namespace gtw::policy {
 namespace {

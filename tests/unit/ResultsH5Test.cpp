@@ -14,8 +14,8 @@
 #include <thread>
 #include <vector>
 
-#include "sim/core/Errors.hpp"
-#include "sim/report/Writers.hpp"
+#include "Errors.hpp"
+#include "Writers.hpp"
 
 namespace gtw {
 namespace {
@@ -80,7 +80,7 @@ Inputs make_inputs() {
     l.node_name = "pool-" + std::to_string(g / 2);
     l.pool = "pool";
     l.product = "H100-80GB-SXM";
-    l.sharing = g == 2 ? "timeSlicing" : "exclusive";
+    l.sharing = g == 2 ? SharingMode::TIME_SLICING : SharingMode::EXCLUSIVE;
     l.slots = g == 2 ? 4 : 1;
     l.memory = 80.0 * (1ull << 30);
     r.gpus.push_back(l);

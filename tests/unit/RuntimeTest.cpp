@@ -1,7 +1,7 @@
 // Workload runtimes: which GPUs they accept and which layers two tenants' processes share.
 #include <gtest/gtest.h>
 
-#include "models/workload/Runtime.hpp"
+#include "Runtime.hpp"
 
 namespace gtw {
 namespace {

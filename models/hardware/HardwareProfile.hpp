@@ -1,0 +1,86 @@
+#pragma once
+// Hardware profile of one GPU product: the numbers every GPU model reads, each with its source.
+// Profiles live in calibration/profiles/<name>.yaml; `gputwin calibrate` writes new ones.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "Diagnostics.hpp"
+#include "MigGeometry.hpp"
+#include "Scenario.hpp"
+#include "Units.hpp"
+
+namespace gtw {
+
+/// One-way latency of a host-to-GPU PCIe transfer (assumption: order of a PCIe Gen4/5 round trip;
+/// the calibration issue measures it). Used by the platform and by the analytic "time alone".
+inline constexpr double PCIE_LATENCY_SECONDS = 1e-6;
+
+struct HardwareProfile {
+  std::string name;     // H100-80GB-SXM
+  std::string product;  // NVIDIA H100 80GB HBM3 (SXM5)
+  std::string file;
+  std::string sha256;
+
+  int sms = 0;
+  double boost_clock_hz = 0;
+  FlopsPerSecond fp16_tensor{0};  // dense
+  FlopsPerSecond bf16_tensor{0};
+  FlopsPerSecond fp8_tensor{0};
+  FlopsPerSecond fp32{0};
+  double compute_efficiency = 1;  // achievable share of the tensor peak on large GEMMs
+  Bytes memory{0};
+  BytesPerSecond hbm_bandwidth{0};
+  BytesPerSecond hbm_achievable{0};
+  Bytes l2{0};
+  BytesPerSecond nvlink_per_direction{0};
+  BytesPerSecond nvlink_achievable{0};  // per direction
+  BytesPerSecond pcie_per_direction{0};
+  BytesPerSecond pcie_h2d_achievable{0};
+  BytesPerSecond pcie_d2h_achievable{0};
+  double tdp_watts = 0;
+  Seconds context_switch{0};  // time-slice context switch (save + restore)
+  // Shared-L2 interference between clients running at once (MPS): the HBM bandwidth seen by all of
+  // them is divided by (1 + l2_contention x pressure), pressure in [0, 1] being the memory intensity
+  // of every running client but the most intense one (docs/models/partitions.md, "Interference").
+  double l2_contention = 0;
+
+  std::optional<MigGeometry> mig;  // absent on products without MIG
+
+  /// Confidential computing (Hopper SPT): host-device traffic goes through encrypted bounce buffers.
+  struct Confidential {
+    BytesPerSecond bounce_bandwidth{0};  // encrypted host-device copy bandwidth
+    Seconds transfer_latency{0};         // added to every host-device transfer (encrypt, bounce, decrypt)
+    Seconds attestation{0};              // before the first work on the GPU
+  };
+  std::optional<Confidential> confidential;  // absent on products without CC
+
+  std::map<std::string, std::string> sources;  // field -> where the number comes from
+
+  /// Achievable compute rate for kernels of the given precision (the roofline's flat part).
+  FlopsPerSecond achievable_rate(DType dtype) const;
+  /// Time of a kernel alone on the whole GPU: max(F / achievable rate, B / achievable HBM bandwidth).
+  Seconds roofline_time(Flops f, Bytes b, DType dtype = DType::FP16) const;
+};
+
+/// Directories searched for <name>.yaml, in order: $GPUTWIN_PROFILE_PATH (colon-separated), the
+/// source tree's calibration/profiles.
+std::vector<std::string> profile_search_path();
+/// Names of every profile found on the search path (sorted, first occurrence wins).
+std::vector<std::string> available_profiles();
+/// Loads a profile by name; on failure records diagnostics located at `where` and returns false.
+bool load_profile(const std::string& name, const SourceLoc& where, const std::string& path, HardwareProfile& out,
+                  Diagnostics& diags);
+/// Loads a profile from an explicit file, or from its text (`file` names it in diagnostics).
+bool load_profile_file(const std::string& file, HardwareProfile& out, Diagnostics& diags);
+bool load_profile_text(const std::string& text, const std::string& file, HardwareProfile& out, Diagnostics& diags);
+/// The scalar fields a scenario may override.
+const std::vector<std::string>& profile_field_names();
+/// A copy of `base` with some fields replaced by scenario values (`field -> "value with unit"`), each
+/// recorded with the scenario location as its source; errors are located in the scenario.
+bool apply_profile_overrides(const HardwareProfile& base, const std::map<std::string, std::string>& overrides,
+                             const std::map<std::string, SourceLoc>& locs, const std::string& path,
+                             HardwareProfile& out, Diagnostics& diags);
+
+}  // namespace gtw

@@ -1,0 +1,156 @@
+#include "RunIndex.hpp"
+
+#include <algorithm>
+
+namespace gtw {
+
+namespace {
+
+const std::vector<size_t>& empty_list() {
+  static const std::vector<size_t> none;
+  return none;
+}
+
+}  // namespace
+
+RunIndex::RunIndex(const ScenarioSpec& spec, const RunResult& run)
+    : run_end_(std::max(run.end_time, spec.duration.value)),
+      steps_(spec.workloads.size(), 0),
+      by_workload_(spec.workloads.size()),
+      gpus_(run.gpus.size()) {
+  const auto& events = run.log.events();
+  for (size_t i = 0; i < events.size(); ++i) {
+    const Event& e = events[i];
+    const bool workload = e.workload >= 0 && static_cast<size_t>(e.workload) < spec.workloads.size();
+    switch (e.type) {
+      case EventType::PLACED:
+        if (workload && e.gpu >= 0 && static_cast<size_t>(e.gpu) < gpus_) place(e);
+        break;
+      case EventType::WORKLOAD_FAILED:
+        if (workload) fail(spec, e);
+        break;
+      case EventType::JOB_DONE:
+        if (workload && spec.workloads[static_cast<size_t>(e.workload)].kind == WorkloadKind::TRAINING) finish_job(e);
+        break;
+      case EventType::MODEL_LOAD:
+        load(e);
+        break;
+      case EventType::STEP_DONE:
+        if (workload) ++steps_[static_cast<size_t>(e.workload)];
+        break;
+      case EventType::DATA_MOVE:
+      case EventType::DATA_DENIED:
+        data_.push_back({i, payload::data_movement(e, run.data_movements.size())});
+        break;
+      default:
+        break;
+    }
+  }
+  for (auto& s : stays_)
+    if (!s.ended()) s.end = run_end_;
+  open_.clear();
+}
+
+void RunIndex::place(const Event& e) {
+  Stay s;
+  s.tenant = e.tenant;
+  s.workload = e.workload;
+  s.replica = e.replica;
+  s.gpu = e.gpu;
+  s.start = e.time;
+  s.seq = e.seq;
+  s.memory = e.value;
+  const size_t k = stays_.size();
+  stays_.push_back(std::move(s));
+  by_workload_[static_cast<size_t>(e.workload)].push_back(k);
+  by_replica_[{e.workload, e.replica}].push_back(k);
+  open_[{e.workload, e.replica}].push_back(k);
+}
+
+void RunIndex::end_stay(size_t stay, const Event& e, StayEnd how, FailureReason reason) {
+  Stay& s = stays_[stay];
+  s.end = e.time;
+  s.how = how;
+  s.reason = reason;
+  s.end_seq = static_cast<int64_t>(e.seq);
+}
+
+void RunIndex::fail(const ScenarioSpec& spec, const Event& e) {
+  const auto& ws = spec.workloads[static_cast<size_t>(e.workload)];
+  if (e.gpu < 0 && ws.kind == WorkloadKind::BATCH) return;  // a job's failure, not a worker's
+  const auto it = open_.find({e.workload, e.replica});
+  if (it == open_.end()) return;
+  const bool every_gpu = e.gpu < 0 || ws.gpus > 1;
+  auto& open = it->second;
+  std::vector<size_t> still;
+  for (size_t k : open) {
+    if (every_gpu || stays_[k].gpu == e.gpu)
+      end_stay(k, e, StayEnd::FAILED, payload::failure_reason(e));
+    else
+      still.push_back(k);
+  }
+  open = std::move(still);
+}
+
+void RunIndex::finish_job(const Event& e) {
+  const auto it = open_.find({e.workload, e.replica});
+  if (it == open_.end()) return;
+  for (size_t k : it->second) end_stay(k, e, StayEnd::DONE, FailureReason::NONE);
+  it->second.clear();
+}
+
+void RunIndex::load(const Event& e) {
+  ModelLoad l;
+  l.start = payload::start_time(e);
+  l.end = e.time;
+  l.bytes = e.value;
+  l.tenant = e.tenant;
+  l.workload = e.workload;
+  l.replica = e.replica;
+  l.gpu = e.gpu;
+  l.seq = e.seq;
+  const size_t k = loads_.size();
+  if (const auto it = open_.find({e.workload, e.replica}); it != open_.end())
+    for (size_t s : it->second)
+      if (stays_[s].gpu == e.gpu) {
+        l.stay = static_cast<int>(s);
+        stays_[s].loads.push_back(k);
+        break;
+      }
+  loads_.push_back(l);
+}
+
+const std::vector<size_t>& RunIndex::stays_of(int workload, int replica) const {
+  const auto it = by_replica_.find({workload, replica});
+  return it == by_replica_.end() ? empty_list() : it->second;
+}
+
+const std::vector<size_t>& RunIndex::stays_of(int workload) const {
+  return workload >= 0 && static_cast<size_t>(workload) < by_workload_.size()
+             ? by_workload_[static_cast<size_t>(workload)]
+             : empty_list();
+}
+
+const Stay* RunIndex::first_stay(int workload, int replica) const {
+  const auto& list = stays_of(workload, replica);
+  return list.empty() ? nullptr : &stays_[list.front()];
+}
+
+int RunIndex::tenant_on(int workload, int gpu, int fallback) const {
+  int tenant = fallback;
+  for (size_t k : stays_of(workload))
+    if (stays_[k].gpu == gpu && stays_[k].tenant >= 0) tenant = stays_[k].tenant;
+  return tenant;
+}
+
+double RunIndex::bytes_loaded(const Stay& stay, double initial) const {
+  double bytes = initial;
+  for (size_t k : stay.loads) bytes += loads_[k].bytes;
+  return bytes;
+}
+
+size_t RunIndex::steps(int workload) const {
+  return workload >= 0 && static_cast<size_t>(workload) < steps_.size() ? steps_[static_cast<size_t>(workload)] : 0;
+}
+
+}  // namespace gtw

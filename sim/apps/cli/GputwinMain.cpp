@@ -1,0 +1,498 @@
+// gputwin: the command-line front end. Thin: every subcommand wires the libraries together and maps
+// outcomes to the exit codes of the contract (0 ok, 1 expectation failed, 2 invalid input, 3 internal).
+#include <unistd.h>
+#include <CLI/CLI.hpp>
+#include <simgrid/s4u/Engine.hpp>  // before simgrid/version.h, which needs its macros
+
+#include <simgrid/version.h>
+
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <iostream>
+#include <optional>
+#include <regex>
+#include <sstream>
+
+#include "Analysis.hpp"
+#include "AuditWriters.hpp"
+#include "BuiltinRules.hpp"
+#include "Commands.hpp"
+#include "Engine.hpp"
+#include "Errors.hpp"
+#include "FieldDocs.hpp"
+#include "HardwareProfile.hpp"
+#include "OutputName.hpp"
+#include "PackCommand.hpp"
+#include "Placement.hpp"
+#include "RunBudget.hpp"
+#include "Setup.hpp"
+#include "Units.hpp"
+#include "Writers.hpp"
+
+#ifndef GTW_VERSION
+#define GTW_VERSION "0.0.0"
+#endif
+
+namespace fs = std::filesystem;
+using namespace gtw;
+
+namespace {
+
+// SOURCE_DATE_EPOCH (the reproducible-builds convention) pins the provenance clock, so that two runs
+// of one scenario can be compared byte for byte, results.h5 included (scripts/same-outputs.sh).
+std::optional<std::time_t> source_date_epoch() {
+  const char* text = std::getenv("SOURCE_DATE_EPOCH");
+  if (text == nullptr || *text == '\0') return std::nullopt;
+  char* end = nullptr;
+  const long long value = std::strtoll(text, &end, 10);
+  if (*end != '\0' || value < 0) return std::nullopt;
+  return static_cast<std::time_t>(value);
+}
+
+std::string utc_now() {
+  const std::time_t t = source_date_epoch().value_or(std::time(nullptr));
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+std::string hostname() {
+  char buf[256] = {0};
+  if (::gethostname(buf, sizeof buf - 1) != 0) return "unknown";
+  return buf;
+}
+
+bool parse_overrides(const std::vector<std::string>& sets, std::vector<Override>& out) {
+  for (const auto& s : sets) {
+    auto o = parse_override(s);
+    if (!o) {
+      std::cerr << "gputwin: error: --set expects path=value, got '" << s << "'\n";
+      return false;
+    }
+    out.push_back(*o);
+  }
+  return true;
+}
+
+// Prints the diagnostics; returns true when there is no error.
+bool report_diagnostics(const Diagnostics& diags) {
+  std::cerr << diags.format_all();
+  if (diags.has_errors()) {
+    std::cerr << diags.error_count() << " error(s)\n";
+    return false;
+  }
+  return true;
+}
+
+enum class ProgressMode { AUTO, PLAIN, JSON, NONE };
+
+// --max-events N and --max-memory SIZE (sim/engine/RunBudget.hpp).
+struct BudgetOptions {
+  std::string max_events, max_memory;
+};
+
+bool parse_budget(const BudgetOptions& o, RunLimits& limits) {
+  if (!o.max_events.empty()) {
+    double v = 0;
+    const auto [ptr, ec] = std::from_chars(o.max_events.data(), o.max_events.data() + o.max_events.size(), v);
+    if (ec != std::errc() || ptr != o.max_events.data() + o.max_events.size() || !(v >= 1) || !std::isfinite(v)) {
+      std::cerr << "gputwin: error: --max-events: expected a number of events >= 1 (e.g. 2e8), got '" << o.max_events
+                << "'\n";
+      return false;
+    }
+    limits.max_events = v;
+  }
+  if (!o.max_memory.empty()) {
+    const auto r = parse_bytes(o.max_memory);
+    if (!r || !std::isfinite(r.quantity->value) || r.quantity->value < (1 << 20)) {
+      std::cerr << "gputwin: error: --max-memory: expected a size of at least 1MiB (e.g. 32GiB), got '" << o.max_memory
+                << "'\n";
+      return false;
+    }
+    limits.max_memory_bytes = r.quantity->value;
+  }
+  return true;
+}
+
+// --seed: a decimal integer 0..2^64-1 (CLI11 would wrap "-1" to 2^64-1 and clamp 2^64).
+std::optional<uint64_t> parse_seed(const std::string& text) {
+  uint64_t v = 0;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size()) return std::nullopt;
+  return v;
+}
+
+int cmd_validate(const std::string& file, const std::vector<std::string>& sets, const BudgetOptions& budget) {
+  std::vector<Override> overrides;
+  if (!parse_overrides(sets, overrides)) return EXIT_INVALID_INPUT;
+  RunLimits limits;
+  if (!parse_budget(budget, limits)) return EXIT_INVALID_INPUT;
+  Diagnostics diags;
+  auto prepared = prepare_scenario(file, overrides, diags, limits);
+  if (!report_diagnostics(diags)) return EXIT_INVALID_INPUT;
+  const auto& spec = prepared.spec;
+  const RunEstimate estimate = estimate_run(spec);
+  std::cout << file << ": valid (" << spec.node_pools.size() << " node pool(s), " << spec.total_gpus() << " GPUs, "
+            << spec.tenants.size() << " tenants, " << spec.workloads.size() << " workloads; estimate "
+            << static_cast<long long>(estimate.events) << " events, " << format_bytes(Bytes(estimate.memory_bytes))
+            << ")\n";
+  return EXIT_OK;
+}
+
+// A SimGrid log control setting of the forms gputwin documents (xbt_log_control_set accepts more, and
+// aborts on some malformed ones).
+bool valid_log_setting(const std::string& setting) {
+  static const std::regex form(R"(^[A-Za-z0-9_]+\.(thres|threshold|fmt|app|appender|add|additivity):[^\s]+$)");
+  return std::regex_match(setting, form);
+}
+
+int cmd_run(const std::string& file, std::string out_dir, const std::optional<std::string>& seed_text,
+            const std::vector<std::string>& sets, const std::string& formats, ProgressMode progress,
+            const BudgetOptions& budget, const std::vector<std::string>& log_settings,
+            const std::string& command_line) {
+  for (const auto& setting : log_settings)
+    if (!valid_log_setting(setting)) {
+      std::cerr
+          << "gputwin: error: --log: expected CATEGORY.thres:LEVEL (e.g. gtw.thres:verbose, gtw_engine.thres:verbose),"
+             " CATEGORY.fmt:FORMAT or CATEGORY.app:APPENDER, got '"
+          << setting << "'\n";
+      return EXIT_INVALID_INPUT;
+    }
+  std::vector<Override> overrides;
+  if (!parse_overrides(sets, overrides)) return EXIT_INVALID_INPUT;
+  if (seed_text) {
+    const auto seed = parse_seed(*seed_text);
+    if (!seed) {
+      std::cerr << "gputwin: error: --seed: expected an integer 0..18446744073709551615, got '" << *seed_text << "'\n";
+      return EXIT_INVALID_INPUT;
+    }
+    overrides.push_back({"spec.seed", std::to_string(*seed)});
+  }
+  RunLimits limits;
+  if (!parse_budget(budget, limits)) return EXIT_INVALID_INPUT;
+  bool want_json = false, want_md = false, want_h5 = false, want_sarif = false, want_policyreport = false,
+       want_junit = false, want_audit = false;
+  // "default": json, md, h5, sarif, and policyreport.yaml when the scenario has compliance rules, audit.jsonl when
+  // it has an audit trail.
+  const bool default_formats = formats == "default";
+  if (default_formats) {
+    want_json = want_md = want_h5 = want_sarif = want_audit = true;
+  } else {
+    std::stringstream ss(formats);
+    std::string f;
+    while (std::getline(ss, f, ',')) {
+      if (f == "json")
+        want_json = true;
+      else if (f == "md")
+        want_md = true;
+      else if (f == "h5")
+        want_h5 = true;
+      else if (f == "sarif")
+        want_sarif = true;
+      else if (f == "policyreport")
+        want_policyreport = true;
+      else if (f == "junit")
+        want_junit = true;
+      else if (f == "audit")
+        want_audit = true;
+      else if (f == "all")
+        want_json = want_md = want_h5 = want_sarif = want_policyreport = want_junit = want_audit = true;
+      else {
+        std::cerr << "gputwin: error: --format: unknown format '" << f << "'"
+                  << suggest(f, {"json", "md", "h5", "sarif", "policyreport", "junit", "audit", "all"}) << "\n";
+        return EXIT_INVALID_INPUT;
+      }
+    }
+  }
+  Diagnostics diags;
+  // Refuses a run beyond the limits with its estimate, before the engine (SimGrid would abort).
+  auto prepared = prepare_scenario(file, overrides, diags, limits);
+  if (!report_diagnostics(diags)) return EXIT_INVALID_INPUT;
+  const auto& spec = prepared.spec;
+  // Leakage channels: the built-in catalogue plus the profiles' calibrated `spec.channels`.
+  const auto catalogue = channel_catalogue(spec, profile_search_path(), diags);
+  if (!report_diagnostics(diags)) return EXIT_INVALID_INPUT;
+  // The scenario's name picks a folder under out/, never a path: -o is the only way to choose one.
+  if (out_dir.empty()) out_dir = "out/" + output_name(spec.name);
+  std::error_code ec;
+  fs::create_directories(out_dir, ec);
+  if (ec) {
+    std::cerr << "gputwin: error: cannot create output directory " << out_dir << ": " << ec.message() << "\n";
+    return EXIT_INTERNAL;
+  }
+
+  if (progress == ProgressMode::AUTO) {
+    const char* ci = std::getenv("CI");
+    progress = (::isatty(STDERR_FILENO) && !(ci && *ci)) ? ProgressMode::AUTO : ProgressMode::PLAIN;
+  }
+  RunOptions options;
+  options.log_settings = log_settings;
+  int last_plain = -1;
+  // The name inside a JSON string: names hold no control characters (the loader refuses them), but may
+  // hold quotes and backslashes.
+  std::string name_json;
+  for (const char ch : spec.name) {
+    if (ch == '"' || ch == '\\') name_json += '\\';
+    name_json += ch;
+  }
+  options.on_progress = [&](const Progress& p) {
+    const int percent = static_cast<int>(std::lround(100.0 * p.sim_time / p.sim_end));
+    switch (progress) {
+      case ProgressMode::JSON:
+        std::fprintf(stderr,
+                     "{\"phase\":\"run\",\"scenario\":\"%s\",\"sim_time_s\":%.6g,\"sim_end_s\":%.6g,\"percent\":%d,"
+                     "\"events\":%llu,\"wall_s\":%.3f}\n",
+                     name_json.c_str(), p.sim_time, p.sim_end, percent, static_cast<unsigned long long>(p.events),
+                     p.wall_seconds);
+        break;
+      case ProgressMode::PLAIN:
+        if (percent / 10 != last_plain) {
+          last_plain = percent / 10;
+          std::fprintf(stderr, "gputwin: %3d%%  sim %.1f/%.1f s  %llu events  %.1f s wall\n", percent, p.sim_time,
+                       p.sim_end, static_cast<unsigned long long>(p.events), p.wall_seconds);
+        }
+        break;
+      case ProgressMode::AUTO: {
+        const int width = 30;
+        const int filled = percent * width / 100;
+        std::fprintf(stderr, "\r[%s%s] %3d%%  sim %.1f s  %llu events",
+                     std::string(static_cast<size_t>(filled), '#').c_str(),
+                     std::string(static_cast<size_t>(width - filled), '.').c_str(), percent, p.sim_time,
+                     static_cast<unsigned long long>(p.events));
+        if (percent >= 100) std::fprintf(stderr, "\n");
+        break;
+      }
+      case ProgressMode::NONE:
+        break;
+    }
+  };
+  if (progress == ProgressMode::NONE) options.on_progress = nullptr;
+
+  const std::string started = utc_now();
+  RunResult run = run_simulation(spec, prepared.profiles, options);
+  const RunIndex index(spec, run);  // one reading of the log for every analysis and compliance rule
+  Analysis analysis = analyse(spec, run, index);
+  Provenance prov;
+  prov.gputwin_version = GTW_VERSION;
+  prov.simgrid_version = std::to_string(SIMGRID_VERSION_MAJOR) + "." + std::to_string(SIMGRID_VERSION_MINOR) + "." +
+                         std::to_string(SIMGRID_VERSION_PATCH);
+  prov.command_line = command_line;
+  prov.host = hostname();
+  prov.started_utc = started;
+  prov.wall_seconds = source_date_epoch() ? 0.0 : run.wall_seconds;
+
+  const LeakageReport leakage = analyse_leakage(spec, run, index, catalogue, isolation_options(spec));
+  const ComplianceReport compliance = evaluate_compliance(spec, run, &leakage, index);
+
+  if (want_h5)
+    write_results_h5((fs::path(out_dir) / "results.h5").string(), spec, run, analysis, prov, &leakage, &compliance);
+  if (want_md)
+    write_file_atomic((fs::path(out_dir) / "report.md").string(),
+                      report_markdown(spec, run, analysis, &leakage, &compliance));
+  if (want_json)
+    write_file_atomic((fs::path(out_dir) / "report.json").string(),
+                      report_json(spec, run, analysis, prov, &leakage, &compliance));
+  if (want_sarif)
+    write_file_atomic((fs::path(out_dir) / "findings.sarif").string(),
+                      findings_sarif(spec, run, leakage, GTW_VERSION, &compliance));
+  if (want_policyreport || (default_formats && compliance.configured))
+    write_file_atomic((fs::path(out_dir) / "policyreport.yaml").string(), policy_report_yaml(spec, run, compliance));
+  if (want_junit)
+    write_file_atomic((fs::path(out_dir) / "junit.xml").string(), run_junit_xml(spec, run, analysis, &compliance));
+  // audit.jsonl: only when the run has an audit trail (tagged data, spec.identity or spec.audit); the
+  // stream evaluate_compliance built (building it again would hash every record again).
+  if (want_audit && audit_applies(spec))
+    write_audit_jsonl((fs::path(out_dir) / "audit.jsonl").string(), compliance.audit);
+
+  std::cout << "gputwin: " << spec.name << ": " << analysis.slos.size() - analysis.slos_missed << "/"
+            << analysis.slos.size() << " SLOs met";
+  for (const auto& s : analysis.slos)
+    if (!s.met) std::cout << "; missed " << s.tenant_name << "/" << s.name;
+  std::cout << "\n";
+  if (compliance.configured) {
+    std::cout << "gputwin: compliance: " << compliance.passed << " passed, " << compliance.failed << " failed";
+    for (const auto& f : compliance.findings)
+      if (f.status == policy::ComplianceStatus::FAIL) std::cout << "; failed " << f.policy << " (" << f.rule_id << ")";
+    std::cout << "\n";
+  }
+  std::cout << "gputwin: " << run.log.size() << " events, " << run.counters.kernels << " kernels in "
+            << format_duration(Seconds(run.wall_seconds)) << " wall\n";
+  std::cout << "gputwin: report: " << (fs::path(out_dir) / (want_md ? "report.md" : "report.json")).string() << "\n";
+  return EXIT_OK;
+}
+
+int cmd_explain(const std::string& what) {
+  if (what == "policies" || what == "placement") {
+    std::cout << "Placement policies (spec.policies.placement.name):\n";
+    for (const auto& info : policy::builtin_placement_registry().list()) {
+      std::cout << "  " << info.name << "\n      " << info.summary << "\n";
+      for (const auto& p : info.params) {
+        std::cout << "      params." << p.name << " (" << param_type_name(p.type);
+        if (!p.choices.empty()) {
+          std::cout << ":";
+          for (size_t i = 0; i < p.choices.size(); ++i) std::cout << (i ? "|" : " ") << p.choices[i];
+        }
+        std::cout << "): " << p.help << "\n";
+      }
+    }
+    if (what == "policies") cli::print_packing_policies(std::cout);
+    return EXIT_OK;
+  }
+  if (what == "compliance") {
+    std::cout << "Compliance rules (spec.compliance.rules[].rule; docs/models/compliance.md):\n";
+    const auto& registry = policy::builtin_compliance_registry();
+    for (const auto& info : registry.list()) {
+      const auto& meta = policy::compliance_rule_info(info.name);
+      std::cout << "  " << info.name << " [" << meta.rule_id << ", severity " << meta.severity
+                << (meta.enforceable ? ", enforce|audit" : ", audit only") << "]\n      " << info.summary << "\n";
+      std::string refs;
+      for (const auto& r : meta.requirements) refs += (refs.empty() ? "" : "; ") + r;
+      std::cout << "      requirements: " << refs << "\n";
+      for (const auto& p : info.params) {
+        std::cout << "      parameters." << p.name << " (" << param_type_name(p.type) << ", default ";
+        if (std::holds_alternative<double>(p.default_value))
+          std::cout << std::get<double>(p.default_value);
+        else if (std::holds_alternative<bool>(p.default_value))
+          std::cout << (std::get<bool>(p.default_value) ? "true" : "false");
+        else
+          std::cout << "'" << std::get<std::string>(p.default_value) << "'";
+        std::cout << "): " << p.help << "\n";
+      }
+    }
+    return EXIT_OK;
+  }
+  auto docs = explain(what);
+  if (docs.empty()) {
+    const std::string near = closest_field(what);
+    std::cerr << "gputwin: error: no field '" << what << "' in the scenario schema"
+              << (near.empty() ? "" : "; did you mean '" + near + "'?")
+              << "\n(`gputwin explain spec` lists every field; `gputwin explain policies` the policies)\n";
+    return EXIT_INVALID_INPUT;
+  }
+  for (const auto* d : docs) {
+    std::cout << (d->path.empty() ? "(document)" : std::string(d->path)) << "  <" << d->type;
+    if (const auto* range = field_range(d->path)) std::cout << ", " << format_field_range(*range, d->type);
+    std::cout << ">\n    " << d->help << "\n";
+  }
+  return EXIT_OK;
+}
+
+int cmd_profiles() {
+  std::printf("%-18s %-36s %5s %9s %11s %14s %8s  %s\n", "NAME", "PRODUCT", "SMS", "MEMORY", "HBM", "FP16 TENSOR",
+              "TDP", "MODES");
+  int status = EXIT_OK;
+  for (const auto& name : available_profiles()) {
+    Diagnostics diags;
+    HardwareProfile p;
+    if (!load_profile(name, SourceLoc{}, "", p, diags)) {
+      std::cerr << diags.format_all();
+      status = EXIT_INVALID_INPUT;
+      continue;
+    }
+    std::string modes = "exclusive timeSlicing mps vgpu";
+    if (p.mig) modes += " mig(" + std::to_string(p.mig->profiles.size()) + " profiles)";
+    if (p.confidential) modes += " confidential";
+    std::printf("%-18s %-36s %5d %9s %11s %9.1f TF/s %6.0f W  %s\n", p.name.c_str(), p.product.c_str(), p.sms,
+                (std::to_string(static_cast<long>(std::lround(p.memory.value / 1e9))) + " GB").c_str(),
+                format_bandwidth(p.hbm_bandwidth).c_str(), p.fp16_tensor.value / 1e12, p.tdp_watts, modes.c_str());
+  }
+  std::printf("\nSearch path:");
+  for (const auto& d : profile_search_path()) std::printf(" %s", d.c_str());
+  std::printf("\n");
+  return status;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string command_line;
+  for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + std::string(argv[i]);
+
+  CLI::App app{"gputwin: discrete-event digital twin of a shared multi-tenant GPU cluster"};
+  app.set_version_flag("--version", GTW_VERSION);
+  app.require_subcommand(1);
+
+  std::string file, out_dir, formats = "default", progress = "auto", field, seed;
+  std::vector<std::string> sets, log_settings;
+  BudgetOptions budget;
+
+  auto* run = app.add_subcommand("run", "Simulate a scenario and write its reports");
+  run->add_option("scenario", file, "Scenario YAML file")->required();
+  run->add_option("-o,--output", out_dir, "Output directory (default out/<scenario name>)");
+  run->add_option("--seed", seed, "Seed (overrides spec.seed), 0..2^64-1");
+
+  run->add_option("--set", sets, "Override a field: path=value (repeatable), e.g. spec.duration=2m");
+  run->add_option("--format", formats,
+                  "Comma-separated outputs: json,md,h5,sarif,policyreport,junit,audit or all (default "
+                  "json,md,h5,sarif,policyreport,audit; policyreport only when the scenario has "
+                  "compliance rules, audit (audit.jsonl) only when it has tagged data, spec.identity or spec.audit)");
+  run->add_option("--progress", progress, "auto|plain|json|none (default auto: a bar on a terminal, plain in CI)")
+      ->check(CLI::IsMember({"auto", "plain", "json", "none"}));
+  run->add_option("--log", log_settings,
+                  "SimGrid log setting for debugging (repeatable), e.g. gtw.thres:verbose (every category of the "
+                  "project), gtw_engine.thres:verbose, gtw_events.thres:verbose (every event); off by default");
+
+  auto* validate = app.add_subcommand("validate", "Check a scenario and report every problem");
+  validate->add_option("scenario", file, "Scenario YAML file")->required();
+  validate->add_option("--set", sets, "Override a field: path=value (repeatable)");
+  for (auto* sub : {run, validate}) {
+    sub->add_option("--max-events", budget.max_events,
+                    "Refuse a run estimated to simulate more events than this (default 5e7)");
+    sub->add_option("--max-memory", budget.max_memory,
+                    "Refuse a run estimated to need more memory than this (default 8GiB)");
+  }
+
+  auto* explain_cmd =
+      app.add_subcommand("explain", "Document a scenario field (e.g. spec.workloads.arrival) or 'policies'");
+  explain_cmd->add_option("field", field, "Field path, 'policies' or 'compliance'")->required();
+
+  auto* profiles = app.add_subcommand("profiles", "List the hardware profiles");
+  const auto test_cmd = cli::register_test_command(app);
+  const auto diff_cmd = cli::register_diff_command(app);
+  const auto sweep_cmd = cli::register_sweep_command(app);
+  const auto pack_cmd = cli::register_pack_command(app);
+  const auto calibrate_cmd = cli::register_calibrate_command(app);
+  const auto import_topo_cmd = cli::register_import_topo_command(app);
+  const auto audit_cmd = cli::register_audit_command(app);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);
+    return rc == 0 ? EXIT_OK : EXIT_INVALID_INPUT;
+  }
+
+  try {
+    if (*run) {
+      ProgressMode mode = progress == "plain"  ? ProgressMode::PLAIN
+                          : progress == "json" ? ProgressMode::JSON
+                          : progress == "none" ? ProgressMode::NONE
+                                               : ProgressMode::AUTO;
+      const std::optional<std::string> seed_arg =
+          run->count("--seed") ? std::optional<std::string>(seed) : std::nullopt;
+      return cmd_run(file, out_dir, seed_arg, sets, formats, mode, budget, log_settings, command_line);
+    }
+    if (*validate) return cmd_validate(file, sets, budget);
+    if (*explain_cmd) return cmd_explain(field);
+    if (*profiles) return cmd_profiles();
+    if (*test_cmd.app) return test_cmd.run();
+    if (*diff_cmd.app) return diff_cmd.run();
+    if (*sweep_cmd.app) return sweep_cmd.run();
+    if (*pack_cmd.app) return pack_cmd.run();
+    if (*calibrate_cmd.app) return calibrate_cmd.run();
+    if (*import_topo_cmd.app) return import_topo_cmd.run();
+    if (*audit_cmd.app) return audit_cmd.run();
+  } catch (const InputError& e) {
+    std::cerr << "gputwin: error: " << e.what() << "\n";
+    return EXIT_INVALID_INPUT;
+  } catch (const std::exception& e) {
+    std::cerr << "gputwin: internal error: " << e.what() << "\n";
+    return EXIT_INTERNAL;
+  }
+  return EXIT_INTERNAL;
+}

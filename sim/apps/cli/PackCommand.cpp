@@ -1,0 +1,349 @@
+// gputwin pack: replays the openb trace's packing experiment (arrivals only, no departures) with one or all
+// of the six packing policies of "Beware of Fragmentation" (ATC'23) and writes pack.json, pack.csv, pack.md.
+#include "PackCommand.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <sstream>
+
+#include "AtomicFile.hpp"
+#include "Diagnostics.hpp"
+#include "Errors.hpp"
+#include "OpenbCsv.hpp"
+#include "PackingApi.hpp"
+#include "PackingReplay.hpp"
+#include "TimeReplay.hpp"
+
+namespace fs = std::filesystem;
+
+namespace gtw::cli {
+
+namespace {
+
+struct PackOptions {
+  std::string trace_dir, nodes, pods, arrivals, policy = "all", out_dir = "out/pack";
+  uint64_t seed = 42;
+  double popularity = 95;
+  std::string tie_break = "first";
+  std::vector<std::string> params;
+  std::string mode = "packing";  // packing: arrivals only (ATC'23); time: arrivals and departures
+  double speedup = 1;            // time mode: arrival compression
+  double sample_every = 3600;    // time mode: seconds between points of the series
+};
+
+// Default file names of the published experiment inside a trace directory.
+constexpr const char* DEFAULT_NODES = "openb_node_list_gpu_node.csv";
+constexpr const char* DEFAULT_PODS = "openb_pod_list_default.csv";
+constexpr const char* DEFAULT_ARRIVALS = "arrivals_default_tune1.3_seed42.csv";
+
+std::string fixed(double value, int decimals = 4) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, value);
+  return buf;
+}
+
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+std::vector<std::string> selected_policies(const std::string& policy) {
+  if (policy == "all") return packing::packing_policy_order();
+  if (!packing::packing_registry().find(policy)) {
+    auto valid = packing::packing_policy_order();
+    valid.push_back("all");
+    throw InputError("--policy: unknown packing policy '" + policy + "'" + suggest(policy, valid));
+  }
+  return {policy};
+}
+
+// --param key=value for every selected policy that declares `key`.
+std::map<std::string, Params> parse_params(const std::vector<std::string>& given,
+                                           const std::vector<std::string>& policies) {
+  std::map<std::string, Params> out;
+  for (const auto& text : given) {
+    const auto eq = text.find('=');
+    if (eq == std::string::npos || eq == 0) throw InputError("--param: expected key=value, got '" + text + "'");
+    const std::string key = text.substr(0, eq), value = text.substr(eq + 1);
+    bool used = false;
+    for (const auto& policy : policies) {
+      const PluginInfo* info = packing::packing_registry().find(policy);
+      for (const auto& spec : info->params) {
+        if (spec.name != key) continue;
+        used = true;
+        if (spec.type == ParamType::NUMBER) {
+          size_t consumed = 0;
+          double number = 0;
+          try {
+            number = std::stod(value, &consumed);
+          } catch (const std::exception&) {
+            consumed = 0;
+          }
+          if (consumed == 0 || consumed != value.size() || !std::isfinite(number))
+            throw InputError("--param " + key + ": expected a finite number, got '" + value + "'");
+          out[policy][key] = number;
+        } else if (spec.type == ParamType::BOOL) {
+          if (value != "true" && value != "false")
+            throw InputError("--param " + key + ": expected true or false, got '" + value + "'");
+          out[policy][key] = value == "true";
+        } else {
+          out[policy][key] = value;
+        }
+      }
+    }
+    if (!used) throw InputError("--param: no selected policy has a parameter '" + key + "'");
+  }
+  return out;
+}
+
+std::string pack_json(const PackOptions& o, const trace::PackingInput& input,
+                      const std::vector<trace::PackingResult>& results) {
+  std::ostringstream j;
+  j << "{\n  \"schema\": \"gputwin-pack/1\",\n";
+  j << "  \"experiment\": \"openb packing: arrivals in order, no departures, a pod that fits nowhere fails\",\n";
+  j << "  \"inputs\": {\"nodes\": " << json_string(o.nodes) << ", \"pods\": " << json_string(o.pods)
+    << ", \"arrivals\": " << json_string(o.arrivals) << "},\n";
+  j << "  \"cluster\": {\"nodes\": " << input.cluster.nodes() << ", \"gpus\": " << input.cluster.gpu_free.size()
+    << ", \"gpu_milli\": " << input.cluster.total_gpu_milli() << "},\n";
+  j << "  \"seed\": " << o.seed << ",\n  \"popularity_percent\": " << fixed(o.popularity, 2)
+    << ",\n  \"tie_break\": " << json_string(o.tie_break) << ",\n";
+  j << "  \"policies\": [";
+  for (size_t i = 0; i < results.size(); ++i) {
+    const auto& r = results[i];
+    j << (i ? ",\n" : "\n") << "    {\"policy\": " << json_string(r.policy) << ", \"arrivals\": " << r.arrivals
+      << ", \"failed_pods\": " << r.failed_pods << ", \"failed_gpu_pods\": " << r.failed_gpu_pods
+      << ", \"arrived_gpu_pct\": " << fixed(r.arrived_pct) << ", \"allocated_gpu_pct\": " << fixed(r.allocated_pct)
+      << ", \"allocated_cpu_pct\": " << fixed(r.cpu_allocated_pct)
+      << ", \"frag_gpu_pct_of_capacity\": " << fixed(r.frag_pct)
+      << ", \"frag_gpu_pct_of_idle\": " << fixed(r.frag_idle_pct) << ",\n     \"curve\": [";
+    for (size_t k = 0; k < r.curve.size(); ++k) {
+      const auto& p = r.curve[k];
+      j << (k ? ",\n" : "\n") << "       {\"arrived_gpu_pct\": " << p.arrived_pct
+        << ", \"arrived_exact_pct\": " << fixed(p.arrived_exact_pct)
+        << ", \"allocated_gpu_pct\": " << fixed(p.allocated_pct)
+        << ", \"frag_gpu_pct_of_capacity\": " << fixed(p.frag_pct)
+        << ", \"frag_gpu_pct_of_idle\": " << fixed(p.frag_idle_pct) << ", \"failed_pods\": " << p.failed_pods
+        << ", \"arrivals\": " << p.arrivals << "}";
+    }
+    j << "]}";
+  }
+  j << "\n  ]\n}\n";
+  return j.str();
+}
+
+std::string pack_csv(const std::vector<trace::PackingResult>& results) {
+  std::ostringstream c;
+  c << "policy,arrived_gpu_pct,arrived_exact_pct,allocated_gpu_pct,frag_gpu_pct_of_capacity,frag_gpu_pct_of_idle,"
+       "failed_pods,arrivals\n";
+  for (const auto& r : results)
+    for (const auto& p : r.curve)
+      c << r.policy << ',' << p.arrived_pct << ',' << fixed(p.arrived_exact_pct) << ',' << fixed(p.allocated_pct) << ','
+        << fixed(p.frag_pct) << ',' << fixed(p.frag_idle_pct) << ',' << p.failed_pods << ',' << p.arrivals << '\n';
+  return c.str();
+}
+
+const trace::CurvePoint* at(const trace::PackingResult& r, int arrived_pct) {
+  for (const auto& p : r.curve)
+    if (p.arrived_pct == arrived_pct) return &p;
+  return nullptr;
+}
+
+std::string pack_markdown(const PackOptions& o, const trace::PackingInput& input,
+                          const std::vector<trace::PackingResult>& results) {
+  std::ostringstream m;
+  m << "# Packing experiment (openb, arrivals only)\n\n";
+  m << "Cluster: " << input.cluster.nodes() << " nodes, " << input.cluster.gpu_free.size()
+    << " GPUs. Arrivals: " << input.arrivals.size() << " (" << o.arrivals << "). Seed " << o.seed << ", ties to the "
+    << o.tie_break << " node, target workload: the " << fixed(o.popularity, 0) << " % most popular pod classes.\n\n";
+  m << "| policy | failed pods | failed GPU pods | GPU allocated (% of capacity) | frag (% of capacity) | "
+       "frag (% of idle) |\n|---|---:|---:|---:|---:|---:|\n";
+  for (const auto& r : results)
+    m << "| " << r.policy << " | " << r.failed_pods << " | " << r.failed_gpu_pods << " | " << fixed(r.allocated_pct, 2)
+      << " | " << fixed(r.frag_pct, 2) << " | " << fixed(r.frag_idle_pct, 2) << " |\n";
+  m << "\nGPU allocation ratio (% of capacity) when the arrived GPU demand reaches x % of capacity:\n\n| policy |";
+  const int points[] = {70, 80, 90, 95, 100, 110, 120, 130};
+  for (int x : points) m << " " << x << " % |";
+  m << "\n|---|";
+  for (size_t i = 0; i < std::size(points); ++i) m << "---:|";
+  m << "\n";
+  for (const auto& r : results) {
+    m << "| " << r.policy << " |";
+    for (int x : points) {
+      const auto* p = at(r, x);
+      m << " " << (p ? fixed(p->allocated_pct, 2) : std::string("-")) << " |";
+    }
+    m << "\n";
+  }
+  return m.str();
+}
+
+// Time-based replay: each pod arrives at its (compressed) creation time and leaves after its lifetime.
+int run_time_mode(const PackOptions& o, const std::vector<trace::OpenbPod>& pods, const trace::PackingInput& input,
+                  const std::vector<std::string>& policies, const std::map<std::string, Params>& params) {
+  if (!o.arrivals.empty())
+    std::printf(
+        "gputwin: pack: time mode replays each pod of the list once at its creation time; the arrival "
+        "order %s is not used\n",
+        o.arrivals.c_str());
+  trace::PackingInput every_pod = input;
+  every_pod.arrivals.clear();
+  for (size_t i = 0; i < every_pod.pods.size(); ++i) every_pod.arrivals.push_back(static_cast<int>(i));
+  std::printf("%-15s %9s %10s %8s %12s %10s %10s %10s %8s\n", "POLICY", "ARRIVALS", "DEPARTURES", "FAILED",
+              "FAILED(GPU)", "PEAK%", "MEAN%", "MEANFRAG%", "WALL");
+  std::string csv = "policy,time_s,allocated_pct,frag_pct,running_pods,arrived,failed_pods\n";
+  std::string json =
+      "{\n  \"experiment\": \"openb time-based replay: arrivals compressed, lifetimes kept, no queue\",\n"
+      "  \"arrival_speedup\": " +
+      fixed(o.speedup) + ",\n  \"results\": [";
+  for (size_t k = 0; k < policies.size(); ++k) {
+    trace::TimeReplayOptions options;
+    options.replay.seed = o.seed;
+    options.replay.popularity_percent = o.popularity;
+    options.replay.tie_break = o.tie_break == "random" ? packing::TieBreak::RANDOM : packing::TieBreak::FIRST;
+    if (auto it = params.find(policies[k]); it != params.end()) options.replay.params = it->second;
+    options.arrival_speedup = o.speedup;
+    options.sample_every = o.sample_every;
+    const auto r = trace::run_time_replay(every_pod, pods, policies[k], options);
+    std::printf("%-15s %9lld %10lld %8lld %12lld %10.2f %10.2f %10.2f %7.2fs\n", r.policy.c_str(),
+                static_cast<long long>(r.arrivals), static_cast<long long>(r.departures),
+                static_cast<long long>(r.failed_pods), static_cast<long long>(r.failed_gpu_pods), r.peak_allocated_pct,
+                r.mean_allocated_pct, r.mean_frag_pct, r.wall_seconds);
+    std::fflush(stdout);
+    for (const auto& p : r.series)
+      csv += r.policy + ',' + fixed(p.time, 1) + ',' + fixed(p.allocated_pct) + ',' + fixed(p.frag_pct) + ',' +
+             std::to_string(p.running_pods) + ',' + std::to_string(p.arrived) + ',' + std::to_string(p.failed_pods) +
+             '\n';
+    json += std::string(k ? "," : "") + "\n    {\"policy\": " + json_string(r.policy) +
+            ", \"arrivals\": " + std::to_string(r.arrivals) + ", \"departures\": " + std::to_string(r.departures) +
+            ", \"failed_pods\": " + std::to_string(r.failed_pods) +
+            ", \"failed_gpu_pods\": " + std::to_string(r.failed_gpu_pods) +
+            ", \"peak_allocated_pct\": " + fixed(r.peak_allocated_pct) +
+            ", \"mean_allocated_pct\": " + fixed(r.mean_allocated_pct) +
+            ", \"mean_frag_pct\": " + fixed(r.mean_frag_pct) + ", \"span_s\": " + fixed(r.span, 1) + "}";
+  }
+  json += "\n  ]\n}\n";
+  std::error_code ec;
+  fs::create_directories(o.out_dir, ec);
+  if (ec) throw RuntimeError("cannot create output directory " + o.out_dir + ": " + ec.message());
+  write_file_atomic((fs::path(o.out_dir) / "timereplay.json").string(), json);
+  write_file_atomic((fs::path(o.out_dir) / "timereplay.csv").string(), csv);
+  std::printf("gputwin: pack: %s/timereplay.json, timereplay.csv\n", o.out_dir.c_str());
+  return EXIT_OK;
+}
+
+int run_pack(PackOptions o) {
+  const auto policies = selected_policies(o.policy);
+  const auto params = parse_params(o.params, policies);
+  if (!o.trace_dir.empty()) {
+    const fs::path dir(o.trace_dir);
+    if (!fs::is_directory(dir)) throw InputError("--trace: '" + o.trace_dir + "' is not a directory");
+    if (o.nodes.empty()) o.nodes = (dir / DEFAULT_NODES).string();
+    if (o.pods.empty()) o.pods = (dir / DEFAULT_PODS).string();
+    if (o.arrivals.empty() && fs::exists(dir / DEFAULT_ARRIVALS)) o.arrivals = (dir / DEFAULT_ARRIVALS).string();
+  }
+  if (o.nodes.empty() || o.pods.empty())
+    throw InputError("give --trace DIR, or --nodes FILE and --pods FILE (see `gputwin pack --help`)");
+  if (o.popularity <= 0 || o.popularity > 100) throw InputError("--popularity: expected a percentage in (0, 100]");
+
+  const auto nodes = trace::read_openb_nodes(o.nodes);
+  const auto pods = trace::read_openb_pods(o.pods);
+  const auto arrivals = o.arrivals.empty() ? std::vector<int>{} : trace::read_openb_arrivals(o.arrivals, pods);
+  const auto input = trace::build_packing_input(nodes, pods, arrivals);
+  if (o.mode == "time") return run_time_mode(o, pods, input, policies, params);
+
+  std::vector<trace::PackingResult> results;
+  std::printf("%-15s %9s %8s %12s %11s %10s %10s %8s\n", "POLICY", "ARRIVALS", "FAILED", "FAILED(GPU)", "GPU-ALLOC%",
+              "FRAG%CAP", "FRAG%IDLE", "WALL");
+  for (const auto& policy : policies) {
+    trace::ReplayOptions options;
+    options.seed = o.seed;
+    options.popularity_percent = o.popularity;
+    options.tie_break = o.tie_break == "random" ? packing::TieBreak::RANDOM : packing::TieBreak::FIRST;
+    if (auto it = params.find(policy); it != params.end()) options.params = it->second;
+    results.push_back(trace::run_packing(input, policy, options));
+    const auto& r = results.back();
+    std::printf("%-15s %9lld %8lld %12lld %11.2f %10.2f %10.2f %7.2fs\n", r.policy.c_str(),
+                static_cast<long long>(r.arrivals), static_cast<long long>(r.failed_pods),
+                static_cast<long long>(r.failed_gpu_pods), r.allocated_pct, r.frag_pct, r.frag_idle_pct,
+                r.wall_seconds);
+    std::fflush(stdout);
+  }
+
+  std::error_code ec;
+  fs::create_directories(o.out_dir, ec);
+  if (ec) throw RuntimeError("cannot create output directory " + o.out_dir + ": " + ec.message());
+  write_file_atomic((fs::path(o.out_dir) / "pack.json").string(), pack_json(o, input, results));
+  write_file_atomic((fs::path(o.out_dir) / "pack.csv").string(), pack_csv(results));
+  write_file_atomic((fs::path(o.out_dir) / "pack.md").string(), pack_markdown(o, input, results));
+  std::printf("gputwin: pack: %s/pack.json, pack.csv, pack.md\n", o.out_dir.c_str());
+  return EXIT_OK;
+}
+
+}  // namespace
+
+Subcommand register_pack_command(CLI::App& app) {
+  auto options = std::make_shared<PackOptions>();
+  auto* cmd = app.add_subcommand(
+      "pack", "Replay the openb packing experiment of 'Beware of Fragmentation' (ATC'23) with packing policies");
+  cmd->add_option("--trace", options->trace_dir,
+                  std::string("openb trace directory (uses ") + DEFAULT_NODES + ", " + DEFAULT_PODS +
+                      " and, if present, " + DEFAULT_ARRIVALS + ")");
+  cmd->add_option("--nodes", options->nodes, "openb_node_list_*.csv (overrides --trace)");
+  cmd->add_option("--pods", options->pods, "openb_pod_list_*.csv (overrides --trace)");
+  cmd->add_option("--arrivals", options->arrivals,
+                  "arrival order (seq,pod,base_pod); without it every pod arrives once, in list order");
+  cmd->add_option("--policy", options->policy,
+                  "random-fit, dot-product, gpu-clustering, gpu-packing, best-fit, fgd, or all (default all)");
+  cmd->add_option("--seed", options->seed,
+                  "seed of the random streams: random-fit choices, random tie-breaks (default 42)");
+  cmd->add_option("--popularity", options->popularity,
+                  "percent of pods whose most popular classes form the frag measure's target workload (default 95)");
+  cmd->add_option("--tie-break", options->tie_break,
+                  "equally scored nodes: first (lowest-numbered, default; matches the published curves) or random")
+      ->check(CLI::IsMember({"first", "random"}));
+  cmd->add_option("--param", options->params, "policy parameter key=value (repeatable), e.g. max_cpu_milli=96000");
+  cmd->add_option("-o,--output", options->out_dir, "output directory (default out/pack)");
+  cmd->add_option("--mode", options->mode,
+                  "packing (default: arrivals only, the ATC'23 experiment) or time (every pod at its creation time, "
+                  "leaving at its deletion time)")
+      ->check(CLI::IsMember({"packing", "time"}));
+  cmd->add_option("--speedup", options->speedup,
+                  "time mode: compress arrivals k-fold, keeping each pod's lifetime (default 1)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--sample-every", options->sample_every,
+                  "time mode: seconds of replayed time between points of timereplay.csv (default 3600)")
+      ->check(CLI::PositiveNumber);
+  return Subcommand{cmd, [options] { return run_pack(*options); }};
+}
+
+void print_packing_policies(std::ostream& out) {
+  out << "\nPacking policies (gputwin pack --policy NAME [--param key=value]):\n";
+  for (const auto& name : packing::packing_policy_order()) {
+    const PluginInfo* info = packing::packing_registry().find(name);
+    out << "  " << info->name << "\n      " << info->summary << "\n";
+    for (const auto& p : info->params)
+      out << "      params." << p.name << " (" << param_type_name(p.type)
+          << (std::holds_alternative<double>(p.default_value)
+                  ? ", default " + fixed(std::get<double>(p.default_value), 0)
+                  : std::string())
+          << "): " << p.help << "\n";
+  }
+}
+
+}  // namespace gtw::cli

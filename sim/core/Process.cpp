@@ -1,0 +1,146 @@
+#include "Process.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <thread>
+
+extern char** environ;
+
+namespace gtw {
+
+std::string ChildResult::describe(double timeout_seconds) const {
+  if (spawn_failed) return "could not start the child process";
+  if (timed_out) return "timed out after " + std::to_string(static_cast<long>(timeout_seconds)) + " s (killed)";
+  if (signal != 0) return "killed by signal " + std::to_string(signal) + " (" + strsignal(signal) + ")";
+  return "exit " + std::to_string(exit_code);
+}
+
+namespace {
+
+struct Running {
+  pid_t pid;
+  std::chrono::steady_clock::time_point start;
+  bool timed_out = false;
+};
+
+// The parent's environment with the job's variables set (replacing a variable of the same name).
+std::vector<std::string> child_environment(const ChildJob& job) {
+  std::vector<std::string> out;
+  for (char** e = environ; *e; ++e) {
+    const std::string entry(*e);
+    const std::string name = entry.substr(0, entry.find('='));
+    bool replaced = false;
+    for (const auto& [k, v] : job.env) replaced = replaced || k == name;
+    if (!replaced) out.push_back(entry);
+  }
+  for (const auto& [k, v] : job.env) out.push_back(k + "=" + v);
+  return out;
+}
+
+pid_t spawn(const ChildJob& job) {
+  if (job.argv.empty()) return -1;
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  if (!job.stdout_path.empty())
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, job.stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                     0644);
+  if (!job.stderr_path.empty())
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, job.stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                     0644);
+  if (!job.cwd.empty()) posix_spawn_file_actions_addchdir_np(&actions, job.cwd.c_str());
+  std::vector<char*> args;
+  for (const auto& a : job.argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  std::vector<std::string> environment;
+  std::vector<char*> envp;
+  if (!job.env.empty()) {
+    environment = child_environment(job);
+    for (auto& e : environment) envp.push_back(e.data());
+    envp.push_back(nullptr);
+  }
+  pid_t pid = -1;
+  const int rc = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), job.env.empty() ? environ : envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  return rc == 0 ? pid : -1;
+}
+
+}  // namespace
+
+void run_children(const std::vector<ChildJob>& jobs, int parallel,
+                  const std::function<void(size_t, const ChildResult&)>& on_done) {
+  if (parallel < 1) parallel = 1;
+  std::map<pid_t, std::pair<size_t, Running>> running;  // keyed by pid: iteration order does not reach output
+  size_t next = 0;
+  while (next < jobs.size() || !running.empty()) {
+    while (next < jobs.size() && static_cast<int>(running.size()) < parallel) {
+      const size_t index = next++;
+      const pid_t pid = spawn(jobs[index]);
+      if (pid < 0) {
+        ChildResult r;
+        r.spawn_failed = true;
+        on_done(index, r);
+        continue;
+      }
+      running[pid] = {index, Running{pid, std::chrono::steady_clock::now()}};
+    }
+    if (running.empty()) continue;
+    int status = 0;
+    const pid_t done = ::waitpid(-1, &status, WNOHANG);
+    if (done > 0) {
+      auto it = running.find(done);
+      if (it == running.end()) continue;  // not one of ours
+      const auto [index, run] = it->second;
+      running.erase(it);
+      ChildResult r;
+      r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - run.start).count();
+      r.timed_out = run.timed_out;
+      if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
+      if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
+      on_done(index, r);
+      continue;
+    }
+    const auto now = std::chrono::steady_clock::now();
+    for (auto& [pid, entry] : running) {
+      auto& run = entry.second;
+      const double age = std::chrono::duration<double>(now - run.start).count();
+      if (!run.timed_out && age > jobs[entry.first].timeout_seconds) {
+        ::kill(pid, SIGKILL);
+        run.timed_out = true;
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
+ChildResult run_child(const ChildJob& job) {
+  ChildResult result;
+  run_children({job}, 1, [&](size_t, const ChildResult& r) { result = r; });
+  return result;
+}
+
+std::string self_executable(const char* argv0_fallback) {
+  std::error_code ec;
+  const auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec && !p.empty()) return p.string();
+  return argv0_fallback ? argv0_fallback : "gputwin";
+}
+
+std::string tail_of_file(const std::string& path, size_t max_bytes) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return "";
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (text.size() <= max_bytes) return text;
+  return "..." + text.substr(text.size() - max_bytes);
+}
+
+}  // namespace gtw

@@ -1,0 +1,50 @@
+#pragma once
+// The one child-process runner of the project (posix_spawn, a timeout, N at a time): `gputwin test` and
+// `gputwin sweep` run every simulation as a child `gputwin run` (SimGrid allows one engine per process),
+// `gputwin calibrate` runs the CUDA kernels and its validation runs, the tests run the binaries.
+#include <functional>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace gtw {
+
+struct ChildJob {
+  std::vector<std::string> argv;  // argv[0] is the executable path
+  std::string stdout_path;        // the child's stdout and stderr go to these files (empty: the parent's)
+  std::string stderr_path;
+  double timeout_seconds = 300;                          // killed (SIGKILL) after this
+  std::string cwd;                                       // the child's working directory (empty: the parent's)
+  std::vector<std::pair<std::string, std::string>> env;  // set in the child's environment
+  // stdin is always /dev/null: a child never waits on the terminal.
+};
+
+struct ChildResult {
+  int exit_code = -1;  // when it exited
+  int signal = 0;      // when a signal ended it
+  bool timed_out = false;
+  bool spawn_failed = false;
+  double seconds = 0;
+  bool ok() const { return exit_code == 0 && signal == 0 && !timed_out && !spawn_failed; }
+  /// "exit 2", "killed by signal 11 (Segmentation fault)", "timed out after 300 s"
+  std::string describe(double timeout_seconds) const;
+};
+
+/// Runs the jobs, at most `parallel` at once, in the order given; `on_done(index, result)` is called on
+/// the calling thread as each one ends (completion order).
+void run_children(const std::vector<ChildJob>& jobs, int parallel,
+                  const std::function<void(size_t, const ChildResult&)>& on_done);
+
+/// Runs one job to its end (no timeout when timeout_seconds is infinite).
+ChildResult run_child(const ChildJob& job);
+
+inline constexpr double NO_TIMEOUT = std::numeric_limits<double>::infinity();
+
+/// The running gputwin executable (/proc/self/exe), for re-running itself as `gputwin run`.
+std::string self_executable(const char* argv0_fallback);
+
+/// Last `max_bytes` of a file (a child's stderr), for messages.
+std::string tail_of_file(const std::string& path, size_t max_bytes = 2000);
+
+}  // namespace gtw

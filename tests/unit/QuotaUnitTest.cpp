@@ -1,0 +1,58 @@
+// Kueue-like quota bookkeeping: nominal quota, borrowing within the cohort's unused quota and the
+// tenant's limit, and reclaim by preempting the newest borrowers, only as many as needed.
+#include <gtest/gtest.h>
+
+#include "Quota.hpp"
+
+namespace gtw {
+namespace {
+
+std::vector<TenantSpec> tenants(std::vector<std::pair<int, int>> quotas) {
+  std::vector<TenantSpec> out;
+  for (const auto& [nominal, limit] : quotas) {
+    TenantSpec t;
+    t.quota_gpus = nominal;
+    t.borrowing_limit = limit;
+    out.push_back(t);
+  }
+  return out;
+}
+
+TEST(QuotaBook, BorrowsOnlyUnusedQuotaAndOnlyUpToItsLimit) {
+  QuotaBook q(tenants({{4, 2}, {4, -1}, {-1, -1}}));
+  EXPECT_TRUE(q.managed(0));
+  EXPECT_FALSE(q.managed(2)) << "no quota: not managed";
+  EXPECT_EQ(q.admit(10, 0, 4), 0);
+  EXPECT_TRUE(q.fits(0, 2)) << "2 borrowed from tenant 1's unused quota";
+  EXPECT_EQ(q.admit(11, 0, 2), 2);
+  EXPECT_EQ(q.borrowed(0), 2);
+  EXPECT_FALSE(q.fits(0, 1)) << "beyond nominal 4 + limit 2";
+  EXPECT_TRUE(q.fits(1, 2)) << "the cohort still has 2 unused";
+  EXPECT_FALSE(q.fits(1, 3));
+  EXPECT_TRUE(q.release(11));
+  EXPECT_FALSE(q.release(11)) << "released once";
+  EXPECT_EQ(q.used(0), 4);
+}
+
+TEST(QuotaBook, ALenderReclaimsFromTheNewestBorrowersOnlyAsMuchAsItNeeds) {
+  QuotaBook q(tenants({{4, -1}, {4, -1}}));
+  q.admit(1, 0, 4);  // nominal
+  q.admit(2, 0, 2);  // borrowed
+  q.admit(3, 0, 2);  // borrowed, newest
+  EXPECT_FALSE(q.fits(1, 2));
+  auto v = q.victims(1, 2);
+  ASSERT_TRUE(v);
+  EXPECT_EQ(*v, std::vector<int>{3}) << "the newest borrower, and only it";
+  v = q.victims(1, 4);
+  ASSERT_TRUE(v);
+  EXPECT_EQ(*v, (std::vector<int>{3, 2}));
+  EXPECT_FALSE(q.victims(1, 5)) << "beyond its nominal quota a tenant cannot reclaim";
+  // Tenant 0 is not borrowing beyond its nominal workload: workload 1 is never a victim.
+  q.release(2);
+  q.release(3);
+  q.admit(4, 1, 4);
+  EXPECT_FALSE(q.victims(0, 1)) << "tenant 0 is at its nominal quota; nobody borrows";
+}
+
+}  // namespace
+}  // namespace gtw
