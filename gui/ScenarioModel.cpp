@@ -587,7 +587,7 @@ std::vector<std::string> overrides_for(const ScenarioDoc& doc, const std::map<st
   std::vector<std::string> out;
   const auto value = [&](const Knob& k) {
     const auto it = values.find(k.key);
-    return trim(it == values.end() ? k.initial : it->second);
+    return std::string(trim(it == values.end() ? k.initial : it->second));
   };
   const auto changed = [&](const Knob& k) { return value(k) != trim(k.initial); };
   const auto find = [&](const std::string& key) -> const Knob* {

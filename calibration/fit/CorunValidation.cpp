@@ -14,6 +14,7 @@
 
 #include "InputFile.hpp"
 #include "Process.hpp"
+#include "Text.hpp"
 
 namespace fs = std::filesystem;
 
@@ -23,9 +24,7 @@ using h5::H5Id;  // the project's HDF5 handle (sim/core/H5Handle.hpp)
 
 namespace {
 std::string num(double v) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.9g", v);
-  return buf;
+  return format_printf("%.9g", v);
 }
 }  // namespace
 

@@ -3,6 +3,7 @@
 
 #include "AuditLog.hpp"
 #include "Sha256.hpp"
+#include "Text.hpp"
 
 namespace gtw::audit {
 
@@ -10,9 +11,7 @@ namespace {
 
 // Times with 9 significant decimals of a second: exact enough to tell records apart, stable across runs.
 std::string fixed_time(double t) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.9f", t);
-  return buf;
+  return format_printf("%.9f", t);
 }
 
 }  // namespace

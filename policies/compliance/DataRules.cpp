@@ -9,19 +9,14 @@
 #include <tuple>
 
 #include "BuiltinRules.hpp"
+#include "Text.hpp"
 
 namespace gtw::policy {
 
 namespace {
 
-bool contains(const std::vector<std::string>& list, const std::string& v) {
-  return std::find(list.begin(), list.end(), v) != list.end();
-}
-
 std::string fmt(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
+  return format_printf("%g", v);
 }
 
 std::string tenant_name(const ScenarioSpec& spec, int t) {
@@ -29,9 +24,7 @@ std::string tenant_name(const ScenarioSpec& spec, int t) {
 }
 
 std::string class_name(Classification c) {
-  std::string s = classification_names()[static_cast<size_t>(c)];
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
-  return s;
+  return lower(classification_names()[static_cast<size_t>(c)]);
 }
 
 std::string pool_region(const ScenarioSpec& spec, const std::string& pool) {

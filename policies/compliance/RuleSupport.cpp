@@ -2,6 +2,7 @@
 #include <map>
 
 #include "BuiltinRules.hpp"
+#include "Text.hpp"
 
 namespace gtw::policy {
 
@@ -10,15 +11,6 @@ namespace {
 std::map<std::string, ComplianceRuleInfo>& rule_infos() {
   static std::map<std::string, ComplianceRuleInfo> infos;
   return infos;
-}
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
-
-bool contains(const std::vector<std::string>& list, const std::string& v) {
-  return std::find(list.begin(), list.end(), v) != list.end();
 }
 
 }  // namespace

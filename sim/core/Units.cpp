@@ -1,5 +1,7 @@
 #include "Units.hpp"
 
+#include "Text.hpp"
+
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -13,12 +15,6 @@ struct UnitFactor {
   std::string_view suffix;
   double factor;
 };
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
 
 // Splits "3.35TB/s" into 3.35 and "TB/s". Returns false when no number leads the text.
 bool split_number(std::string_view text, double& number, std::string_view& unit) {

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <map>
 
+#include "Text.hpp"
 #include "Writers.hpp"
 
 namespace gtw {
@@ -17,9 +18,7 @@ namespace {
 using json = nlohmann::ordered_json;
 
 std::string short_number(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
+  return format_printf("%.6g", v);
 }
 
 // SARIF security-severity (0-10) per PolicyReport severity, so code scanning ranks them

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "ComplianceWriters.hpp"
+#include "Text.hpp"
 #include "Writers.hpp"
 
 namespace gtw {
@@ -51,9 +52,9 @@ std::string rate_text(double bps) {
   return bits_text(bps) + "/s";
 }
 
-std::string join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& i : items) out += (out.empty() ? "" : ", ") + i;
+// The names, or "-" for none.
+std::string names_or_dash(const std::vector<std::string>& items) {
+  const std::string out = join(items);
   return out.empty() ? "-" : out;
 }
 
@@ -160,8 +161,8 @@ void leakage_markdown(std::ostringstream& md, const ScenarioSpec& spec, const Le
     for (const auto& m : l.models)
       for (const auto& x : m.exposures)
         md << "| " << m.name << " | " << m.owner << " | " << x.part << " | " << x.channel << " | "
-           << (x.status == "open" ? "**open**" : x.status) << " | " << join(x.tenants) << " | " << join(x.closed_by)
-           << " |\n";
+           << (x.status == "open" ? "**open**" : x.status) << " | " << names_or_dash(x.tenants) << " | "
+           << names_or_dash(x.closed_by) << " |\n";
   }
 }
 
@@ -293,14 +294,10 @@ std::string report_markdown(const ScenarioSpec& spec, const RunResult& run, cons
     md << "Host layers shared by tenants with replicas on the same node (by their runtimes; "
           "docs/models/runtimes.md).\n\n";
     md << "| tenants | node | same GPU | runtimes | shared layers |\n|---|---|---|---|---|\n";
-    const auto join = [](const std::vector<std::string>& v) {
-      std::string out;
-      for (const auto& x : v) out += (out.empty() ? "" : ", ") + x;
-      return out.empty() ? std::string("-") : out;
-    };
     for (const auto& b : a.boundaries)
       md << "| " << b.tenant_a << " / " << b.tenant_b << " | " << b.node << " | " << (b.same_gpu ? "yes" : "no")
-         << " | " << join(b.runtimes_a) << " / " << join(b.runtimes_b) << " | " << join(b.shared_layers) << " |\n";
+         << " | " << names_or_dash(b.runtimes_a) << " / " << names_or_dash(b.runtimes_b) << " | "
+         << names_or_dash(b.shared_layers) << " |\n";
   }
 
   if (leakage) leakage_markdown(md, spec, *leakage);

@@ -94,6 +94,9 @@ TEST(Text, ListAndStringHelpers) {
   EXPECT_EQ(trim("   "), "");
   EXPECT_EQ(join({"a", "b", "c"}), "a, b, c");
   EXPECT_EQ(join({}, "/"), "");
+  EXPECT_EQ(join({"a", "b", "c"}, ", ", 2), "a, b, ... (3 in all)");
+  EXPECT_EQ(format_printf("%.6g|%.9f|%.2f s", 1.0 / 3, 2.5, 0.125), "0.333333|2.500000000|0.12 s");
+  EXPECT_EQ(format_printf("%s", std::string(300, 'x').c_str()).size(), 300u) << "longer than the small buffer";
 }
 
 }  // namespace

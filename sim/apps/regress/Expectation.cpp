@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "Text.hpp"
 #include "Units.hpp"
 
 namespace gtw::regress {
@@ -128,9 +129,7 @@ bool satisfies(const Json& actual, const Expectation& e, std::string& why) {
 
 std::string format_number(double v) {
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.6g", v);  // six significant digits: enough to read, short to print
-  return buf;
+  return format_printf("%.6g", v);  // six significant digits: enough to read, short to print
 }
 
 const char* op_text(Op op) {

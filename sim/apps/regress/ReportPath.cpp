@@ -4,6 +4,7 @@
 #include <charconv>
 
 #include "Diagnostics.hpp"
+#include "Text.hpp"
 
 namespace gtw::regress {
 namespace {
@@ -169,11 +170,9 @@ void add_unique(std::vector<std::string>& list, const std::string& s) {
   if (std::find(list.begin(), list.end(), s) == list.end()) list.push_back(s);
 }
 
-std::string join(const std::vector<std::string>& items, size_t limit = 12) {
-  std::string out;
-  for (size_t i = 0; i < items.size() && i < limit; ++i) out += (i ? ", " : "") + items[i];
-  if (items.size() > limit) out += ", ... (" + std::to_string(items.size()) + " in all)";
-  return out;
+// At most a dozen names in a message.
+std::string join_names(const std::vector<std::string>& items) {
+  return join(items, ", ", 12);
 }
 
 // "; did you mean 'x'?" when a valid name is close to the one given.
@@ -296,7 +295,7 @@ Resolution resolve(const ReportPath& path, const Json& root) {
           for (const auto& [field, value] : seg.match) sel += (sel.empty() ? "" : ",") + field + "=" + value;
           problem = "no item of " + at + " has " + sel;
           if (!valid.empty()) {
-            problem += "; " + seg.match.front().first + " values: " + join(valid) +
+            problem += "; " + seg.match.front().first + " values: " + join_names(valid) +
                        did_you_mean(seg.match.front().second, valid);
             valid.clear();
           }
@@ -306,7 +305,7 @@ Resolution resolve(const ReportPath& path, const Json& root) {
     }
     if (next.empty()) {
       out.error = problem;
-      if (!valid.empty()) out.error += "; valid keys: " + join(valid) + did_you_mean(seg.key, valid);
+      if (!valid.empty()) out.error += "; valid keys: " + join_names(valid) + did_you_mean(seg.key, valid);
       return out;
     }
     current = std::move(next);

@@ -11,6 +11,7 @@
 #include "InputFile.hpp"
 #include "Process.hpp"
 #include "StrictJson.hpp"
+#include "Text.hpp"
 
 namespace fs = std::filesystem;
 
@@ -18,9 +19,7 @@ namespace gtw::regress {
 namespace {
 
 std::string seconds_text(double s) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f s", s);
-  return buf;
+  return format_printf("%.2f s", s);
 }
 
 std::string location_text(const SourceLoc& loc) {
