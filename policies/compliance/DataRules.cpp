@@ -281,7 +281,7 @@ class ScrubBetweenTenants final : public ComplianceRule {
       const int t = w >= 0 && static_cast<size_t>(w) < spec.workloads.size()
                         ? spec.workloads[static_cast<size_t>(w)].tenant_index
                         : -1;
-      return index.tenant_on(w, gpu, t);  // a covert sender runs as its own tenant
+      return index.tenant_on(WorkloadId(w), GpuId(gpu), TenantId(t)).value();  // a covert sender runs as its own tenant
     };
     // Observed: the allocator handed freed bytes of another tenant to an allocation.
     for (const auto& e : in.run.log.events()) {

@@ -600,7 +600,7 @@ class AttestationBeforeKeyRelease final : public ComplianceRule {
                                    const Event& k, double window) {
     std::set<int> gpus;
     double placed_at = -1;
-    const auto& stays = index.stays_of(k.workload, k.replica);
+    const auto& stays = index.stays_of(WorkloadId(k.workload), k.replica);
     for (size_t j = stays.size(); j-- > 0;) {
       const Stay& s = index.stays()[stays[j]];
       if (s.seq >= k.seq) continue;

@@ -86,13 +86,13 @@ struct AttackContext {
   }
   /// The device of a replica's first placement, or -1.
   int device(int workload, int replica) const {
-    const Stay* s = index.first_stay(workload, replica);
+    const Stay* s = index.first_stay(WorkloadId(workload), replica);
     return s ? s->gpu : -1;
   }
   /// The devices of every placement of a workload, in placement order.
   std::vector<int> devices(int workload) const {
     std::vector<int> out;
-    for (size_t k : index.stays_of(workload)) out.push_back(index.stays()[k].gpu);
+    for (size_t k : index.stays_of(WorkloadId(workload))) out.push_back(index.stays()[k].gpu);
     return out;
   }
   /// The catalogue's bound for (resource, relation) on the device `gpu` (its product and time slice).

@@ -329,7 +329,10 @@ void observed_hand_overs(const ScenarioSpec& spec, const RunResult& run, const R
     const int src_w = payload::source_workload(e);
     if (src_w < 0 || static_cast<size_t>(src_w) >= spec.workloads.size()) continue;
     // The source tenant: the owner of the freed memory (a covert-channel sender runs as its own tenant).
-    const int source = index.tenant_on(src_w, e.gpu, spec.workloads[static_cast<size_t>(src_w)].tenant_index);
+    const int source = index
+                           .tenant_on(WorkloadId(src_w), GpuId(e.gpu),
+                                      TenantId(spec.workloads[static_cast<size_t>(src_w)].tenant_index))
+                           .value();
     if (source < 0 || source == e.tenant) continue;
     const auto mode = gpu_mode[static_cast<size_t>(e.gpu)].value_or(Mode::EXCLUSIVE);
     const auto& cell = catalogue.cell(Resource::REMANENCE, mode);
@@ -683,7 +686,7 @@ void model_assets(const ScenarioSpec& spec, const RunResult& run, const RunIndex
     for (DiscreteKind kind : {DiscreteKind::PLAINTEXT_STORAGE, DiscreteKind::PLAINTEXT_NETWORK})
       asset.exposures.push_back(stored_weight_exposure(spec, rep, items, kind));
     std::set<int> gpus;
-    for (size_t k : index.stays_of(static_cast<int>(w)))
+    for (size_t k : index.stays_of(WorkloadId(static_cast<int>(w))))
       if (index.stays()[k].tenant >= 0) gpus.insert(index.stays()[k].gpu);
     asset.exposures.push_back(architecture_exposure(spec, rep, ws, gpus));
     if (ws.kind == WorkloadKind::INFERENCE) asset.exposures.push_back(behaviour_exposure(options, served[w]));

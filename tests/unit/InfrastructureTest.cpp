@@ -4,9 +4,11 @@
 
 #include <filesystem>
 #include <stdexcept>
+#include <type_traits>
 
 #include "AtomicFile.hpp"
 #include "Errors.hpp"
+#include "Ids.hpp"
 #include "Process.hpp"
 #include "Subprocess.hpp"
 #include "Text.hpp"
@@ -97,6 +99,18 @@ TEST(Text, ListAndStringHelpers) {
   EXPECT_EQ(join({"a", "b", "c"}, ", ", 2), "a, b, ... (3 in all)");
   EXPECT_EQ(format_printf("%.6g|%.9f|%.2f s", 1.0 / 3, 2.5, 0.125), "0.333333|2.500000000|0.12 s");
   EXPECT_EQ(format_printf("%s", std::string(300, 'x').c_str()).size(), 300u) << "longer than the small buffer";
+}
+
+// Strong ids convert only explicitly, so a tenant cannot be passed where a workload is expected.
+static_assert(!std::is_convertible_v<int, WorkloadId>);
+static_assert(!std::is_convertible_v<TenantId, WorkloadId>);
+static_assert(!std::is_convertible_v<WorkloadId, int>);
+
+TEST(Ids, CompareAndIndexLikeTheirValue) {
+  EXPECT_FALSE(GpuId().valid());
+  EXPECT_EQ(GpuId(3).index(), 3u);
+  EXPECT_LT(TenantId(1), TenantId(2));
+  EXPECT_EQ(WorkloadId(4), WorkloadId(4));
 }
 
 }  // namespace

@@ -75,7 +75,7 @@ struct Log {
 };
 
 const Stay& stay(const RunIndex& index, int w, int r, size_t k) {
-  return index.stays().at(index.stays_of(w, r).at(k));
+  return index.stays().at(index.stays_of(WorkloadId(w), r).at(k));
 }
 
 TEST(RunIndex, ARestartedReplicaHasOneStayPerPlacementEachWithItsOwnEnd) {
@@ -87,7 +87,7 @@ TEST(RunIndex, ARestartedReplicaHasOneStayPerPlacementEachWithItsOwnEnd) {
   l.failed(40, w, 0, g0, FailureReason::RECONFIGURED);  // evicted by a MIG re-partitioning
   l.placed(45, w, 0, g1);                               // and placed again
   const auto index = l.index();
-  ASSERT_EQ(index.stays_of(w, 0).size(), 2u);
+  ASSERT_EQ(index.stays_of(WorkloadId(w), 0).size(), 2u);
   const Stay& first = stay(index, w, 0, 0);
   EXPECT_EQ(first.gpu, g0);
   EXPECT_DOUBLE_EQ(first.start, 10);
@@ -102,7 +102,7 @@ TEST(RunIndex, ARestartedReplicaHasOneStayPerPlacementEachWithItsOwnEnd) {
   EXPECT_DOUBLE_EQ(second.start, 45);
   EXPECT_FALSE(second.ended());
   EXPECT_DOUBLE_EQ(second.end, 100);  // the end of the run
-  EXPECT_EQ(index.first_stay(w, 0), &first);
+  EXPECT_EQ(index.first_stay(WorkloadId(w), 0), &first);
 }
 
 TEST(RunIndex, TheEndOfTheRunIsTheLaterOfTheRunsEndAndTheDuration) {

@@ -120,26 +120,24 @@ void RunIndex::load(const Event& e) {
   loads_.push_back(l);
 }
 
-const std::vector<size_t>& RunIndex::stays_of(int workload, int replica) const {
-  const auto it = by_replica_.find({workload, replica});
+const std::vector<size_t>& RunIndex::stays_of(WorkloadId workload, int replica) const {
+  const auto it = by_replica_.find({workload.value(), replica});
   return it == by_replica_.end() ? empty_list() : it->second;
 }
 
-const std::vector<size_t>& RunIndex::stays_of(int workload) const {
-  return workload >= 0 && static_cast<size_t>(workload) < by_workload_.size()
-             ? by_workload_[static_cast<size_t>(workload)]
-             : empty_list();
+const std::vector<size_t>& RunIndex::stays_of(WorkloadId workload) const {
+  return workload.valid() && workload.index() < by_workload_.size() ? by_workload_[workload.index()] : empty_list();
 }
 
-const Stay* RunIndex::first_stay(int workload, int replica) const {
+const Stay* RunIndex::first_stay(WorkloadId workload, int replica) const {
   const auto& list = stays_of(workload, replica);
   return list.empty() ? nullptr : &stays_[list.front()];
 }
 
-int RunIndex::tenant_on(int workload, int gpu, int fallback) const {
-  int tenant = fallback;
+TenantId RunIndex::tenant_on(WorkloadId workload, GpuId gpu, TenantId fallback) const {
+  TenantId tenant = fallback;
   for (size_t k : stays_of(workload))
-    if (stays_[k].gpu == gpu && stays_[k].tenant >= 0) tenant = stays_[k].tenant;
+    if (stays_[k].gpu == gpu.value() && stays_[k].tenant >= 0) tenant = TenantId(stays_[k].tenant);
   return tenant;
 }
 

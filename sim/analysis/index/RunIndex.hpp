@@ -23,6 +23,7 @@
 #include <utility>
 #include <vector>
 
+#include "Ids.hpp"
 #include "RunResult.hpp"
 #include "Scenario.hpp"
 
@@ -82,13 +83,13 @@ class RunIndex {
   /// device of the run are left out (the engine emits none).
   const std::vector<Stay>& stays() const { return stays_; }
   /// Indices into stays() of one replica's stays, in placement order (empty when never placed).
-  const std::vector<size_t>& stays_of(int workload, int replica) const;
+  const std::vector<size_t>& stays_of(WorkloadId workload, int replica) const;
   /// Indices into stays() of every stay of a workload, in placement order.
-  const std::vector<size_t>& stays_of(int workload) const;
+  const std::vector<size_t>& stays_of(WorkloadId workload) const;
   /// The replica's first stay, or null.
-  const Stay* first_stay(int workload, int replica) const;
+  const Stay* first_stay(WorkloadId workload, int replica) const;
   /// The tenant of the workload's latest stay on `gpu` (the owner of memory it freed there), or `fallback`.
-  int tenant_on(int workload, int gpu, int fallback) const;
+  TenantId tenant_on(WorkloadId workload, GpuId gpu, TenantId fallback) const;
   /// Model loads (MODEL_LOAD), in log order.
   const std::vector<ModelLoad>& loads() const { return loads_; }
   /// Bytes a stay copied to its device: `initial` (the load at bring-up, not an event) plus its MODEL_LOADs.
