@@ -1,6 +1,9 @@
 // Compliance outputs. Every finding carries its evidence (event seq, audit record, time, resource)
 // so a reader can go from a failed rule to the exact events in report.json / results.h5 / audit.jsonl.
 #include "ComplianceWriters.hpp"
+
+#include <nlohmann/json.hpp>
+
 #include "XmlText.hpp"
 
 #include <algorithm>

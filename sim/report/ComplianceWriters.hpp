@@ -3,7 +3,7 @@
 // PolicyReport shape), junit.xml (one test case per rule and per SLO) and SARIF results
 // (docs/models/compliance.md, "Outputs"). Internal to sim/report.
 #include <hdf5.h>
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>  // declarations only: the writers that build JSON include json.hpp
 
 #include <sstream>
 #include <string>
