@@ -9,6 +9,7 @@ docs/ARCHITECTURE.md opens with the same table as a picture.
 
   scripts/check-layering.py [ROOT]          check; exit 1 and one line per violation
   scripts/check-layering.py --rules [ROOT]  print the rules as a markdown table
+  scripts/check-layering.py --self-test     check that each kind of violation is caught (a test that can fail)
 """
 import os
 import re
@@ -115,9 +116,45 @@ def print_rules():
         print(f'| {name} | {", ".join("`" + f + "`" for f in folders)} | {", ".join(deps + extra) or "-"} |')
 
 
+def self_test():
+    import tempfile
+    cases = {
+        'a lower layer including a higher one': {'sim/core/Low.hpp': '#include "Engine.hpp"\n',
+                                                  'sim/engine/Engine.hpp': ''},
+        'an include by path': {'sim/core/Low.hpp': '#include "sim/core/Other.hpp"\n', 'sim/core/Other.hpp': ''},
+        'a file name twice': {'sim/core/Same.hpp': '', 'models/threat/Same.hpp': ''},
+        'SimGrid in the analyses': {'sim/analysis/Stage.cpp': '#include <simgrid/s4u.hpp>\n'},
+        'a header that is not in the project': {'sim/core/Low.cpp': '#include "Missing.hpp"\n'},
+        'a folder in no layer': {'models/newfolder/Thing.cpp': ''},
+    }
+    failed = 0
+    for what, files in cases.items():
+        with tempfile.TemporaryDirectory() as root:
+            for path, text in files.items():
+                os.makedirs(os.path.join(root, os.path.dirname(path)), exist_ok=True)
+                with open(os.path.join(root, path), 'w', encoding='utf-8') as f:
+                    f.write(text)
+            if not check(root):
+                print(f'self-test: {what} was not caught')
+                failed += 1
+    with tempfile.TemporaryDirectory() as root:  # and a clean tree passes
+        os.makedirs(os.path.join(root, 'sim/engine'))
+        os.makedirs(os.path.join(root, 'sim/core'))
+        with open(os.path.join(root, 'sim/engine/Engine.cpp'), 'w', encoding='utf-8') as f:
+            f.write('#include <simgrid/s4u.hpp>\n#include "Low.hpp"\n')
+        open(os.path.join(root, 'sim/core/Low.hpp'), 'w').close()
+        if check(root):
+            print('self-test: a clean tree was refused:', check(root))
+            failed += 1
+    print(f'check-layering self-test: {len(cases) + 1 - failed} of {len(cases) + 1} cases right', file=sys.stderr)
+    return 1 if failed else 0
+
+
 def main(argv):
     args = [a for a in argv if not a.startswith('--')]
     root = args[0] if args else os.path.join(os.path.dirname(os.path.abspath(__file__)), '..')
+    if '--self-test' in argv:
+        return self_test()
     if '--rules' in argv:
         print_rules()
         return 0
