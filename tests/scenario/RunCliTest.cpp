@@ -78,6 +78,21 @@ TEST(RunCli, AMalformedLogSettingIsRefusedWithExit2) {
   }
 }
 
+TEST(RunCli, ModelsListsTheCatalogueAndABrokenCatalogueIsExit2) {
+  const auto r = run_process({GTW_BINARY, "models"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* id : {"llama-3.1-70b", "mixtral-8x7b", "qwen2.5-72b"})
+    EXPECT_NE(r.out.find(id), std::string::npos) << id << " in " << r.out;
+  EXPECT_NE(r.out.find("128 KiB"), std::string::npos) << "Llama 3.1 8B's KV bytes per token: " << r.out;
+  TempDir dir;
+  write_text(dir.file("llm.yaml"), "kind: ModelCatalogue\nmodels: []\n");
+  ProcessOptions broken;
+  broken.env = {{"GPUTWIN_MODEL_CATALOGUE", dir.file("llm.yaml")}};
+  const auto b = run_process({GTW_BINARY, "models"}, broken);
+  EXPECT_EQ(b.exit_code, 2) << b.err;
+  EXPECT_NE(b.err.find("llm.yaml:2:"), std::string::npos) << b.err;
+}
+
 TEST(RunCli, TimeSlicingRaisesBothTenantsP99AboveRunningAlone) {
   TempDir dir;
   const auto alone = run_report(dir, "alone", {TWO_TENANTS});

@@ -26,6 +26,7 @@
 #include "Errors.hpp"
 #include "FieldDocs.hpp"
 #include "HardwareProfile.hpp"
+#include "ModelCatalogue.hpp"
 #include "OutputName.hpp"
 #include "PackCommand.hpp"
 #include "Placement.hpp"
@@ -407,6 +408,25 @@ int cmd_profiles() {
   return status;
 }
 
+// gputwin models: the model catalogue, with what follows from each architecture (docs/models/workloads.md).
+int cmd_models() {
+  Diagnostics diags;
+  const auto catalogue = load_model_catalogue(default_model_catalogue_path(), diags);
+  if (!catalogue) {
+    std::cerr << diags.format_all();
+    return EXIT_INVALID_INPUT;
+  }
+  std::printf("%-14s %-14s %6s %6s %9s %9s %9s %9s %12s\n", "ID", "NAME", "LAYERS", "HEADS", "KV HEADS", "PARAMS",
+              "ACTIVE", "PUBLISHED", "KV/TOKEN");
+  for (const auto& m : catalogue->models)
+    std::printf("%-14s %-14s %6d %6d %9d %8.2fB %8.2fB %8.2fB %9.0f KiB\n", m.id.c_str(), m.name.c_str(), m.layers,
+                m.attention_heads, m.kv_heads, m.parameters() / 1e9, m.active_parameters() / 1e9,
+                m.published_parameters / 1e9, m.kv_bytes_per_token(2) / 1024);
+  std::printf("\nPARAMS derived from the shapes, PUBLISHED from the model card; KV/TOKEN at 16-bit K and V.\n");
+  std::printf("Catalogue: %s\n", catalogue->file.c_str());
+  return EXIT_OK;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -452,6 +472,7 @@ int main(int argc, char** argv) {
   explain_cmd->add_option("field", field, "Field path, 'policies' or 'compliance'")->required();
 
   auto* profiles = app.add_subcommand("profiles", "List the hardware profiles");
+  auto* models = app.add_subcommand("models", "List the model catalogue (architectures of the served models)");
   const auto test_cmd = cli::register_test_command(app);
   const auto diff_cmd = cli::register_diff_command(app);
   const auto sweep_cmd = cli::register_sweep_command(app);
@@ -480,6 +501,7 @@ int main(int argc, char** argv) {
     if (*validate) return cmd_validate(file, sets, budget);
     if (*explain_cmd) return cmd_explain(field);
     if (*profiles) return cmd_profiles();
+    if (*models) return cmd_models();
     if (*test_cmd.app) return test_cmd.run();
     if (*diff_cmd.app) return diff_cmd.run();
     if (*sweep_cmd.app) return sweep_cmd.run();
