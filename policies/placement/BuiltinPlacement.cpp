@@ -116,7 +116,9 @@ class Spread final : public PlacementPolicy {
 void register_builtin_placement(PlacementRegistry& registry) {
   registry.add({"first-fit", "Lowest-numbered eligible GPUs on the first node that has enough of them.", {}},
                [](const Params&) { return std::make_unique<FirstFit>(); });
-  registry.add({"best-fit",
+  // Not "best-fit": that is the packing experiment's node-level policy (policies/packing), which scores
+  // differently (docs/models/placement.md, "Two placement families").
+  registry.add({"tightest-fit",
                 "GPUs left with the least free capacity after placement (fills partly used GPUs first).",
                 {{"metric",
                   ParamType::STRING,

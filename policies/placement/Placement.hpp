@@ -80,7 +80,7 @@ class PlacementPolicy {
 
 using PlacementRegistry = Registry<PlacementPolicy>;
 
-/// Registers first-fit, best-fit, ... (explicit, so static linking cannot drop them).
+/// Registers first-fit, tightest-fit, ... (explicit, so static linking cannot drop them).
 void register_builtin_placement(PlacementRegistry& registry);
 const PlacementRegistry& builtin_placement_registry();
 

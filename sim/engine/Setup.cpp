@@ -307,7 +307,11 @@ PreparedScenario prepare_scenario(const std::string& path, const std::vector<Ove
 
   // Policies by registered name.
   policy::check_policy_ref(spec.placement, "spec.policies.placement", "placement",
-                           policy::builtin_placement_registry().list(), diags);
+                           policy::builtin_placement_registry().list(), diags,
+                           {{"best-fit",
+                             {"tightest-fit",
+                              "best-fit is the packing experiment's node-level CPU+GPU policy of "
+                              "`gputwin pack`; the engine's scores the GPUs left least free"}}});
   policy::check_compliance_rules(spec, diags);
 
   check_replica_capacity(spec, out.profiles, diags);

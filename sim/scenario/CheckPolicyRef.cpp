@@ -14,12 +14,19 @@ std::string format_number(double v) {
 }  // namespace
 
 void check_policy_ref(const PolicyRef& ref, const std::string& path, const std::string& family,
-                      const std::vector<PluginInfo>& available, Diagnostics& diags) {
+                      const std::vector<PluginInfo>& available, Diagnostics& diags,
+                      const std::map<std::string, RenamedPolicy>& renamed) {
   std::vector<std::string> names;
   const PluginInfo* info = nullptr;
   for (const auto& p : available) {
     names.push_back(p.name);
     if (p.name == ref.name) info = &p;
+  }
+  if (const auto old = renamed.find(ref.name); !info && old != renamed.end()) {
+    diags.error(
+        ref.loc, path + ".name",
+        family + " policy '" + ref.name + "' is now called '" + old->second.now + "' (" + old->second.why + ")");
+    return;
   }
   if (!info) {
     diags.error(ref.loc, path + ".name", "unknown " + family + " policy '" + ref.name + "'" + suggest(ref.name, names));

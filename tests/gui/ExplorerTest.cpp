@@ -129,7 +129,7 @@ TEST(Explorer, ControlsBecomeSetOverridesThatTheLoaderAccepts) {
   EXPECT_EQ(w.knob_value(SERVE_MODE), QStringLiteral("timeSlicing"));
   ASSERT_TRUE(w.set_knob(SERVE_MODE, QStringLiteral("mig")));
   ASSERT_TRUE(w.set_knob("load/chat", QStringLiteral("2")));
-  ASSERT_TRUE(w.set_knob("placement", QStringLiteral("best-fit")));
+  ASSERT_TRUE(w.set_knob("placement", QStringLiteral("tightest-fit")));
   ASSERT_TRUE(w.set_knob("run/duration", QStringLiteral("2m")));
   ASSERT_TRUE(w.set_knob("dedicated/research", QStringLiteral("yes")));
   // A field the window has no code for, generated from the schema: under a mapping the scenario lacks,
@@ -141,7 +141,7 @@ TEST(Explorer, ControlsBecomeSetOverridesThatTheLoaderAccepts) {
       o.contains(QStringLiteral("spec.cluster.nodePools[serve].sharing={mode: mig, migLayout: [4g.40gb, 3g.40gb]}")))
       << o.join('\n').toStdString();
   EXPECT_TRUE(o.contains(QStringLiteral("spec.workloads[chat-svc].arrival.rate=36/s"))) << o.join('\n').toStdString();
-  EXPECT_TRUE(o.contains(QStringLiteral("spec.policies.placement={name: best-fit}")));
+  EXPECT_TRUE(o.contains(QStringLiteral("spec.policies.placement={name: tightest-fit}")));
   EXPECT_TRUE(o.contains(QStringLiteral("spec.duration=2m")));
   EXPECT_TRUE(o.contains(QStringLiteral("spec.workloads[finetune].placement={sharing: [exclusive], nodePool: train}")));
   std::vector<std::string> overrides;

@@ -93,13 +93,13 @@ TEST(Placement, SpreadPutsReplicasOnDifferentPhysicalGpusBeforeSharingOneThrough
 }
 
 TEST(Placement, BestFitFillsPartlyUsedGpusFirst) {
-  auto p = builtin_placement_registry().create("best-fit", {});
+  auto p = builtin_placement_registry().create("tightest-fit", {});
   auto v = cluster(1, 4, SharingMode::TIME_SLICING, 4);
   take(v, {2});
   take(v, {2});
   take(v, {1});
   EXPECT_EQ(*p->place(request(1), v), std::vector<int>{2});
-  auto by_memory = builtin_placement_registry().create("best-fit", {{"metric", std::string("memory")}});
+  auto by_memory = builtin_placement_registry().create("tightest-fit", {{"metric", std::string("memory")}});
   auto m = cluster(1, 3, SharingMode::TIME_SLICING, 4);
   take(m, {0}, 10e9);
   take(m, {1}, 60e9);
@@ -151,7 +151,7 @@ TEST(Placement, PackingFillsGpusInUseThenNodesInUseBeforeOpeningAnIdleNode) {
 
 TEST(Placement, FgdKeepsRoomForTheMultiGpuJobsOfTheDemandMix) {
   // Node 0 has 2 free GPUs, node 1 has 3. The demand is mostly 2-GPU jobs. A 1-GPU replica on node 0
-  // would strand its last GPU; on node 1 it leaves 2, still a whole 2-GPU job. First-fit and best-fit
+  // would strand its last GPU; on node 1 it leaves 2, still a whole 2-GPU job. First-fit and tightest-fit
   // take node 0; FGD takes node 1.
   auto v = cluster(2, 4, SharingMode::EXCLUSIVE, 1);
   take(v, {0, 1, 4});
@@ -161,7 +161,8 @@ TEST(Placement, FgdKeepsRoomForTheMultiGpuJobsOfTheDemandMix) {
   ASSERT_TRUE(chosen);
   EXPECT_EQ(v.gpus[static_cast<size_t>((*chosen)[0])].node, 1);
   EXPECT_EQ(
-      v.gpus[static_cast<size_t>((*builtin_placement_registry().create("best-fit", {})->place(request(1), v))[0])].node,
+      v.gpus[static_cast<size_t>((*builtin_placement_registry().create("tightest-fit", {})->place(request(1), v))[0])]
+          .node,
       0);
   // A 2-GPU request fits either node exactly or leaves one free GPU: FGD takes node 0 (no stranding).
   EXPECT_EQ(v.gpus[static_cast<size_t>((*fgd->place(request(2), v))[0])].node, 0);
@@ -223,19 +224,25 @@ TEST(Placement, ClassificationAwareKeepsRegulatedTenantsApartButLetsLowerOnesSha
 TEST(PolicyParams, UnknownNamesParametersAndValuesAreLocatedErrors) {
   const auto list = builtin_placement_registry().list();
   Diagnostics d;
-  PolicyRef ref{"bestfit", {}, SourceLoc{"s.yaml", 9, 13}, {}};
+  PolicyRef ref{"tightestfit", {}, SourceLoc{"s.yaml", 9, 13}, {}};
   check_policy_ref(ref, "spec.policies.placement", "placement", list, d);
   ASSERT_EQ(d.error_count(), 1u);
   EXPECT_NE(d.all()[0].format().find("s.yaml:9:13: error: spec.policies.placement.name: unknown placement policy "
-                                     "'bestfit'"),
+                                     "'tightestfit'"),
             std::string::npos);
-  EXPECT_NE(d.all()[0].message.find("did you mean 'best-fit'"), std::string::npos);
+  EXPECT_NE(d.all()[0].message.find("did you mean 'tightest-fit'"), std::string::npos);
   Diagnostics d2;
-  PolicyRef bad{"best-fit", {{"metrc", 1.0}, {"metric", std::string("memroy")}}, {}, {}};
+  PolicyRef bad{"tightest-fit", {{"metrc", 1.0}, {"metric", std::string("memroy")}}, {}, {}};
   check_policy_ref(bad, "p", "placement", list, d2);
   EXPECT_EQ(d2.error_count(), 2u) << d2.format_all();
   EXPECT_NE(d2.format_all().find("no parameter 'metrc'"), std::string::npos);
   EXPECT_NE(d2.format_all().find("did you mean 'memory'"), std::string::npos);
+  // The engine's former "best-fit" is named apart from the packing experiment's: the old name says so.
+  Diagnostics d3;
+  check_policy_ref(PolicyRef{"best-fit", {}, SourceLoc{"s.yaml", 4, 9}, {}}, "p", "placement", list, d3,
+                   {{"best-fit", {"tightest-fit", "why"}}});
+  EXPECT_NE(d3.format_all().find("placement policy 'best-fit' is now called 'tightest-fit' (why)"), std::string::npos)
+      << d3.format_all();
 }
 
 }  // namespace
