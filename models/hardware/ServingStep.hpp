@@ -1,0 +1,70 @@
+#pragma once
+// The cost of one engine step of an LLM server with iteration-level batching (Orca, vLLM): the decode
+// tokens of the running sequences plus the prefill tokens admitted this step, on a tensor-parallel group
+// of `tp` GPUs. A step reads the weights once (per GPU: its shard; a mixture of experts reads the experts
+// its tokens are routed to), reads the KV cache of every token attended and writes the new tokens' KV,
+// computes 2 FLOPs per active weight per token plus attention over the context, and all-reduces the
+// activations twice per layer across the group. Its time is the roofline of that work on one GPU of the
+// group (max of compute and memory time) plus the all-reduces. And how much KV cache fits.
+// Groundwork of issue 19: the continuous-batching workload will price its steps with this.
+// SimGrid-free (models/hardware); the parameters it assumes are named in ServingConfig.
+#include "HardwareProfile.hpp"
+#include "ModelCatalogue.hpp"
+
+namespace gtw {
+
+struct ServingConfig {
+  int tp = 1;                           // tensor-parallel GPUs (one node)
+  DType weights = DType::FP16;          // weight precision (FP8: weights and GEMMs in FP8)
+  double kv_bytes_per_value = 2;        // 2: FP16/BF16 KV cache, 1: FP8 KV cache
+  double gpu_memory_utilization = 0.9;  // share of each GPU's memory the server may use (vLLM's default)
+  double workspace_bytes = 0;           // activations and workspace kept per GPU beside weights and KV (assumed)
+  int block_size = 16;                  // tokens per KV block (vLLM's default)
+  double all_reduce_latency = 8e-6;     // per all-reduce on NVLink, s (assumed: NCCL small-message latency order)
+};
+
+/// What one step runs: `decode_tokens` sequences each producing one token, `prefill_tokens` prompt tokens
+/// (one or several prompts, whole or a chunk); `attended_tokens` = the sum over all the step's tokens of the
+/// context each attends to (attention FLOPs), `kv_read_tokens` = the KV entries read from HBM. Build it
+/// with add_decode / add_prefill.
+struct StepBatch {
+  double decode_tokens = 0;
+  double prefill_tokens = 0;
+  double attended_tokens = 0;
+  double kv_read_tokens = 0;
+
+  /// A sequence of `context` tokens producing its next one: it attends and reads its whole cache.
+  StepBatch& add_decode(double context, double sequences = 1);
+  /// A causal prefill of `tokens` new tokens after `cached` ones: it attends tokens*cached + tokens*(tokens+1)/2
+  /// entries; fused attention (FlashAttention) reads the keys and values once per tile of `query_tile` queries,
+  /// so the HBM reads are ceil(tokens / query_tile) passes over the cached prefix and half the chunk.
+  StepBatch& add_prefill(double tokens, double cached = 0, double query_tile = 128);
+};
+
+struct StepCost {
+  double flops = 0;            // per GPU of the group
+  double bytes = 0;            // HBM bytes per GPU
+  double compute_s = 0;        // flops / achievable tensor rate
+  double memory_s = 0;         // bytes / achievable HBM bandwidth
+  double communication_s = 0;  // tensor-parallel all-reduces
+  double total_s = 0;          // max(compute, memory) + communication
+};
+
+StepCost step_cost(const ModelArchitecture& model, const HardwareProfile& gpu, const ServingConfig& config,
+                   const StepBatch& batch);
+
+struct KvCapacity {
+  double weights_per_gpu = 0;   // bytes of the weight shard
+  double kv_bytes_per_gpu = 0;  // memory left for the KV cache on each GPU
+  double kv_bytes_per_token_per_gpu = 0;
+  long long blocks = 0;  // KV blocks the group holds (each block_size tokens of every layer)
+  long long tokens = 0;  // blocks x block_size
+  bool fits = false;     // the weights and workspace fit with room for at least one block
+};
+
+/// The paged KV cache of a tensor-parallel group of GPUs of `memory_per_gpu` bytes each: capacity =
+/// memory x utilisation - weight shard - workspace, in blocks of `block_size` tokens. KV heads are sharded
+/// across the group (replicated when the group is larger than the KV heads).
+KvCapacity kv_capacity(const ModelArchitecture& model, double memory_per_gpu, const ServingConfig& config);
+
+}  // namespace gtw
