@@ -1,4 +1,5 @@
 #include "Platform.hpp"
+#include "TopologyGraph.hpp"
 
 #include <xbt/log.h>
 #include <algorithm>
@@ -79,8 +80,8 @@ NodeParts& Platform::begin_node(int n) {
   }
   for (auto* h : parts.sockets) node_of_[h] = n;
   std::set<int> skipped;  // vertices the scenario does not use
-  for (auto [v, end] = boost::vertices(ng.g); v != end; ++v) {
-    const auto& vx = ng.g[*v];
+  for (auto [v, end] = boost::vertices(ng.g()); v != end; ++v) {
+    const auto& vx = ng.g()[*v];
     const int vi = static_cast<int>(*v);
     switch (vx.kind) {
       case VertexKind::NVSWITCH:
@@ -320,8 +321,8 @@ void Platform::finish() {
     for (size_t n = 0; n < nodes_.size(); ++n) {
       // The front-end port of node n is vertex "<node>-fe" of the fabric graph.
       int fe_vertex = -1;
-      for (auto [v, end] = boost::vertices(f.g); v != end; ++v)
-        if (f.g[*v].kind == VertexKind::FRONTEND_PORT && f.g[*v].index == static_cast<int>(n))
+      for (auto [v, end] = boost::vertices(f.g()); v != end; ++v)
+        if (f.g()[*v].kind == VertexKind::FRONTEND_PORT && f.g()[*v].index == static_cast<int>(n))
           fe_vertex = static_cast<int>(*v);
       const Path p = f.path(f.frontend, fe_vertex, 0);
       root_route(frontend_zone_->get_netpoint(), nodes_[n].zone->get_netpoint(), frontend_->get_netpoint(),
@@ -353,7 +354,7 @@ void Platform::add_rails() {
   std::vector<std::vector<sg4::NetZone*>> leaf_zone(f.rail_leaf.size());
   for (size_t grp = 0; grp < f.rail_leaf.size(); ++grp) {
     for (size_t j = 0; j < f.rail_leaf[grp].size(); ++j) {
-      const std::string name = f.g[static_cast<Graph::vertex_descriptor>(f.rail_leaf[grp][j])].name;
+      const std::string name = f.g()[static_cast<Graph::vertex_descriptor>(f.rail_leaf[grp][j])].name;
       auto* zone = sg4::create_full_zone(name);
       zone->set_parent(root_);
       NetPoint* leaf = zone->create_router(name + "-leaf");

@@ -1,4 +1,5 @@
 #include "Topology.hpp"
+#include "TopologyGraph.hpp"
 
 #include <boost/graph/connected_components.hpp>
 #include <boost/graph/dijkstra_shortest_paths.hpp>
@@ -13,6 +14,15 @@
 #include "NvidiaSmi.hpp"
 
 namespace gtw::fabric {
+
+NodeGraph::NodeGraph() : graph_(std::make_unique<Graph>()) {}
+NodeGraph::~NodeGraph() = default;
+NodeGraph::NodeGraph(NodeGraph&&) noexcept = default;
+NodeGraph& NodeGraph::operator=(NodeGraph&&) noexcept = default;
+FabricGraph::FabricGraph() : graph_(std::make_unique<Graph>()) {}
+FabricGraph::~FabricGraph() = default;
+FabricGraph::FabricGraph(FabricGraph&&) noexcept = default;
+FabricGraph& FabricGraph::operator=(FabricGraph&&) noexcept = default;
 
 const char* vertex_kind_name(VertexKind k) {
   switch (k) {
@@ -164,13 +174,13 @@ struct TemplateDefaults {
 // CPU sockets: socket 0 is n.cpu; the others are joined to every other socket by an inter-socket link
 // (UPI / xGMI, `name`) of `bandwidth` per direction.
 void add_sockets(NodeGraph& n, int count, double bandwidth, const std::string& name) {
-  n.cpu = add_vertex(n.g, VertexKind::CPU, "cpu", 0);
+  n.cpu = add_vertex(n.g(), VertexKind::CPU, "cpu", 0);
   n.sockets = {n.cpu};
-  for (int s = 1; s < count; ++s) n.sockets.push_back(add_vertex(n.g, VertexKind::CPU, "cpu" + std::to_string(s), s));
+  for (int s = 1; s < count; ++s) n.sockets.push_back(add_vertex(n.g(), VertexKind::CPU, "cpu" + std::to_string(s), s));
   for (int a = 0; a < count; ++a)
     for (int b = a + 1; b < count; ++b) {
       const std::string link = count == 2 ? name : name + std::to_string(a) + "-" + std::to_string(b);
-      const int l = add_link(n.g, n.links, n.sockets[static_cast<size_t>(a)], n.sockets[static_cast<size_t>(b)],
+      const int l = add_link(n.g(), n.links, n.sockets[static_cast<size_t>(a)], n.sockets[static_cast<size_t>(b)],
                              LinkKind::SOCKET, link, bandwidth, bandwidth, 0);
       if (n.socket_link < 0) n.socket_link = l;
     }
@@ -191,36 +201,37 @@ void add_common(NodeGraph& n, const TemplateDefaults& d, const NodeTopologySpec&
 }
 
 void add_nvme(NodeGraph& n) {
-  n.nvme = add_vertex(n.g, VertexKind::NVME, "nvme");
+  n.nvme = add_vertex(n.g(), VertexKind::NVME, "nvme");
   const double bw = std::max(n.nvme_read, n.nvme_write);
-  add_link(n.g, n.links, n.cpu, n.nvme, LinkKind::NVME, "nvme-link", bw, bw, 0);
+  add_link(n.g(), n.links, n.cpu, n.nvme, LinkKind::NVME, "nvme-link", bw, bw, 0);
 }
 
 void build_flat(NodeGraph& n, const NodePoolSpec& pool, const HardwareProfile& p) {
   const int sockets = socket_count(pool.topology, 1);
   add_sockets(n, sockets, socket_bandwidth(pool.topology, UPI2_FOUR_LINKS), "upi");
-  n.nvswitch = add_vertex(n.g, VertexKind::NVSWITCH, "nvswitch");
+  n.nvswitch = add_vertex(n.g(), VertexKind::NVSWITCH, "nvswitch");
   for (int i = 0; i < pool.gpus_per_node; ++i) {
     const std::string gname = "gpu" + std::to_string(i);
-    const int gpu = add_vertex(n.g, VertexKind::GPU, gname, i);
+    const int gpu = add_vertex(n.g(), VertexKind::GPU, gname, i);
     n.gpus.push_back(gpu);
     const int socket = i * sockets / pool.gpus_per_node;
     n.gpu_socket.push_back(socket);
-    add_link(n.g, n.links, n.sockets[static_cast<size_t>(socket)], gpu, LinkKind::PCIE, gname + "-pcie",
+    add_link(n.g(), n.links, n.sockets[static_cast<size_t>(socket)], gpu, LinkKind::PCIE, gname + "-pcie",
              p.pcie_h2d_achievable.value, p.pcie_d2h_achievable.value, PCIE_LATENCY_SECONDS);
-    add_link(n.g, n.links, gpu, n.nvswitch, LinkKind::NVLINK, gname + "-nvlink", p.nvlink_achievable.value,
+    add_link(n.g(), n.links, gpu, n.nvswitch, LinkKind::NVLINK, gname + "-nvlink", p.nvlink_achievable.value,
              p.nvlink_achievable.value, 0);
   }
   TemplateDefaults d;
   add_common(n, d, pool.topology);
-  n.port = add_vertex(n.g, VertexKind::NODE_PORT, "port");
+  n.port = add_vertex(n.g(), VertexKind::NODE_PORT, "port");
   const int nics = pool.topology.nics >= 0 ? pool.topology.nics : d.nics;
   for (int j = 0; j < std::max(1, nics); ++j) {
-    const int nic = add_vertex(n.g, VertexKind::NIC, "nic" + std::to_string(j), j);
+    const int nic = add_vertex(n.g(), VertexKind::NIC, "nic" + std::to_string(j), j);
     n.nics.push_back(nic);
-    add_link(n.g, n.links, n.cpu, nic, LinkKind::PCIE, "nic" + std::to_string(j) + "-pcie", p.pcie_per_direction.value,
-             p.pcie_per_direction.value, 0);
-    add_link(n.g, n.links, nic, n.port, LinkKind::NIC, "nic" + std::to_string(j), n.nic_bandwidth, n.nic_bandwidth, 0);
+    add_link(n.g(), n.links, n.cpu, nic, LinkKind::PCIE, "nic" + std::to_string(j) + "-pcie",
+             p.pcie_per_direction.value, p.pcie_per_direction.value, 0);
+    add_link(n.g(), n.links, nic, n.port, LinkKind::NIC, "nic" + std::to_string(j), n.nic_bandwidth, n.nic_bandwidth,
+             0);
   }
   n.gpu_nic.assign(n.gpus.size(), -1);  // GPUs reach the NIC through host memory
   add_nvme(n);
@@ -231,14 +242,15 @@ void build_flat(NodeGraph& n, const NodePoolSpec& pool, const HardwareProfile& p
 void add_nics_and_nvme(NodeGraph& n, const TemplateDefaults& d, const NodePoolSpec& pool, const HardwareProfile& p,
                        const std::vector<int>& sw) {
   const int switches = static_cast<int>(sw.size());
-  n.port = add_vertex(n.g, VertexKind::NODE_PORT, "port");
+  n.port = add_vertex(n.g(), VertexKind::NODE_PORT, "port");
   const int nics = pool.topology.nics >= 0 ? pool.topology.nics : d.nics;
   for (int j = 0; j < nics; ++j) {
-    const int nic = add_vertex(n.g, VertexKind::NIC, "nic" + std::to_string(j), j);
+    const int nic = add_vertex(n.g(), VertexKind::NIC, "nic" + std::to_string(j), j);
     n.nics.push_back(nic);
-    add_link(n.g, n.links, sw[static_cast<size_t>(j * switches / nics)], nic, LinkKind::PCIE,
+    add_link(n.g(), n.links, sw[static_cast<size_t>(j * switches / nics)], nic, LinkKind::PCIE,
              "nic" + std::to_string(j) + "-pcie", p.pcie_per_direction.value, p.pcie_per_direction.value, 0);
-    add_link(n.g, n.links, nic, n.port, LinkKind::NIC, "nic" + std::to_string(j), n.nic_bandwidth, n.nic_bandwidth, 0);
+    add_link(n.g(), n.links, nic, n.port, LinkKind::NIC, "nic" + std::to_string(j), n.nic_bandwidth, n.nic_bandwidth,
+             0);
   }
   for (int i = 0; i < pool.gpus_per_node; ++i) n.gpu_nic.push_back(nics > 0 ? i * nics / pool.gpus_per_node : -1);
   add_nvme(n);
@@ -255,23 +267,23 @@ void build_hgx(NodeGraph& n, const NodePoolSpec& pool, const HardwareProfile& p)
   // Two Xeon sockets joined by 4 UPI 2.0 links (DGX H100/H200: 2 x Xeon Platinum 8480C).
   const int sockets = socket_count(pool.topology, 2);
   add_sockets(n, sockets, socket_bandwidth(pool.topology, UPI2_FOUR_LINKS), "upi");
-  n.nvswitch = add_vertex(n.g, VertexKind::NVSWITCH, "nvswitch");
+  n.nvswitch = add_vertex(n.g(), VertexKind::NVSWITCH, "nvswitch");
   const int switches = std::max(1, (pool.gpus_per_node + 1) / 2);
   std::vector<int> sw, sw_socket;
   for (int k = 0; k < switches; ++k) {
-    sw.push_back(add_vertex(n.g, VertexKind::PCIE_SWITCH, "pcie" + std::to_string(k), k));
+    sw.push_back(add_vertex(n.g(), VertexKind::PCIE_SWITCH, "pcie" + std::to_string(k), k));
     sw_socket.push_back(k * sockets / switches);  // half the switches on each socket
-    add_link(n.g, n.links, n.sockets[static_cast<size_t>(sw_socket.back())], sw.back(), LinkKind::PCIE,
+    add_link(n.g(), n.links, n.sockets[static_cast<size_t>(sw_socket.back())], sw.back(), LinkKind::PCIE,
              "pcie" + std::to_string(k) + "-uplink", p.pcie_per_direction.value, p.pcie_per_direction.value, 0);
   }
   for (int i = 0; i < pool.gpus_per_node; ++i) {
     const std::string gname = "gpu" + std::to_string(i);
-    const int gpu = add_vertex(n.g, VertexKind::GPU, gname, i);
+    const int gpu = add_vertex(n.g(), VertexKind::GPU, gname, i);
     n.gpus.push_back(gpu);
     n.gpu_socket.push_back(sw_socket[static_cast<size_t>(i / 2)]);
-    add_link(n.g, n.links, sw[static_cast<size_t>(i / 2)], gpu, LinkKind::PCIE, gname + "-pcie",
+    add_link(n.g(), n.links, sw[static_cast<size_t>(i / 2)], gpu, LinkKind::PCIE, gname + "-pcie",
              p.pcie_h2d_achievable.value, p.pcie_d2h_achievable.value, PCIE_LATENCY_SECONDS);
-    add_link(n.g, n.links, gpu, n.nvswitch, LinkKind::NVLINK, gname + "-nvlink", p.nvlink_achievable.value,
+    add_link(n.g(), n.links, gpu, n.nvswitch, LinkKind::NVLINK, gname + "-nvlink", p.nvlink_achievable.value,
              p.nvlink_achievable.value, 0);
   }
   add_nics_and_nvme(n, d, pool, p, sw);
@@ -292,18 +304,18 @@ void build_pcie(NodeGraph& n, const NodePoolSpec& pool, const HardwareProfile& p
   const int switches = pool.gpus_per_node >= 2 ? 2 : 1;
   std::vector<int> sw, sw_socket;
   for (int k = 0; k < switches; ++k) {
-    sw.push_back(add_vertex(n.g, VertexKind::PCIE_SWITCH, "pcie" + std::to_string(k), k));
+    sw.push_back(add_vertex(n.g(), VertexKind::PCIE_SWITCH, "pcie" + std::to_string(k), k));
     sw_socket.push_back(k * sockets / switches);
-    add_link(n.g, n.links, n.sockets[static_cast<size_t>(sw_socket.back())], sw.back(), LinkKind::PCIE,
+    add_link(n.g(), n.links, n.sockets[static_cast<size_t>(sw_socket.back())], sw.back(), LinkKind::PCIE,
              "pcie" + std::to_string(k) + "-uplink", p.pcie_per_direction.value, p.pcie_per_direction.value, 0);
   }
   const double p2p = PCIE_P2P_EFFICIENCY * p.pcie_per_direction.value;
   for (int i = 0; i < pool.gpus_per_node; ++i) {
     const std::string gname = "gpu" + std::to_string(i);
-    const int gpu = add_vertex(n.g, VertexKind::GPU, gname, i);
+    const int gpu = add_vertex(n.g(), VertexKind::GPU, gname, i);
     n.gpus.push_back(gpu);
     n.gpu_socket.push_back(sw_socket[static_cast<size_t>(i * switches / pool.gpus_per_node)]);
-    add_link(n.g, n.links, sw[static_cast<size_t>(i * switches / pool.gpus_per_node)], gpu, LinkKind::PCIE,
+    add_link(n.g(), n.links, sw[static_cast<size_t>(i * switches / pool.gpus_per_node)], gpu, LinkKind::PCIE,
              gname + "-pcie", std::min(p.pcie_h2d_achievable.value, p2p), std::min(p.pcie_d2h_achievable.value, p2p),
              PCIE_LATENCY_SECONDS);
   }
@@ -381,8 +393,8 @@ void node_graph_from_topo(const SmiTopo& topo, const HardwareProfile& p, const N
     auto it = switch_of_root.find(find(i));
     if (it == switch_of_root.end()) {
       const int k = static_cast<int>(switch_of_root.size());
-      const int sw = add_vertex(n.g, VertexKind::PCIE_SWITCH, "pcie" + std::to_string(k), k);
-      add_link(n.g, n.links, socket_vertex(i), sw, LinkKind::PCIE, "pcie" + std::to_string(k) + "-uplink",
+      const int sw = add_vertex(n.g(), VertexKind::PCIE_SWITCH, "pcie" + std::to_string(k), k);
+      add_link(n.g(), n.links, socket_vertex(i), sw, LinkKind::PCIE, "pcie" + std::to_string(k) + "-uplink",
                p.pcie_per_direction.value, p.pcie_per_direction.value, 0);
       it = switch_of_root.emplace(find(i), sw).first;
     }
@@ -400,33 +412,34 @@ void node_graph_from_topo(const SmiTopo& topo, const HardwareProfile& p, const N
       if (k == 0 || (common >= 0 && k != common)) all_pairs = false;
       common = k;
     }
-  if (all_pairs && gpu_rows.size() > 2) n.nvswitch = add_vertex(n.g, VertexKind::NVSWITCH, "nvswitch");
+  if (all_pairs && gpu_rows.size() > 2) n.nvswitch = add_vertex(n.g(), VertexKind::NVSWITCH, "nvswitch");
   for (size_t i = 0; i < gpu_rows.size(); ++i) {
     const std::string gname = "gpu" + std::to_string(i);
-    const int gpu = add_vertex(n.g, VertexKind::GPU, gname, static_cast<int>(i));
+    const int gpu = add_vertex(n.g(), VertexKind::GPU, gname, static_cast<int>(i));
     n.gpus.push_back(gpu);
     n.gpu_socket.push_back(socket_of_root.at(numa_find(gpu_rows[i])));
-    add_link(n.g, n.links, attach[gpu_rows[i]], gpu, LinkKind::PCIE, gname + "-pcie", p.pcie_h2d_achievable.value,
+    add_link(n.g(), n.links, attach[gpu_rows[i]], gpu, LinkKind::PCIE, gname + "-pcie", p.pcie_h2d_achievable.value,
              p.pcie_d2h_achievable.value, PCIE_LATENCY_SECONDS);
     if (n.nvswitch >= 0)
-      add_link(n.g, n.links, gpu, n.nvswitch, LinkKind::NVLINK, gname + "-nvlink", common * per_link, common * per_link,
-               0);
+      add_link(n.g(), n.links, gpu, n.nvswitch, LinkKind::NVLINK, gname + "-nvlink", common * per_link,
+               common * per_link, 0);
   }
   if (n.nvswitch < 0) {
     for (size_t a = 0; a < gpu_rows.size(); ++a)
       for (size_t b = a + 1; b < gpu_rows.size(); ++b)
         if (const int k = topo.nvlinks(gpu_rows[a], gpu_rows[b]); k > 0)
-          add_link(n.g, n.links, n.gpus[a], n.gpus[b], LinkKind::NVLINK,
+          add_link(n.g(), n.links, n.gpus[a], n.gpus[b], LinkKind::NVLINK,
                    "gpu" + std::to_string(a) + "-gpu" + std::to_string(b) + "-nvlink", k * per_link, k * per_link, 0);
   }
-  n.port = add_vertex(n.g, VertexKind::NODE_PORT, "port");
+  n.port = add_vertex(n.g(), VertexKind::NODE_PORT, "port");
   for (size_t j = 0; j < nic_rows.size(); ++j) {
-    const int nic = add_vertex(n.g, VertexKind::NIC, "nic" + std::to_string(j), static_cast<int>(j));
+    const int nic = add_vertex(n.g(), VertexKind::NIC, "nic" + std::to_string(j), static_cast<int>(j));
     n.nics.push_back(nic);
     n.nic_devices.push_back(topo.device_name(nic_rows[j]));
-    add_link(n.g, n.links, attach[nic_rows[j]], nic, LinkKind::PCIE, "nic" + std::to_string(j) + "-pcie",
+    add_link(n.g(), n.links, attach[nic_rows[j]], nic, LinkKind::PCIE, "nic" + std::to_string(j) + "-pcie",
              p.pcie_per_direction.value, p.pcie_per_direction.value, 0);
-    add_link(n.g, n.links, nic, n.port, LinkKind::NIC, "nic" + std::to_string(j), n.nic_bandwidth, n.nic_bandwidth, 0);
+    add_link(n.g(), n.links, nic, n.port, LinkKind::NIC, "nic" + std::to_string(j), n.nic_bandwidth, n.nic_bandwidth,
+             0);
   }
   // Each GPU's NIC: the closest one (PIX, then PXB, then the same NUMA node), lowest index first.
   for (size_t i = 0; i < gpu_rows.size(); ++i) {
@@ -450,10 +463,10 @@ Path NodeGraph::path(int from, int to, bool nvlink) const {
   if (auto it = paths.find(key); it != paths.end()) return it->second;
   Path p;
   if (nvlink) {
-    p = extract_path(links, shortest_tree(g, g, from), from, to);
+    p = extract_path(links, shortest_tree(g(), g(), from), from, to);
   } else {
-    boost::filtered_graph<Graph, NoNvlink> fg(g, NoNvlink{&g});
-    p = extract_path(links, shortest_tree(fg, g, from), from, to);
+    boost::filtered_graph<Graph, NoNvlink> fg(g(), NoNvlink{&g()});
+    p = extract_path(links, shortest_tree(fg, g(), from), from, to);
   }
   paths.emplace(key, p);
   return p;
@@ -463,23 +476,23 @@ Path FabricGraph::path(int from, int to, int ecmp_key) const {
   const auto shortest_path = [this](const Graph&, const std::vector<Link>&, int a, int b) {
     if (a == b || a < 0 || b < 0) return Path{};
     auto it = trees.find(a);
-    if (it == trees.end()) it = trees.emplace(a, shortest_tree(g, g, a)).first;
+    if (it == trees.end()) it = trees.emplace(a, shortest_tree(g(), g(), a)).first;
     return extract_path(links, it->second, a, b);
   };
-  if (spines.size() <= 1) return shortest_path(g, links, from, to);
+  if (spines.size() <= 1) return shortest_path(g(), links, from, to);
   // Up to the chosen spine, then down: d-mod-k. Only when the direct path climbs to a spine.
-  Path direct = shortest_path(g, links, from, to);
+  Path direct = shortest_path(g(), links, from, to);
   bool via_spine = false;
   for (const auto& h : direct) {
     const Link& l = links[static_cast<size_t>(h.link)];
-    if (g[static_cast<Graph::vertex_descriptor>(l.from)].kind == VertexKind::SPINE ||
-        g[static_cast<Graph::vertex_descriptor>(l.to)].kind == VertexKind::SPINE)
+    if (g()[static_cast<Graph::vertex_descriptor>(l.from)].kind == VertexKind::SPINE ||
+        g()[static_cast<Graph::vertex_descriptor>(l.to)].kind == VertexKind::SPINE)
       via_spine = true;
   }
   if (!via_spine) return direct;
   const int spine = spines[static_cast<size_t>(ecmp_key) % spines.size()];
-  Path up = shortest_path(g, links, from, spine);
-  Path down = shortest_path(g, links, spine, to);
+  Path up = shortest_path(g(), links, from, spine);
+  Path down = shortest_path(g(), links, spine, to);
   if (up.empty() || down.empty()) return direct;
   up.insert(up.end(), down.begin(), down.end());
   return up;
@@ -556,8 +569,8 @@ bool build_topology(const ScenarioSpec& spec, const std::map<std::string, Hardwa
   for (size_t p = 0; p < out.pools.size(); ++p) {
     const auto& ng = out.pools[p];
     const std::string path = "spec.cluster.nodePools[" + std::to_string(p) + "].topology";
-    std::vector<int> component(boost::num_vertices(ng.g));
-    boost::connected_components(ng.g, component.data());
+    std::vector<int> component(boost::num_vertices(ng.g()));
+    boost::connected_components(ng.g(), component.data());
     for (size_t i = 0; i < ng.gpus.size(); ++i) {
       if (component[static_cast<size_t>(ng.gpus[i])] != component[static_cast<size_t>(ng.cpu)]) {
         diags.error(spec.node_pools[p].topology.loc.line > 0 ? spec.node_pools[p].topology.loc : spec.node_pools[p].loc,
@@ -590,7 +603,7 @@ bool build_topology(const ScenarioSpec& spec, const std::map<std::string, Hardwa
   for (size_t n = 0; n < out.nodes.size(); ++n) {
     const auto& ng = out.pools[static_cast<size_t>(out.nodes[n].pool)];
     node_bw.push_back(ng.nic_bandwidth * static_cast<double>(std::max<size_t>(1, ng.nics.size())));
-    f.node_port.push_back(add_vertex(f.g, VertexKind::NODE_PORT, out.nodes[n].name + "-port", static_cast<int>(n)));
+    f.node_port.push_back(add_vertex(f.g(), VertexKind::NODE_PORT, out.nodes[n].name + "-port", static_cast<int>(n)));
   }
   const bool network = out.inter_node || out.storage;
   double storage_total = 0;
@@ -601,12 +614,12 @@ bool build_topology(const ScenarioSpec& spec, const std::map<std::string, Hardwa
     const auto attach_storage_to_spines = [&] {
       for (size_t k = 0; k < spec.storage.size(); ++k) {
         const auto& st = spec.storage[k];
-        const int v = add_vertex(f.g, VertexKind::STORAGE, st.name, static_cast<int>(k));
+        const int v = add_vertex(f.g(), VertexKind::STORAGE, st.name, static_cast<int>(k));
         f.store.push_back(v);
         const double bw =
             std::max(st.read_bandwidth.value, st.write_bandwidth.value) / static_cast<double>(f.spines.size());
         for (size_t s = 0; s < f.spines.size(); ++s)
-          add_link(f.g, f.links, v, f.spines[s], LinkKind::STORAGE, st.name + "-spine" + std::to_string(s), bw, bw,
+          add_link(f.g(), f.links, v, f.spines[s], LinkKind::STORAGE, st.name + "-spine" + std::to_string(s), bw, bw,
                    hop);
       }
     };
@@ -618,30 +631,30 @@ bool build_topology(const ScenarioSpec& spec, const std::map<std::string, Hardwa
       size_t rails = 0;
       for (const auto& ng : out.pools) rails = std::max(rails, ng.nics.size());
       for (int s = 0; s < fs.spines; ++s)
-        f.spines.push_back(add_vertex(f.g, VertexKind::SPINE, "spine" + std::to_string(s), s));
+        f.spines.push_back(add_vertex(f.g(), VertexKind::SPINE, "spine" + std::to_string(s), s));
       f.rail_leaf.assign(groups, {});
       f.rail_port.assign(out.nodes.size(), {});
       for (size_t n = 0; n < out.nodes.size(); ++n) f.group_of.push_back(static_cast<int>(n) / npl);
       for (size_t grp = 0; grp < groups; ++grp) {
         for (size_t j = 0; j < rails; ++j) {
           const std::string leaf_name = "g" + std::to_string(grp) + "-rail" + std::to_string(j);
-          const int leaf = add_vertex(f.g, VertexKind::LEAF, leaf_name, static_cast<int>(j));
+          const int leaf = add_vertex(f.g(), VertexKind::LEAF, leaf_name, static_cast<int>(j));
           f.rail_leaf[grp].push_back(leaf);
           double down = 0;
           for (size_t n = grp * static_cast<size_t>(npl);
                n < std::min(out.nodes.size(), (grp + 1) * static_cast<size_t>(npl)); ++n) {
             const auto& ng = out.pools[static_cast<size_t>(out.nodes[n].pool)];
             if (j >= ng.nics.size()) continue;
-            const int port = add_vertex(f.g, VertexKind::NODE_PORT, out.nodes[n].name + "-nic" + std::to_string(j),
+            const int port = add_vertex(f.g(), VertexKind::NODE_PORT, out.nodes[n].name + "-nic" + std::to_string(j),
                                         static_cast<int>(n));
             f.rail_port[n].push_back(port);
-            add_link(f.g, f.links, port, leaf, LinkKind::FABRIC, out.nodes[n].name + "-rail" + std::to_string(j),
+            add_link(f.g(), f.links, port, leaf, LinkKind::FABRIC, out.nodes[n].name + "-rail" + std::to_string(j),
                      ng.nic_bandwidth, ng.nic_bandwidth, hop);
             down += ng.nic_bandwidth;
           }
           const double up = down / fs.oversubscription / static_cast<double>(f.spines.size());
           for (size_t s = 0; s < f.spines.size(); ++s)
-            add_link(f.g, f.links, leaf, f.spines[s], LinkKind::FABRIC, leaf_name + "-spine" + std::to_string(s), up,
+            add_link(f.g(), f.links, leaf, f.spines[s], LinkKind::FABRIC, leaf_name + "-spine" + std::to_string(s), up,
                      up, hop);
         }
       }
@@ -654,49 +667,49 @@ bool build_topology(const ScenarioSpec& spec, const std::map<std::string, Hardwa
       const int npl = std::max(1, fs.nodes_per_leaf);
       const int leaves = static_cast<int>((out.nodes.size() + static_cast<size_t>(npl) - 1) / static_cast<size_t>(npl));
       for (int s = 0; s < fs.spines; ++s)
-        f.spines.push_back(add_vertex(f.g, VertexKind::SPINE, "spine" + std::to_string(s), s));
+        f.spines.push_back(add_vertex(f.g(), VertexKind::SPINE, "spine" + std::to_string(s), s));
       for (int l = 0; l < leaves; ++l) {
-        const int leaf = add_vertex(f.g, VertexKind::LEAF, "leaf" + std::to_string(l), l);
+        const int leaf = add_vertex(f.g(), VertexKind::LEAF, "leaf" + std::to_string(l), l);
         double down = 0;
         for (size_t n = static_cast<size_t>(l * npl);
              n < std::min(out.nodes.size(), static_cast<size_t>((l + 1) * npl)); ++n) {
-          add_link(f.g, f.links, f.node_port[n], leaf, LinkKind::FABRIC, out.nodes[n].name + "-uplink", node_bw[n],
+          add_link(f.g(), f.links, f.node_port[n], leaf, LinkKind::FABRIC, out.nodes[n].name + "-uplink", node_bw[n],
                    node_bw[n], hop);
           down += node_bw[n];
         }
         const double up = down / fs.oversubscription / static_cast<double>(f.spines.size());
         for (size_t s = 0; s < f.spines.size(); ++s)
-          add_link(f.g, f.links, leaf, f.spines[s], LinkKind::FABRIC,
+          add_link(f.g(), f.links, leaf, f.spines[s], LinkKind::FABRIC,
                    "leaf" + std::to_string(l) + "-spine" + std::to_string(s), up, up, hop);
       }
       attach_storage_to_spines();
     } else {
-      f.core = add_vertex(f.g, VertexKind::CORE, "core");
+      f.core = add_vertex(f.g(), VertexKind::CORE, "core");
       for (size_t n = 0; n < out.nodes.size(); ++n)
-        add_link(f.g, f.links, f.node_port[n], f.core, LinkKind::FABRIC, out.nodes[n].name + "-uplink", node_bw[n],
+        add_link(f.g(), f.links, f.node_port[n], f.core, LinkKind::FABRIC, out.nodes[n].name + "-uplink", node_bw[n],
                  node_bw[n], hop);
       for (size_t k = 0; k < spec.storage.size(); ++k) {
         const auto& st = spec.storage[k];
-        const int v = add_vertex(f.g, VertexKind::STORAGE, st.name, static_cast<int>(k));
+        const int v = add_vertex(f.g(), VertexKind::STORAGE, st.name, static_cast<int>(k));
         f.store.push_back(v);
         const double bw = std::max(st.read_bandwidth.value, st.write_bandwidth.value);
-        add_link(f.g, f.links, v, f.core, LinkKind::STORAGE, st.name + "-uplink", bw, bw, hop);
+        add_link(f.g(), f.links, v, f.core, LinkKind::STORAGE, st.name + "-uplink", bw, bw, hop);
       }
     }
   }
   (void)storage_total;
   if (out.frontend) {
-    f.frontend = add_vertex(f.g, VertexKind::FRONTEND, "frontend");
+    f.frontend = add_vertex(f.g(), VertexKind::FRONTEND, "frontend");
     for (size_t n = 0; n < out.nodes.size(); ++n) {
-      const int fe = add_vertex(f.g, VertexKind::FRONTEND_PORT, out.nodes[n].name + "-fe", static_cast<int>(n));
-      add_link(f.g, f.links, f.frontend, fe, LinkKind::FRONTEND, out.nodes[n].name + "-frontend",
+      const int fe = add_vertex(f.g(), VertexKind::FRONTEND_PORT, out.nodes[n].name + "-fe", static_cast<int>(n));
+      add_link(f.g(), f.links, f.frontend, fe, LinkKind::FRONTEND, out.nodes[n].name + "-frontend",
                fs.frontend_bandwidth.value, fs.frontend_bandwidth.value, hop);
     }
   }
   // Every node reaches every store and every other node.
   if (network && ok) {
-    std::vector<int> component(boost::num_vertices(f.g));
-    boost::connected_components(f.g, component.data());
+    std::vector<int> component(boost::num_vertices(f.g()));
+    boost::connected_components(f.g(), component.data());
     for (size_t n = 0; n < f.node_port.size(); ++n) {
       for (size_t k = 0; k < f.store.size(); ++k) {
         if (component[static_cast<size_t>(f.node_port[n])] != component[static_cast<size_t>(f.store[k])]) {
@@ -720,9 +733,9 @@ std::string describe(const NodeGraph& node) {
   std::ostringstream out;
   out << "template: " << node.template_name << "\n";
   out << "vertices:\n";
-  for (auto [v, end] = boost::vertices(node.g); v != end; ++v) {
-    out << "  " << node.g[*v].name << " (" << vertex_kind_name(node.g[*v].kind);
-    if (node.g[*v].kind == VertexKind::NIC) {
+  for (auto [v, end] = boost::vertices(node.g()); v != end; ++v) {
+    out << "  " << node.g()[*v].name << " (" << vertex_kind_name(node.g()[*v].kind);
+    if (node.g()[*v].kind == VertexKind::NIC) {
       const auto idx =
           static_cast<size_t>(std::find(node.nics.begin(), node.nics.end(), static_cast<int>(*v)) - node.nics.begin());
       if (idx < node.nic_devices.size() && !node.nic_devices[idx].empty()) out << ", " << node.nic_devices[idx];
@@ -732,8 +745,8 @@ std::string describe(const NodeGraph& node) {
   out << "links (up = first -> second):\n";
   for (const auto& l : node.links) {
     const auto a = static_cast<Graph::vertex_descriptor>(l.from), b = static_cast<Graph::vertex_descriptor>(l.to);
-    out << "  " << l.name << ": " << node.g[a].name << " -> " << node.g[b].name << " " << link_kind_name(l.kind) << " "
-        << format_bandwidth(BytesPerSecond(l.up)) << " / " << format_bandwidth(BytesPerSecond(l.down)) << "\n";
+    out << "  " << l.name << ": " << node.g()[a].name << " -> " << node.g()[b].name << " " << link_kind_name(l.kind)
+        << " " << format_bandwidth(BytesPerSecond(l.up)) << " / " << format_bandwidth(BytesPerSecond(l.down)) << "\n";
   }
   for (const auto& [gpu, layout] : node.mig_layouts) {
     out << "mig layout of gpu" << gpu << ":";

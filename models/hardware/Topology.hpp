@@ -4,9 +4,9 @@
 // PCIe switches, host CPU, NICs, local NVMe) and one for the fabric between nodes (node ports,
 // leaf and spine switches, storage systems, the front end). models/fabric/Platform turns them into
 // the SimGrid platform; routes are shortest paths computed here.
-#include <boost/graph/adjacency_list.hpp>
 
 #include <map>
+#include <memory>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -55,7 +55,9 @@ struct Link {
   int index = -1;      // position in the graph's link list
 };
 
-using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, Vertex, Link>;
+/// The Boost.Graph adjacency list of Vertex and Link (TopologyGraph.hpp). Opaque here, so that the files
+/// that include Topology.hpp do not parse Boost.Graph: only the topology code and the platform builder walk it.
+struct Graph;
 
 /// One link of a path, with the direction it is crossed in.
 struct Hop {
@@ -66,8 +68,14 @@ using Path = std::vector<Hop>;
 
 /// The inside of a node: one instance per node pool (all nodes of a pool are alike).
 struct NodeGraph {
-  std::string template_name;  // flat, hgx-h100, hgx-h200, pcie-l40s, nvidia-smi
-  Graph g;
+  NodeGraph();
+  ~NodeGraph();
+  NodeGraph(NodeGraph&&) noexcept;
+  NodeGraph& operator=(NodeGraph&&) noexcept;
+  Graph& g() { return *graph_; }
+  const Graph& g() const { return *graph_; }
+
+  std::string template_name;    // flat, hgx-h100, hgx-h200, pcie-l40s, nvidia-smi
   std::vector<Link> links;      // by link index (the graph's edges carry copies)
   int cpu = -1;                 // socket 0 (the only one on single-socket nodes)
   std::vector<int> sockets;     // CPU socket vertices, sockets[0] == cpu; each socket's memory is its own
@@ -90,11 +98,20 @@ struct NodeGraph {
   Path path(int from, int to, bool nvlink = true) const;
   const Link& link(int i) const { return links[static_cast<size_t>(i)]; }
   mutable std::map<std::tuple<int, int, bool>, Path> paths;  // cache: every node of the pool asks the same
+
+ private:
+  std::unique_ptr<Graph> graph_;
 };
 
 /// The network between nodes, storage and the front end.
 struct FabricGraph {
-  Graph g;
+  FabricGraph();
+  ~FabricGraph();
+  FabricGraph(FabricGraph&&) noexcept;
+  FabricGraph& operator=(FabricGraph&&) noexcept;
+  Graph& g() { return *graph_; }
+  const Graph& g() const { return *graph_; }
+
   std::vector<Link> links;
   std::vector<int> node_port;  // by global node
   std::vector<int> store;      // by storage index
@@ -112,6 +129,9 @@ struct FabricGraph {
   Path path(int from, int to, int ecmp_key) const;
   mutable std::map<int, std::vector<int>> trees;  // source vertex -> predecessor link per vertex (-1: none)
   const Link& link(int i) const { return links[static_cast<size_t>(i)]; }
+
+ private:
+  std::unique_ptr<Graph> graph_;
 };
 
 struct NodeRef {
