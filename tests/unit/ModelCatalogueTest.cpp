@@ -46,7 +46,8 @@ TEST(ModelCatalogue, KvCacheBytesPerTokenFollowTheKvHeads) {
 }
 
 TEST(ModelCatalogue, FlopsPerTokenAreTwicePerActiveWeight) {
-  const auto* m = shipped().find("mixtral-8x7b");
+  const auto catalogue = shipped();
+  const auto* m = catalogue.find("mixtral-8x7b");
   ASSERT_NE(m, nullptr);
   // Routed to 2 of 8 experts: a token computes with about 13B of the 47B weights.
   EXPECT_NEAR(m->matrix_flops_per_token() / 2, m->active_parameters() - 32000.0 * 4096, 1);
