@@ -115,18 +115,7 @@ void TimeSliceScheduler::arbiter_strict() {
         sg4::this_actor::sleep_for(switch_cost_);
         lock.lock();
       }
-      const auto& incoming = gpu_.contexts()[static_cast<size_t>(slot)];
-      XBT_VERB("GPU %d: slice to workload %d[%d] (tenant %d)", gpu_.index(), incoming.workload, incoming.replica,
-               incoming.tenant);
-      ctx_.emit({.time = sg4::Engine::get_clock(),
-                 .type = EventType::CONTEXT_SWITCH,
-                 .tenant = incoming.tenant,
-                 .workload = incoming.workload,
-                 .replica = incoming.replica,
-                 .gpu = gpu_.index(),
-                 .value = last_ >= 0 ? switch_cost_ : 0.0});
-      ++ctx_.counters.context_switches;
-      last_ = slot;
+      record_switch(slot);
     }
     current_ = slot;
     set_running(current_, true);
@@ -171,16 +160,7 @@ void TimeSliceScheduler::arbiter() {
           sg4::this_actor::sleep_for(switch_cost_);
           lock.lock();
         }
-        const auto& incoming = gpu_.contexts()[static_cast<size_t>(next)];
-        ctx_.emit({.time = sg4::Engine::get_clock(),
-                   .type = EventType::CONTEXT_SWITCH,
-                   .tenant = incoming.tenant,
-                   .workload = incoming.workload,
-                   .replica = incoming.replica,
-                   .gpu = gpu_.index(),
-                   .value = last_ >= 0 ? switch_cost_ : 0.0});
-        ++ctx_.counters.context_switches;
-        last_ = next;
+        record_switch(next);
       }
       current_ = next;
       set_running(current_, true);
@@ -215,6 +195,22 @@ void TimeSliceScheduler::arbiter() {
     close_slice(sg4::Engine::get_clock());
     current_ = -1;
   }
+}
+
+// The GPU's state now holds context `slot`: the CONTEXT_SWITCH event (its cost, 0 for the first load).
+void TimeSliceScheduler::record_switch(int slot) {
+  const auto& incoming = gpu_.contexts()[static_cast<size_t>(slot)];
+  XBT_VERB("GPU %d: slice to workload %d[%d] (tenant %d)", gpu_.index(), incoming.workload, incoming.replica,
+           incoming.tenant);
+  ctx_.emit({.time = sg4::Engine::get_clock(),
+             .type = EventType::CONTEXT_SWITCH,
+             .tenant = incoming.tenant,
+             .workload = incoming.workload,
+             .replica = incoming.replica,
+             .gpu = gpu_.index(),
+             .value = last_ >= 0 ? switch_cost_ : 0.0});
+  ++ctx_.counters.context_switches;
+  last_ = slot;
 }
 
 }  // namespace gtw

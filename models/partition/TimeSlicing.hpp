@@ -26,6 +26,7 @@ class TimeSliceScheduler final : public PartitionScheduler {
   int next_with_work() const;  // round-robin after current_, current_ last; -1 if none
   void set_running(int context, bool running);
   void close_slice(double now);
+  void record_switch(int slot);  // after the switch cost: log, count and remember the loaded context
 
   GpuDevice& gpu_;
   SimContext& ctx_;
