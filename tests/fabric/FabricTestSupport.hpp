@@ -26,7 +26,8 @@ inline std::string link_names(const fabric::NodeGraph& n, const fabric::Path& p)
 /// The PCIe switches of a node graph.
 inline int pcie_switches(const fabric::NodeGraph& n) {
   int switches = 0;
-  for (auto [v, end] = boost::vertices(n.g()); v != end; ++v) switches += n.g()[*v].kind == fabric::VertexKind::PCIE_SWITCH;
+  for (auto [v, end] = boost::vertices(n.g()); v != end; ++v)
+    switches += n.g()[*v].kind == fabric::VertexKind::PCIE_SWITCH;
   return switches;
 }
 
