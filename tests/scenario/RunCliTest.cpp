@@ -70,11 +70,25 @@ TEST(RunCli, LogCategoriesAreOffByDefaultAndNeverChangeTheOutputs) {
 
 TEST(RunCli, AMalformedLogSettingIsRefusedWithExit2) {
   TempDir dir;
-  for (const char* bad : {"gtw_engine", "gtw engine.thres:debug", "gtw.thres:", "gtw.colour:red"}) {
+  for (const char* bad : {"gtw_engine", "gtw engine.thres:debug", "gtw.thres:", "gtw.colour:red", "gtw.thres:bogus",
+                          "gtw.app:file:/tmp/x", "gtw.add:maybe"}) {
     const auto r =
         run_process({GTW_BINARY, "run", TWO_TENANTS, "-o", dir.file("x"), "--progress", "none", "--log", bad});
     EXPECT_EQ(r.exit_code, 2) << bad << ": " << r.err;
     EXPECT_NE(r.err.find("--log"), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(dir.file("x"))) << bad << ": nothing is written";
+  }
+}
+
+TEST(RunCli, AMalformedSourceDateEpochIsRefusedBeforeAnythingIsWritten) {
+  TempDir dir;
+  for (const char* bad : {"abc", "-5", "99999999999999999", "1.5", "253402300800"}) {
+    ProcessOptions o;
+    o.env = {{"SOURCE_DATE_EPOCH", bad}};
+    const auto r = run_process({GTW_BINARY, "run", TWO_TENANTS, "-o", dir.file("out"), "--progress", "none"}, o);
+    EXPECT_EQ(r.exit_code, 2) << bad << ": " << r.err;
+    EXPECT_NE(r.err.find("SOURCE_DATE_EPOCH: expected whole seconds"), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(dir.file("out"))) << bad;
   }
 }
 

@@ -6,6 +6,7 @@
 
 #include <simgrid/version.h>
 
+#include <cerrno>
 #include <charconv>
 #include <chrono>
 #include <cmath>
@@ -46,19 +47,35 @@ namespace {
 
 // SOURCE_DATE_EPOCH (the reproducible-builds convention) pins the provenance clock, so that two runs
 // of one scenario can be compared byte for byte, results.h5 included (scripts/same-outputs.sh).
+// Latest accepted: 9999-12-31T23:59:59Z (gmtime fails beyond the years it can print).
+constexpr long long MAX_SOURCE_DATE_EPOCH = 253402300799LL;
+
+// Unset or empty: none. A malformed value is refused before anything runs (source_date_epoch_error),
+// as the convention asks, so here it is either valid or absent.
 std::optional<std::time_t> source_date_epoch() {
   const char* text = std::getenv("SOURCE_DATE_EPOCH");
   if (text == nullptr || *text == '\0') return std::nullopt;
+  errno = 0;
   char* end = nullptr;
   const long long value = std::strtoll(text, &end, 10);
-  if (*end != '\0' || value < 0) return std::nullopt;
+  if (*end != '\0' || errno != 0 || value < 0 || value > MAX_SOURCE_DATE_EPOCH) return std::nullopt;
   return static_cast<std::time_t>(value);
+}
+
+// The message for a SOURCE_DATE_EPOCH that is set but not seconds since 1970 in range; empty when fine.
+std::string source_date_epoch_error() {
+  const char* text = std::getenv("SOURCE_DATE_EPOCH");
+  if (text == nullptr || *text == '\0' || source_date_epoch()) return "";
+  return "SOURCE_DATE_EPOCH: expected whole seconds since 1970-01-01 (0.." + std::to_string(MAX_SOURCE_DATE_EPOCH) +
+         "), got '" + text + "'";
 }
 
 std::string utc_now() {
   const std::time_t t = source_date_epoch().value_or(std::time(nullptr));
   char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  const std::tm* utc = std::gmtime(&t);
+  if (utc == nullptr) return "unknown";
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", utc);
   return buf;
 }
 
@@ -145,10 +162,13 @@ int cmd_validate(const std::string& file, const std::vector<std::string>& sets, 
   return EXIT_OK;
 }
 
-// A SimGrid log control setting of the forms gputwin documents (xbt_log_control_set accepts more, and
-// aborts on some malformed ones).
+// A SimGrid log control setting of the forms gputwin documents: a threshold with one of SimGrid's level
+// names, a layout, or additivity. Checked here because xbt_log_control_set throws on an unknown level in
+// the middle of the run (after the output folder exists); appenders are not offered: logs go to stderr.
 bool valid_log_setting(const std::string& setting) {
-  static const std::regex form(R"(^[A-Za-z0-9_]+\.(thres|threshold|fmt|app|appender|add|additivity):[^\s]+$)");
+  static const std::regex form(
+      R"(^[A-Za-z0-9_]+\.((thres|threshold):(trace|debug|verbose|info|warning|error|critical)|fmt:[^\s]+|)"
+      R"((add|additivity):(on|off|yes|no|1|0))$)");
   return std::regex_match(setting, form);
 }
 
@@ -159,11 +179,16 @@ int cmd_run(const std::string& file, std::string out_dir, const std::optional<st
   for (const auto& setting : log_settings)
     if (!valid_log_setting(setting)) {
       std::cerr
-          << "gputwin: error: --log: expected CATEGORY.thres:LEVEL (e.g. gtw.thres:verbose, gtw_engine.thres:verbose),"
-             " CATEGORY.fmt:FORMAT or CATEGORY.app:APPENDER, got '"
+          << "gputwin: error: --log: expected CATEGORY.thres:LEVEL with LEVEL one of trace, debug, verbose, info, "
+             "warning, error, critical (e.g. gtw.thres:verbose, gtw_engine.thres:verbose), CATEGORY.fmt:FORMAT or "
+             "CATEGORY.add:on|off, got '"
           << setting << "'\n";
       return EXIT_INVALID_INPUT;
     }
+  if (const std::string error = source_date_epoch_error(); !error.empty()) {
+    std::cerr << "gputwin: error: " << error << "\n";
+    return EXIT_INVALID_INPUT;
+  }
   std::vector<Override> overrides;
   if (!parse_overrides(sets, overrides)) return EXIT_INVALID_INPUT;
   if (seed_text) {
@@ -453,9 +478,10 @@ int main(int argc, char** argv) {
                   "compliance rules, audit (audit.jsonl) only when it has tagged data, spec.identity or spec.audit)");
   run->add_option("--progress", progress, "auto|plain|json|none (default auto: a bar on a terminal, plain in CI)")
       ->check(CLI::IsMember({"auto", "plain", "json", "none"}));
-  run->add_option("--log", log_settings,
-                  "SimGrid log setting for debugging (repeatable), e.g. gtw.thres:verbose (every category of the "
-                  "project), gtw_engine.thres:verbose, gtw_events.thres:verbose (every event); off by default");
+  run->add_option(
+      "--log", log_settings,
+      "SimGrid log setting for debugging (repeatable), e.g. gtw.thres:verbose (every category of the "
+      "project), gtw_engine.thres:verbose, gtw_events.thres:verbose (every event); on stderr, off by default");
 
   auto* validate = app.add_subcommand("validate", "Check a scenario and report every problem");
   validate->add_option("scenario", file, "Scenario YAML file")->required();
