@@ -6,7 +6,7 @@
 // computes 2 FLOPs per active weight per token plus attention over the context, and all-reduces the
 // activations twice per layer across the group. Its time is the roofline of that work on one GPU of the
 // group (max of compute and memory time) plus the all-reduces. And how much KV cache fits.
-// Groundwork of issue 19: the continuous-batching workload will price its steps with this.
+// The continuous batcher (ContinuousBatcher.hpp) plans the steps; this prices them.
 // SimGrid-free (models/hardware); the parameters it assumes are named in ServingConfig.
 #include "HardwareProfile.hpp"
 #include "ModelCatalogue.hpp"

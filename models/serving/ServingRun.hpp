@@ -1,0 +1,38 @@
+#pragma once
+// A serving engine alone, without the cluster: one replica (a tensor-parallel group) takes requests at
+// their arrival times, or from clients that keep a fixed number in flight (a benchmark's concurrency),
+// and runs its steps at the roofline of step_cost. What `gputwin serving` and the validation table
+// (docs/validation/serving.md) run; the cluster simulation drives the same batcher with GPU kernels.
+#include <functional>
+#include <vector>
+
+#include "ContinuousBatcher.hpp"
+
+namespace gtw::serving {
+
+struct EngineSetup {
+  const ModelArchitecture* model = nullptr;
+  const HardwareProfile* gpu = nullptr;
+  ServingConfig step;          // tp, precisions, memory use
+  BatcherConfig batcher;       // kv_blocks and bytes filled from kv_capacity when 0
+  double step_overhead_s = 0;  // host-side time per step (scheduling, sampling, launch), assumed
+};
+
+struct EngineRun {
+  std::vector<Completion> completions;  // in completion order
+  BatcherStats stats;
+  double end = 0;                        // when the last request ended
+  std::vector<SequenceRequest> refused;  // longer than the whole KV cache
+};
+
+/// The batcher configured for a setup: KV blocks from kv_capacity over the GPU's memory.
+BatcherConfig batcher_for(const EngineSetup& setup);
+
+/// Runs `requests` (sorted by arrival) to completion. `concurrency` > 0: closed loop, the arrivals are
+/// ignored and a request is released whenever fewer than `concurrency` are in flight.
+EngineRun run_engine(const EngineSetup& setup, std::vector<SequenceRequest> requests, int concurrency = 0);
+
+/// Seconds one plan takes on the group alone: its steps at the roofline, plus swap traffic over PCIe.
+double plan_seconds(const EngineSetup& setup, const StepPlan& plan);
+
+}  // namespace gtw::serving

@@ -1,0 +1,280 @@
+// The continuous-batching scheduler and its paged KV cache (models/serving): analytic checks. Preemption
+// happens exactly when the blocks run out; chunked prefill respects the token budget and lets decodes
+// run beside a long prompt; without chunking a step is all prefill or all decode; a run of identical
+// decode steps costs what its steps cost one by one; a lone request's TTFT is its prefill roofline and
+// its TPOT the weights and KV over the HBM bandwidth.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "ContinuousBatcher.hpp"
+#include "HardwareProfile.hpp"
+#include "ModelCatalogue.hpp"
+#include "ServingRun.hpp"
+
+namespace gtw::serving {
+namespace {
+
+BatcherConfig small_cache(long long blocks) {
+  BatcherConfig c;
+  c.kv_blocks = blocks;
+  c.block_size = 16;
+  c.max_num_batched_tokens = 4096;
+  c.kv_bytes_per_token_per_gpu = 1000;
+  return c;
+}
+
+// Runs plans of one step each, 1 s per step, until the batcher is idle; returns the completions.
+std::vector<Completion> run_unit_steps(ContinuousBatcher& b, int max_steps = 1,
+                                       std::vector<StepPlan>* plans = nullptr) {
+  std::vector<Completion> out;
+  double t = 0;
+  for (int guard = 0; !b.idle() && guard < 100000; ++guard) {
+    auto p = b.plan(t, max_steps);
+    if (plans) plans->push_back(p);
+    EXPECT_GT(p.steps, 0);
+    if (p.steps == 0) break;
+    auto done = b.complete(p, t, t + p.steps);
+    t += p.steps;
+    out.insert(out.end(), done.begin(), done.end());
+  }
+  return out;
+}
+
+TEST(ContinuousBatcher, PreemptsExactlyWhenTheBlocksRunOut) {
+  // 4 blocks of 16 tokens; two sequences of a 16-token prompt. Each holds 1 block after its prefill and
+  // 2 once its KV passes 16 tokens; at 33 KV tokens each needs a third: the 5th block does not exist.
+  ContinuousBatcher b(small_cache(4));
+  b.enqueue({1, 0, 16, 40});
+  b.enqueue({2, 0, 16, 40});
+  double t = 0;
+  int step = 0;
+  for (; step < 100; ++step) {
+    auto p = b.plan(t);
+    ASSERT_GT(p.steps, 0);
+    if (p.preempted > 0) break;
+    EXPECT_LE(b.used_blocks(), 4);
+    b.complete(p, t, t + 1);
+    t += 1;
+  }
+  // Step 0 prefills both (KV 16 each, one token out); decode step k (1-based) writes KV token 16 + k.
+  // KV 33 is written by decode step 17: the 18th plan, index 17.
+  EXPECT_EQ(step, 17);
+  EXPECT_EQ(b.running(), 1u);
+  EXPECT_EQ(b.waiting(), 1u) << "recompute: the preempted sequence waits at the head";
+  EXPECT_EQ(b.stats().preemptions, 1);
+}
+
+TEST(ContinuousBatcher, NoPreemptionWhileTheCacheHoldsEveryone) {
+  ContinuousBatcher b(small_cache(6));
+  b.enqueue({1, 0, 16, 33});  // KV at most 16 + 32 = 48 tokens = 3 blocks
+  b.enqueue({2, 0, 16, 33});
+  const auto done = run_unit_steps(b);
+  ASSERT_EQ(done.size(), 2u);
+  EXPECT_EQ(b.stats().preemptions, 0);
+  EXPECT_EQ(b.stats().peak_blocks, 6);
+  EXPECT_EQ(b.used_blocks(), 0) << "every block is returned";
+}
+
+TEST(ContinuousBatcher, SwapPreemptionMovesTheKvOutAndBack) {
+  auto c = small_cache(4);
+  c.preemption = Preemption::SWAP;
+  ContinuousBatcher b(c);
+  b.enqueue({1, 0, 16, 40});
+  b.enqueue({2, 0, 16, 40});
+  std::vector<StepPlan> plans;
+  const auto done = run_unit_steps(b, 1, &plans);
+  ASSERT_EQ(done.size(), 2u);
+  double out = 0, in = 0;
+  for (const auto& p : plans) {
+    out += p.swap_out_bytes;
+    in += p.swap_in_bytes;
+  }
+  // The victim held 32 KV tokens when it was swapped out (1000 bytes each), the same came back.
+  EXPECT_DOUBLE_EQ(out, 32 * 1000.0);
+  EXPECT_DOUBLE_EQ(in, 32 * 1000.0);
+  EXPECT_EQ(b.stats().prefill_tokens, 32) << "swap keeps the KV: nothing is recomputed";
+}
+
+TEST(ContinuousBatcher, RecomputePreemptionPrefillsThePromptAndTheOutputAgain) {
+  ContinuousBatcher b(small_cache(4));
+  b.enqueue({1, 0, 16, 40});
+  b.enqueue({2, 0, 16, 40});
+  const auto done = run_unit_steps(b);
+  ASSERT_EQ(done.size(), 2u);
+  // Preempted after 17 output tokens (16 + 17 = 33 tokens of KV to rebuild), then run to its end.
+  EXPECT_DOUBLE_EQ(b.stats().prefill_tokens, 16 + 16 + 33);
+  EXPECT_DOUBLE_EQ(b.stats().generated_tokens, 80);
+  EXPECT_EQ(done[1].preemptions, 1);
+}
+
+TEST(ContinuousBatcher, ChunkedPrefillKeepsToTheBudgetAndLetsDecodesRun) {
+  auto c = small_cache(10000);
+  c.max_num_batched_tokens = 2048;
+  ContinuousBatcher b(c);
+  b.enqueue({1, 0, 100, 50});  // decoding first
+  auto p0 = b.plan(0);
+  b.complete(p0, 0, 1);
+  b.enqueue({2, 1, 10000, 10});
+  int prefill_steps = 0;
+  double t = 1;
+  for (;;) {
+    auto p = b.plan(t);
+    EXPECT_LE(p.prefill_tokens + p.decode_sequences, 2048);
+    EXPECT_EQ(p.decode_sequences, 1) << "the first request keeps decoding beside the long prompt";
+    b.complete(p, t, t + 1);
+    t += 1;
+    ++prefill_steps;
+    if (p.prefill_tokens < 2047) break;
+  }
+  // 10000 prompt tokens at 2047 per step (one token of the budget goes to the decode): 5 steps.
+  EXPECT_EQ(prefill_steps, static_cast<int>(std::ceil(10000.0 / 2047)));
+}
+
+TEST(ContinuousBatcher, WithoutChunkingAStepIsAllPrefillOrAllDecode) {
+  auto c = small_cache(10000);
+  c.chunked_prefill = false;
+  ContinuousBatcher b(c);
+  b.enqueue({1, 0, 100, 50});
+  b.complete(b.plan(0), 0, 1);
+  b.enqueue({2, 1, 3000, 10});
+  auto p = b.plan(1);
+  EXPECT_EQ(p.prefill_tokens, 3000);
+  EXPECT_EQ(p.decode_sequences, 0) << "vLLM v0: the prefill step pauses the decodes";
+  b.complete(p, 1, 2);
+  auto q = b.plan(2);
+  EXPECT_EQ(q.prefill_tokens, 0);
+  EXPECT_EQ(q.decode_sequences, 2);
+}
+
+TEST(ContinuousBatcher, SequenceLimitAndFcfsOrder) {
+  auto c = small_cache(10000);
+  c.max_num_seqs = 2;
+  ContinuousBatcher b(c);
+  for (uint64_t i = 0; i < 4; ++i) b.enqueue({i, static_cast<double>(i), 10, 5 + static_cast<int>(i)});
+  auto p = b.plan(0);
+  EXPECT_EQ(b.running(), 2u);
+  EXPECT_EQ(p.admitted, (std::vector<uint64_t>{0, 1}));
+  EXPECT_TRUE(b.complete(p, 0, 1).empty());
+  const auto done = run_unit_steps(b);
+  ASSERT_EQ(done.size(), 4u);
+  EXPECT_EQ(done[0].request.id, 0u);
+  EXPECT_EQ(done[1].request.id, 1u);
+  EXPECT_EQ(done[2].request.id, 2u) << "admitted in arrival order as places free up";
+}
+
+TEST(ContinuousBatcher, PriorityOrderAdmitsTheUrgentFirst) {
+  auto c = small_cache(10000);
+  c.max_num_seqs = 1;
+  c.order = AdmissionOrder::PRIORITY;
+  ContinuousBatcher b(c);
+  b.enqueue({1, 0.0, 10, 3, 5});
+  b.enqueue({2, 0.1, 10, 3, 0});
+  b.enqueue({3, 0.2, 10, 3, 5});
+  const auto done = run_unit_steps(b);
+  ASSERT_EQ(done.size(), 3u);
+  EXPECT_EQ(done[0].request.id, 2u);
+  EXPECT_EQ(done[1].request.id, 1u);
+  EXPECT_EQ(done[2].request.id, 3u);
+}
+
+TEST(ContinuousBatcher, PrefixCacheHitsSkipWholeBlocksOfThePrompt) {
+  auto c = small_cache(10000);
+  c.prefix_hit_ratio = 0.5;
+  ContinuousBatcher b(c);
+  b.enqueue({1, 0, 100, 2});  // 50 cached -> 48 (3 whole blocks); 52 computed
+  run_unit_steps(b);
+  EXPECT_DOUBLE_EQ(b.stats().prefill_tokens, 52);
+}
+
+TEST(ContinuousBatcher, ARunOfDecodeStepsCostsItsStepsOneByOne) {
+  // A cost linear in the batch's attended tokens: the run's mean context gives the exact sum.
+  const auto cost = [](const StepPlan& p) { return p.steps * (1e-3 + 1e-7 * p.batch.attended_tokens); };
+  const auto drive = [&](int max_steps, long long& plans) {
+    ContinuousBatcher b(small_cache(100000));
+    for (uint64_t i = 0; i < 5; ++i) b.enqueue({i, 0, 100 + 50 * static_cast<int>(i), 200 + 37 * static_cast<int>(i)});
+    std::vector<Completion> out;
+    double t = 0;
+    while (!b.idle()) {
+      auto p = b.plan(t, max_steps);
+      const double s = cost(p);
+      auto done = b.complete(p, t, t + s);
+      t += s;
+      out.insert(out.end(), done.begin(), done.end());
+    }
+    plans = b.stats().plans;
+    return out;
+  };
+  long long one_by_one = 0, runs = 0;
+  const auto a = drive(1, one_by_one);
+  const auto r = drive(1 << 30, runs);
+  ASSERT_EQ(a.size(), r.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].request.id, r[i].request.id);
+    EXPECT_NEAR(a[i].done, r[i].done, 1e-9 * a[i].done);
+    EXPECT_NEAR(a[i].first_token, r[i].first_token, 1e-12);
+  }
+  EXPECT_EQ(one_by_one, 200 + 4 * 37);  // every step a plan
+  EXPECT_LE(runs, 12) << "one plan per change of the batch";
+}
+
+const ModelCatalogue& catalogue() {
+  static const ModelCatalogue c = [] {
+    Diagnostics diags;
+    return load_model_catalogue(std::string(GTW_SOURCE_DIR) + "/calibration/models/llm.yaml", diags).value();
+  }();
+  return c;
+}
+
+TEST(ServingRun, ALoneRequestTakesItsPrefillRooflineThenTheWeightsOverHbmPerToken) {
+  HardwareProfile h100;
+  Diagnostics diags;
+  ASSERT_TRUE(load_profile("H100-80GB-SXM", SourceLoc{}, "", h100, diags)) << diags.format_all();
+  const auto& m = *catalogue().find("llama-3.1-8b");
+  EngineSetup setup{&m, &h100, ServingConfig{}, BatcherConfig{}, 0};
+  const int prompt = 2048, output = 129;
+  const auto run = run_engine(setup, {{1, 0, prompt, output}});
+  ASSERT_EQ(run.completions.size(), 1u);
+  const auto& c = run.completions[0];
+  // TTFT: 2 x active parameters x prompt FLOPs (plus attention) at the achievable FP16 rate.
+  const double prefill_flops =
+      prompt * m.matrix_flops_per_token() + m.attention_flops_per_token(prompt * (prompt + 1) / 2.0);
+  EXPECT_NEAR(c.first_token, prefill_flops / h100.achievable_rate(DType::FP16).value, 1e-9);
+  // TPOT at batch 1: the FP16 weights and the KV read (and written) once per token, over HBM.
+  const double tpot = (c.done - c.first_token) / (output - 1);
+  const double mean_context = prompt + output / 2.0;
+  const double expected =
+      (m.parameters() * 2 + (mean_context + 1) * m.kv_bytes_per_token(2)) / h100.hbm_achievable.value;
+  EXPECT_NEAR(tpot, expected, 1e-3 * expected);
+  EXPECT_LE(run.stats.plans, 3) << "prefill, then one run of decode steps";
+}
+
+TEST(ServingRun, KvCapacityInTokensIsTheFormula) {
+  HardwareProfile h100;
+  Diagnostics diags;
+  ASSERT_TRUE(load_profile("H100-80GB-SXM", SourceLoc{}, "", h100, diags));
+  const auto& m = *catalogue().find("llama-3.1-8b");
+  ServingConfig cfg;
+  const auto b = batcher_for({&m, &h100, cfg, BatcherConfig{}, 0});
+  const double per_token = 2.0 * m.layers * m.kv_heads * m.head_dim * 2;
+  const double tokens = (h100.memory.value * 0.9 - m.parameters() * 2) / per_token;
+  EXPECT_EQ(b.kv_blocks, static_cast<long long>(std::floor(tokens / 16)));
+}
+
+TEST(ServingRun, ClosedLoopKeepsTheConcurrency) {
+  HardwareProfile h100;
+  Diagnostics diags;
+  ASSERT_TRUE(load_profile("H100-80GB-SXM", SourceLoc{}, "", h100, diags));
+  const auto& m = *catalogue().find("llama-3.1-8b");
+  std::vector<SequenceRequest> reqs;
+  for (uint64_t i = 0; i < 64; ++i) reqs.push_back({i, 0, 128, 128});
+  const auto one = run_engine({&m, &h100, ServingConfig{}, BatcherConfig{}, 0}, reqs, 1);
+  const auto many = run_engine({&m, &h100, ServingConfig{}, BatcherConfig{}, 0}, reqs, 32);
+  ASSERT_EQ(one.completions.size(), 64u);
+  ASSERT_EQ(many.completions.size(), 64u);
+  // Batching 32 decodes costs little more than one (weights dominate): far more tokens per second.
+  EXPECT_GT(one.end / many.end, 10.0);
+}
+
+}  // namespace
+}  // namespace gtw::serving
