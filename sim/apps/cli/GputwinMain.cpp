@@ -32,6 +32,7 @@
 #include "PackCommand.hpp"
 #include "Placement.hpp"
 #include "RunBudget.hpp"
+#include "ServingCommand.hpp"
 #include "Setup.hpp"
 #include "Units.hpp"
 #include "Writers.hpp"
@@ -506,6 +507,7 @@ int main(int argc, char** argv) {
   const auto calibrate_cmd = cli::register_calibrate_command(app);
   const auto import_topo_cmd = cli::register_import_topo_command(app);
   const auto audit_cmd = cli::register_audit_command(app);
+  const auto serving_cmd = cli::register_serving_command(app);
 
   try {
     app.parse(argc, argv);
@@ -535,6 +537,7 @@ int main(int argc, char** argv) {
     if (*calibrate_cmd.app) return calibrate_cmd.run();
     if (*import_topo_cmd.app) return import_topo_cmd.run();
     if (*audit_cmd.app) return audit_cmd.run();
+    if (*serving_cmd.app) return serving_cmd.run();
   } catch (const InputError& e) {
     std::cerr << "gputwin: error: " << e.what() << "\n";
     return EXIT_INVALID_INPUT;

@@ -1,0 +1,976 @@
+// gputwin serving: one LLM serving engine alone (models/serving/ServingRun: a tensor-parallel replica at the
+// roofline of its steps, continuous batching, paged KV cache), and `--validate`: the table of gputwin's
+// predictions against published serving measurements (../shared/reference/serving-targets.csv), through
+// a mapping file (calibration/serving/targets.yaml) that says for each row which configuration to run,
+// which metric to compare and whether the row is fitted, predicted or excluded. The published values are
+// read from the CSV at run time, never copied into the mapping. docs/validation/serving.md.
+#include "ServingCommand.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <limits>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <sstream>
+
+#include "AtomicFile.hpp"
+#include "Csv.hpp"
+#include "Errors.hpp"
+#include "HardwareProfile.hpp"
+#include "ModelCatalogue.hpp"
+#include "Rng.hpp"
+#include "ServingRun.hpp"
+#include "Units.hpp"
+#include "YamlInput.hpp"
+
+namespace fs = std::filesystem;
+
+namespace gtw::cli {
+namespace {
+
+enum class LoadKind { OFFLINE, CONCURRENCY, RATE };
+
+// One engine run: what `gputwin serving` takes on its command line and a mapping row describes.
+struct RunSpec {
+  std::string model, gpu;
+  int tp = 1;
+  DType weights = DType::FP16;
+  double kv_bytes_per_value = 2;
+  int input = 128, output = 128;
+  LoadKind load = LoadKind::OFFLINE;
+  int concurrency = 0;
+  double rate = 0;
+  int requests = 1000;
+  int max_num_seqs = 256;
+  int max_num_batched_tokens = 8192;
+  bool chunked_prefill = true;
+  double gpu_memory_utilization = 0.9;
+  double step_overhead_s = 0;
+  uint64_t seed = 1;
+};
+
+struct Metrics {
+  size_t completed = 0, refused = 0;
+  double duration = 0;
+  double output_tps = 0, total_tps = 0, rps = 0;
+  double ttft_median = 0, ttft_mean = 0, ttft_p99 = 0, ttft_max = 0;
+  // Per request: (done - first token) / (output - 1), the mean gap between its tokens (TPOT). The model has
+  // no per-token times, so ITL (every gap of every request) is approximated by the per-request gaps.
+  double tpot_median = 0, tpot_mean = 0, tpot_p99 = 0;
+  double e2e_median = 0, e2e_mean = 0, e2e_p99 = 0;
+  long long kv_blocks = 0, kv_tokens = 0, peak_blocks = 0, preemptions = 0, steps = 0;
+  bool fits = true;
+};
+
+double percentile(std::vector<double> v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const double pos = p / 100.0 * static_cast<double>(v.size() - 1);
+  const size_t lo = static_cast<size_t>(std::floor(pos));
+  const size_t hi = std::min(v.size() - 1, lo + 1);
+  return v[lo] + (pos - static_cast<double>(lo)) * (v[hi] - v[lo]);
+}
+
+double mean(const std::vector<double>& v) {
+  double s = 0;
+  for (double x : v) s += x;
+  return v.empty() ? 0 : s / static_cast<double>(v.size());
+}
+
+const char* dtype_text(DType d) {
+  switch (d) {
+    case DType::FP32:
+      return "fp32";
+    case DType::FP16:
+      return "fp16";
+    case DType::BF16:
+      return "bf16";
+    case DType::FP8:
+      return "fp8";
+  }
+  return "?";
+}
+
+std::optional<DType> dtype_of(const std::string& s) {
+  if (s == "fp16") return DType::FP16;
+  if (s == "bf16") return DType::BF16;
+  if (s == "fp8") return DType::FP8;
+  return std::nullopt;
+}
+
+serving::EngineSetup setup_for(const RunSpec& r, const ModelArchitecture& model, const HardwareProfile& gpu) {
+  serving::EngineSetup s;
+  s.model = &model;
+  s.gpu = &gpu;
+  s.step.tp = r.tp;
+  s.step.weights = r.weights;
+  s.step.kv_bytes_per_value = r.kv_bytes_per_value;
+  s.step.gpu_memory_utilization = r.gpu_memory_utilization;
+  s.batcher.max_num_seqs = r.max_num_seqs;
+  s.batcher.max_num_batched_tokens = r.max_num_batched_tokens;
+  s.batcher.chunked_prefill = r.chunked_prefill;
+  s.step_overhead_s = r.step_overhead_s;
+  return s;
+}
+
+Metrics run_spec(const RunSpec& r, const ModelArchitecture& model, const HardwareProfile& gpu) {
+  Metrics m;
+  const serving::EngineSetup setup = setup_for(r, model, gpu);
+  const KvCapacity kv = kv_capacity(model, gpu.memory.value, setup.step);
+  m.kv_blocks = kv.blocks;
+  m.kv_tokens = kv.tokens;
+  m.fits = kv.fits;
+  if (!kv.fits) return m;
+  std::vector<serving::SequenceRequest> requests;
+  requests.reserve(static_cast<size_t>(r.requests));
+  RngStream arrivals = make_stream(r.seed, "serving/arrivals");
+  double t = 0;
+  for (int i = 0; i < r.requests; ++i) {
+    if (r.load == LoadKind::RATE) t += arrivals.exponential(r.rate);
+    requests.push_back({static_cast<uint64_t>(i), t, r.input, r.output, 0});
+  }
+  const auto run = serving::run_engine(setup, std::move(requests), r.load == LoadKind::CONCURRENCY ? r.concurrency : 0);
+  m.completed = run.completions.size();
+  m.refused = run.refused.size();
+  m.duration = run.end;
+  m.peak_blocks = run.stats.peak_blocks;
+  m.preemptions = run.stats.preemptions;
+  m.steps = run.stats.steps;
+  std::vector<double> ttft, tpot, e2e;
+  double in_tokens = 0, out_tokens = 0;
+  for (const auto& c : run.completions) {
+    ttft.push_back(c.first_token - c.request.arrival);
+    e2e.push_back(c.done - c.request.arrival);
+    if (c.request.output_tokens > 1) tpot.push_back((c.done - c.first_token) / (c.request.output_tokens - 1));
+    in_tokens += c.request.prompt_tokens;
+    out_tokens += c.request.output_tokens;
+  }
+  if (m.duration > 0) {
+    m.output_tps = out_tokens / m.duration;
+    m.total_tps = (in_tokens + out_tokens) / m.duration;
+    m.rps = static_cast<double>(m.completed) / m.duration;
+  }
+  m.ttft_median = percentile(ttft, 50);
+  m.ttft_mean = mean(ttft);
+  m.ttft_p99 = percentile(ttft, 99);
+  m.ttft_max = percentile(ttft, 100);
+  m.tpot_median = percentile(tpot, 50);
+  m.tpot_mean = mean(tpot);
+  m.tpot_p99 = percentile(tpot, 99);
+  m.e2e_median = percentile(e2e, 50);
+  m.e2e_mean = mean(e2e);
+  m.e2e_p99 = percentile(e2e, 99);
+  return m;
+}
+
+std::string load_text(const RunSpec& r) {
+  char buf[96];
+  switch (r.load) {
+    case LoadKind::OFFLINE:
+      std::snprintf(buf, sizeof buf, "offline n=%d", r.requests);
+      break;
+    case LoadKind::CONCURRENCY:
+      std::snprintf(buf, sizeof buf, "concurrency %d n=%d", r.concurrency, r.requests);
+      break;
+    case LoadKind::RATE:
+      std::snprintf(buf, sizeof buf, "Poisson %g req/s n=%d", r.rate, r.requests);
+      break;
+  }
+  return buf;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Single run
+
+struct SingleOptions {
+  std::string model, gpu, dtype = "fp16", kv_dtype;
+  int tp = 1, input = 0, output = 0, concurrency = 0, requests = 1000, max_num_seqs = 256,
+      max_num_batched_tokens = 8192;
+  double rate = 0, step_overhead_ms = 0;
+  bool offline = false, no_chunked_prefill = false;
+  uint64_t seed = 1;
+  std::string validate, out, targets;
+  bool fit = false;
+};
+
+bool load_model_and_gpu(const std::string& model_id, const std::string& gpu_name, const SourceLoc& model_loc,
+                        const SourceLoc& gpu_loc, const ModelCatalogue& catalogue,
+                        std::map<std::string, std::unique_ptr<HardwareProfile>>& profiles, Diagnostics& diags) {
+  bool ok = true;
+  if (catalogue.find(model_id) == nullptr) {
+    diags.error(model_loc, "model",
+                "no model '" + model_id + "' in the catalogue " + catalogue.file + suggest(model_id, catalogue.ids()));
+    ok = false;
+  }
+  if (profiles.count(gpu_name) == 0) {
+    auto p = std::make_unique<HardwareProfile>();
+    if (!load_profile(gpu_name, gpu_loc, "gpu", *p, diags)) return false;
+    profiles.emplace(gpu_name, std::move(p));
+  }
+  return ok;
+}
+
+void print_metrics(const RunSpec& r, const Metrics& m) {
+  std::printf("gputwin serving: %s on %d x %s (%s weights, %s KV), %d in / %d out, %s\n", r.model.c_str(), r.tp,
+              r.gpu.c_str(), dtype_text(r.weights), r.kv_bytes_per_value < 2 ? "fp8" : "fp16", r.input, r.output,
+              load_text(r).c_str());
+  std::printf("  scheduler: max-num-seqs %d, max-num-batched-tokens %d, chunked prefill %s, step overhead %.3f ms\n",
+              r.max_num_seqs, r.max_num_batched_tokens, r.chunked_prefill ? "on" : "off", r.step_overhead_s * 1e3);
+  std::printf("  KV cache: %lld blocks of 16 tokens (%lld tokens), peak %lld blocks in use; preemptions %lld\n",
+              m.kv_blocks, m.kv_tokens, m.peak_blocks, m.preemptions);
+  std::printf("  completed %zu requests (%zu refused: longer than the KV cache) in %.3f s, %lld engine steps\n",
+              m.completed, m.refused, m.duration, m.steps);
+  std::printf("  throughput: %.1f output tokens/s, %.1f total tokens/s, %.3f requests/s\n", m.output_tps, m.total_tps,
+              m.rps);
+  std::printf("  %-5s %12s %12s %12s\n", "ms", "median", "mean", "p99");
+  std::printf("  %-5s %12.2f %12.2f %12.2f\n", "TTFT", m.ttft_median * 1e3, m.ttft_mean * 1e3, m.ttft_p99 * 1e3);
+  std::printf("  %-5s %12.2f %12.2f %12.2f\n", "TPOT", m.tpot_median * 1e3, m.tpot_mean * 1e3, m.tpot_p99 * 1e3);
+  std::printf("  %-5s %12.2f %12.2f %12.2f   (per-request mean gap; no per-token times)\n", "ITL", m.tpot_median * 1e3,
+              m.tpot_mean * 1e3, m.tpot_p99 * 1e3);
+  std::printf("  %-5s %12.2f %12.2f %12.2f\n", "E2E", m.e2e_median * 1e3, m.e2e_mean * 1e3, m.e2e_p99 * 1e3);
+}
+
+int run_single(const SingleOptions& o, int load_options) {
+  Diagnostics diags;
+  const SourceLoc cli{"command line", 0, 0};
+  if (o.model.empty()) diags.error(cli, "--model", "required (a model id of `gputwin models`)");
+  if (o.gpu.empty()) diags.error(cli, "--gpu", "required (a profile of `gputwin profiles`)");
+  if (o.input < 1) diags.error(cli, "--input", "required: prompt tokens per request, at least 1");
+  if (o.output < 1) diags.error(cli, "--output", "required: output tokens per request, at least 1");
+  if (load_options != 1) diags.error(cli, "", "give exactly one of --concurrency N, --rate R, --offline");
+  if (o.tp < 1 || o.tp > 64) diags.error(cli, "--tp", "expected 1..64");
+  if (o.requests < 1) diags.error(cli, "--requests", "expected at least 1");
+  if (o.max_num_seqs < 1) diags.error(cli, "--max-num-seqs", "expected at least 1");
+  if (o.max_num_batched_tokens < 1) diags.error(cli, "--max-num-batched-tokens", "expected at least 1");
+  if (o.concurrency < 0 || (load_options == 1 && o.concurrency == 0 && !o.offline && !(o.rate > 0)))
+    diags.error(cli, "", "--concurrency expects at least 1, --rate a positive number of requests per second");
+  if (!(o.step_overhead_ms >= 0) || !std::isfinite(o.step_overhead_ms))
+    diags.error(cli, "--step-overhead-ms", "expected a non-negative number of milliseconds");
+  const auto weights = dtype_of(o.dtype);
+  if (!weights) diags.error(cli, "--dtype", "expected fp16, bf16 or fp8, got '" + o.dtype + "'");
+  const std::string kv = o.kv_dtype.empty() ? (o.dtype == "fp8" ? "fp16" : o.dtype) : o.kv_dtype;
+  if (!dtype_of(kv)) diags.error(cli, "--kv-dtype", "expected fp16, bf16 or fp8, got '" + kv + "'");
+  const auto catalogue = load_model_catalogue(default_model_catalogue_path(), diags);
+  std::map<std::string, std::unique_ptr<HardwareProfile>> profiles;
+  if (catalogue && !o.model.empty() && !o.gpu.empty())
+    load_model_and_gpu(o.model, o.gpu, SourceLoc{"--model", 0, 0}, SourceLoc{"--gpu", 0, 0}, *catalogue, profiles,
+                       diags);
+  if (diags.has_errors()) {
+    std::cerr << diags.format_all();
+    return EXIT_INVALID_INPUT;
+  }
+  RunSpec r;
+  r.model = o.model;
+  r.gpu = o.gpu;
+  r.tp = o.tp;
+  r.weights = *weights;
+  r.kv_bytes_per_value = kv == "fp8" ? 1 : 2;
+  r.input = o.input;
+  r.output = o.output;
+  r.load = o.offline ? LoadKind::OFFLINE : o.concurrency > 0 ? LoadKind::CONCURRENCY : LoadKind::RATE;
+  r.concurrency = o.concurrency;
+  r.rate = o.rate;
+  r.requests = o.requests;
+  r.max_num_seqs = o.max_num_seqs;
+  r.max_num_batched_tokens = o.max_num_batched_tokens;
+  r.chunked_prefill = !o.no_chunked_prefill;
+  r.step_overhead_s = o.step_overhead_ms * 1e-3;
+  r.seed = o.seed;
+  const Metrics m = run_spec(r, *catalogue->find(r.model), *profiles.at(r.gpu));
+  if (!m.fits) {
+    std::cerr << "gputwin: error: " << r.model << " in " << dtype_text(r.weights) << " does not fit " << r.tp << " x "
+              << r.gpu << " with room for its KV cache\n";
+    return EXIT_INVALID_INPUT;
+  }
+  print_metrics(r, m);
+  return EXIT_OK;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The mapping file
+
+enum class Status { FITTED, PREDICTED, EXCLUDED };
+
+struct Row {
+  std::string id;
+  SourceLoc loc;
+  Status status = Status::PREDICTED;
+  std::string reason;  // excluded
+  std::string engine;
+  std::string metric;
+  SourceLoc metric_loc;
+  bool sharegpt = false;
+  std::string note;
+  RunSpec run;
+};
+
+struct Mapping {
+  std::string file;
+  std::string targets;  // the CSV, resolved
+  double step_overhead_s = 0;
+  std::string step_overhead_source;
+  int sharegpt_input = 0, sharegpt_output = 0;
+  std::vector<Row> rows;
+};
+
+const std::vector<std::string> THROUGHPUT_METRICS = {"output_tokens_per_s", "total_tokens_per_s", "requests_per_s"};
+const std::vector<std::string> LATENCY_METRICS = {"ttft_median",  "ttft_mean",       "itl_median", "itl_mean",
+                                                  "tpot_median",  "tpot_mean",       "e2e_median", "e2e_mean",
+                                                  "prefill_time", "decode_step_time"};
+
+bool is_throughput(const std::string& metric) {
+  return std::find(THROUGHPUT_METRICS.begin(), THROUGHPUT_METRICS.end(), metric) != THROUGHPUT_METRICS.end();
+}
+
+std::vector<std::string> all_metrics() {
+  auto v = THROUGHPUT_METRICS;
+  v.insert(v.end(), LATENCY_METRICS.begin(), LATENCY_METRICS.end());
+  return v;
+}
+
+// gputwin's value of a metric, in the unit of the published one (ms for latencies; per GPU when asked).
+double metric_value(const std::string& metric, const Metrics& m) {
+  if (metric == "output_tokens_per_s") return m.output_tps;
+  if (metric == "total_tokens_per_s") return m.total_tps;
+  if (metric == "requests_per_s") return m.rps;
+  if (metric == "ttft_median") return m.ttft_median * 1e3;
+  if (metric == "ttft_mean") return m.ttft_mean * 1e3;
+  if (metric == "itl_median" || metric == "tpot_median") return m.tpot_median * 1e3;
+  if (metric == "itl_mean" || metric == "tpot_mean" || metric == "decode_step_time") return m.tpot_mean * 1e3;
+  if (metric == "e2e_median") return m.e2e_median * 1e3;
+  if (metric == "e2e_mean") return m.e2e_mean * 1e3;
+  if (metric == "prefill_time") return m.ttft_max * 1e3;
+  return 0;
+}
+
+class MappingParser {
+ public:
+  MappingParser(const std::string& file, Diagnostics& diags) : file_(file), d_(diags) {}
+
+  SourceLoc loc(const YAML::Node& n) const {
+    const YAML::Mark m = n.Mark();
+    if (m.is_null() || m.line < 0) return SourceLoc{file_, 0, 0};
+    return SourceLoc{file_, m.line + 1, m.column + 1};
+  }
+
+  void keys(const YAML::Node& map, const std::string& path, const std::vector<std::string>& valid) {
+    for (const auto& kv : map) {
+      const std::string k = kv.first.as<std::string>();
+      if (std::find(valid.begin(), valid.end(), k) == valid.end())
+        d_.error(loc(kv.first), path + "." + k, "unknown field" + suggest(k, valid));
+    }
+  }
+
+  std::optional<std::string> text(const YAML::Node& map, const std::string& key, const std::string& path,
+                                  bool required) {
+    const YAML::Node n = map[key];
+    if (!n) {
+      if (required) d_.error(loc(map), path + "." + key, "required field is missing");
+      return std::nullopt;
+    }
+    if (!n.IsScalar()) {
+      d_.error(loc(n), path + "." + key, "expected a scalar");
+      return std::nullopt;
+    }
+    return n.Scalar();
+  }
+
+  std::optional<double> number(const YAML::Node& map, const std::string& key, const std::string& path, bool required,
+                               double lo, double hi, bool integer) {
+    const auto t = text(map, key, path, required);
+    if (!t) return std::nullopt;
+    char* end = nullptr;
+    const double v = std::strtod(t->c_str(), &end);
+    if (t->empty() || *end != '\0' || !std::isfinite(v) || v < lo || v > hi || (integer && v != std::floor(v))) {
+      char range[96];
+      std::snprintf(range, sizeof range, "%s in [%g, %g]", integer ? "an integer" : "a number", lo, hi);
+      d_.error(loc(map[key]), path + "." + key, std::string("expected ") + range + ", got '" + *t + "'");
+      return std::nullopt;
+    }
+    return v;
+  }
+
+  std::optional<bool> boolean(const YAML::Node& map, const std::string& key, const std::string& path) {
+    const auto t = text(map, key, path, false);
+    if (!t) return std::nullopt;
+    if (*t == "true") return true;
+    if (*t == "false") return false;
+    d_.error(loc(map[key]), path + "." + key, "expected true or false, got '" + *t + "'");
+    return std::nullopt;
+  }
+
+  // Fields a row and an engine preset share: the scheduler and memory settings.
+  void engine_fields(const YAML::Node& n, const std::string& path, RunSpec& r) {
+    if (auto v = number(n, "maxNumSeqs", path, false, 1, 1e6, true)) r.max_num_seqs = static_cast<int>(*v);
+    if (auto v = number(n, "maxNumBatchedTokens", path, false, 1, 1e7, true))
+      r.max_num_batched_tokens = static_cast<int>(*v);
+    if (auto v = boolean(n, "chunkedPrefill", path)) r.chunked_prefill = *v;
+    if (auto v = number(n, "gpuMemoryUtilization", path, false, 0.01, 1, false)) r.gpu_memory_utilization = *v;
+  }
+
+  std::optional<Mapping> parse(const YAML::Node& root) {
+    Mapping out;
+    out.file = file_;
+    if (!root.IsMap()) {
+      d_.error(loc(root), "", "a serving mapping is a YAML mapping with kind: ServingTargets and rows:");
+      return std::nullopt;
+    }
+    keys(root, "", {"apiVersion", "kind", "targets", "stepOverhead", "sharegpt", "engines", "rows"});
+    if (auto k = text(root, "kind", "", true); k && *k != "ServingTargets")
+      d_.error(loc(root["kind"]), "kind", "expected ServingTargets, got '" + *k + "'");
+    if (auto t = text(root, "targets", "", false)) out.targets = (fs::path(file_).parent_path() / *t).string();
+    if (const YAML::Node so = root["stepOverhead"]) {
+      if (!so.IsMap()) {
+        d_.error(loc(so), "stepOverhead", "expected a mapping with value: and source:");
+      } else {
+        keys(so, "stepOverhead", {"value", "source"});
+        if (auto v = text(so, "value", "stepOverhead", true)) {
+          const auto p = parse_duration(*v);
+          if (!p)
+            d_.error(loc(so["value"]), "stepOverhead.value", p.error);
+          else
+            out.step_overhead_s = p.quantity->value;
+        }
+        if (auto s = text(so, "source", "stepOverhead", true)) out.step_overhead_source = *s;
+      }
+    }
+    if (const YAML::Node sg = root["sharegpt"]) {
+      if (!sg.IsMap()) {
+        d_.error(loc(sg), "sharegpt", "expected a mapping with input:, output: and source:");
+      } else {
+        keys(sg, "sharegpt", {"input", "output", "source"});
+        if (auto v = number(sg, "input", "sharegpt", true, 1, 1e6, true)) out.sharegpt_input = static_cast<int>(*v);
+        if (auto v = number(sg, "output", "sharegpt", true, 1, 1e6, true)) out.sharegpt_output = static_cast<int>(*v);
+        text(sg, "source", "sharegpt", true);
+      }
+    }
+    std::map<std::string, RunSpec> engines;
+    const std::vector<std::string> engine_keys = {"maxNumSeqs", "maxNumBatchedTokens", "chunkedPrefill",
+                                                  "gpuMemoryUtilization", "note"};
+    if (const YAML::Node es = root["engines"]) {
+      if (!es.IsMap()) d_.error(loc(es), "engines", "expected a mapping of engine name to settings");
+      for (const auto& kv : es.IsMap() ? es : YAML::Node()) {
+        const std::string name = kv.first.as<std::string>();
+        const std::string path = "engines." + name;
+        if (!kv.second.IsMap()) {
+          d_.error(loc(kv.second), path, "expected a mapping of settings");
+          continue;
+        }
+        keys(kv.second, path, engine_keys);
+        RunSpec r;
+        engine_fields(kv.second, path, r);
+        engines[name] = r;
+      }
+    }
+    std::vector<std::string> engine_names;
+    for (const auto& [name, _] : engines) engine_names.push_back(name);
+    const YAML::Node rows = root["rows"];
+    if (!rows || !rows.IsSequence()) {
+      d_.error(loc(rows ? rows : root), "rows", "expected a list of rows");
+      return std::nullopt;
+    }
+    std::set<std::string> seen;
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const YAML::Node n = rows[i];
+      const std::string path = "rows[" + std::to_string(i) + "]";
+      if (!n.IsMap()) {
+        d_.error(loc(n), path, "expected a mapping with id: and status:");
+        continue;
+      }
+      Row row;
+      row.loc = loc(n);
+      if (auto id = text(n, "id", path, true)) row.id = *id;
+      if (!row.id.empty() && !seen.insert(row.id).second)
+        d_.error(loc(n["id"]), path + ".id", "row " + row.id + " twice");
+      const auto status = text(n, "status", path, true);
+      if (status) {
+        if (*status == "fitted")
+          row.status = Status::FITTED;
+        else if (*status == "predicted")
+          row.status = Status::PREDICTED;
+        else if (*status == "excluded")
+          row.status = Status::EXCLUDED;
+        else
+          d_.error(loc(n["status"]), path + ".status",
+                   "unknown status '" + *status + "'" + suggest(*status, {"fitted", "predicted", "excluded"}));
+      }
+      if (row.status == Status::EXCLUDED) {
+        keys(n, path, {"id", "status", "reason"});
+        if (auto r = text(n, "reason", path, true)) row.reason = *r;
+        out.rows.push_back(row);
+        continue;
+      }
+      keys(n, path,
+           {"id",
+            "status",
+            "model",
+            "gpu",
+            "tp",
+            "dtype",
+            "kvDtype",
+            "input",
+            "output",
+            "lengths",
+            "load",
+            "concurrency",
+            "rate",
+            "requests",
+            "metric",
+            "engine",
+            "note",
+            "maxNumSeqs",
+            "maxNumBatchedTokens",
+            "chunkedPrefill",
+            "gpuMemoryUtilization"});
+      RunSpec& r = row.run;
+      if (auto e = text(n, "engine", path, true)) {
+        if (engines.count(*e) == 0)
+          d_.error(loc(n["engine"]), path + ".engine",
+                   "no engine '" + *e + "' under engines:" + suggest(*e, engine_names));
+        else
+          r = engines[*e];
+        row.engine = *e;
+      }
+      engine_fields(n, path, r);
+      if (auto m = text(n, "model", path, true)) r.model = *m;
+      if (auto g = text(n, "gpu", path, true)) r.gpu = *g;
+      if (auto v = number(n, "tp", path, true, 1, 64, true)) r.tp = static_cast<int>(*v);
+      if (auto dt = text(n, "dtype", path, true)) {
+        if (auto d = dtype_of(*dt))
+          r.weights = *d;
+        else
+          d_.error(loc(n["dtype"]), path + ".dtype", "expected fp16, bf16 or fp8, got '" + *dt + "'");
+      }
+      r.kv_bytes_per_value = 2;
+      if (auto kd = text(n, "kvDtype", path, false)) {
+        if (*kd == "fp8")
+          r.kv_bytes_per_value = 1;
+        else if (*kd != "fp16" && *kd != "bf16")
+          d_.error(loc(n["kvDtype"]), path + ".kvDtype", "expected fp16, bf16 or fp8, got '" + *kd + "'");
+      }
+      if (auto l = text(n, "lengths", path, false)) {
+        if (*l != "sharegpt")
+          d_.error(loc(n["lengths"]), path + ".lengths",
+                   "expected sharegpt (the lengths under sharegpt:), got '" + *l + "'");
+        else if (!root["sharegpt"])
+          d_.error(loc(n["lengths"]), path + ".lengths", "lengths: sharegpt needs the sharegpt: block at the top");
+        row.sharegpt = true;
+        r.input = out.sharegpt_input;
+        r.output = out.sharegpt_output;
+        if (n["input"] || n["output"])
+          d_.error(loc(n["lengths"]), path + ".lengths", "give either lengths: sharegpt or input: and output:");
+      } else {
+        if (auto v = number(n, "input", path, true, 1, 1e6, true)) r.input = static_cast<int>(*v);
+        if (auto v = number(n, "output", path, true, 1, 1e6, true)) r.output = static_cast<int>(*v);
+      }
+      if (auto l = text(n, "load", path, true)) {
+        if (*l == "offline") {
+          r.load = LoadKind::OFFLINE;
+        } else if (*l == "concurrency") {
+          r.load = LoadKind::CONCURRENCY;
+          if (auto v = number(n, "concurrency", path, true, 1, 1e6, true)) r.concurrency = static_cast<int>(*v);
+        } else if (*l == "rate") {
+          r.load = LoadKind::RATE;
+          if (auto v = number(n, "rate", path, true, 1e-6, 1e6, false)) r.rate = *v;
+        } else {
+          d_.error(loc(n["load"]), path + ".load",
+                   "unknown load '" + *l + "'" + suggest(*l, {"offline", "concurrency", "rate"}));
+        }
+      }
+      if (auto v = number(n, "requests", path, true, 1, 1e6, true)) r.requests = static_cast<int>(*v);
+      if (auto m = text(n, "metric", path, true)) {
+        row.metric = *m;
+        row.metric_loc = loc(n["metric"]);
+        const auto valid = all_metrics();
+        if (std::find(valid.begin(), valid.end(), *m) == valid.end())
+          d_.error(row.metric_loc, path + ".metric", "unknown metric '" + *m + "'" + suggest(*m, valid));
+      }
+      if (auto note = text(n, "note", path, false)) row.note = *note;
+      out.rows.push_back(row);
+    }
+    return out;
+  }
+
+ private:
+  std::string file_;
+  Diagnostics& d_;
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// The published targets
+
+struct Target {
+  std::string id, source, model, gpu, tp, input, output, metric, unit;
+  double value = 0;
+  SourceLoc loc;
+};
+
+std::map<std::string, Target> read_targets(const std::string& path, Diagnostics& diags) {
+  std::map<std::string, Target> out;
+  CsvTable csv(path, diags);
+  if (diags.has_errors()) return out;
+  const int id = csv.column("id", true), source = csv.column("source", true), model = csv.column("model", true),
+            gpu = csv.column("gpu", true), tp = csv.column("tp", true), input = csv.column("input_tokens", true),
+            output = csv.column("output_tokens", true), metric = csv.column("metric", true),
+            value = csv.column("value", true), unit = csv.column("unit", true);
+  if (diags.has_errors()) return out;
+  for (const auto& row : csv.rows()) {
+    Target t;
+    t.id = row.fields[id].text;
+    t.source = row.fields[source].text;
+    t.model = row.fields[model].text;
+    t.gpu = row.fields[gpu].text;
+    t.tp = row.fields[tp].text;
+    t.input = row.fields[input].text;
+    t.output = row.fields[output].text;
+    t.metric = row.fields[metric].text;
+    t.unit = row.fields[unit].text;
+    t.loc = csv.loc(row.line, row.fields[value].column);
+    const std::string& v = row.fields[value].text;
+    char* end = nullptr;
+    t.value = std::strtod(v.c_str(), &end);
+    if (v.empty() || *end != '\0' || !std::isfinite(t.value)) {
+      diags.error(t.loc, "value", "row " + t.id + ": expected a number, got '" + v + "'");
+      continue;
+    }
+    out[t.id] = t;
+  }
+  return out;
+}
+
+// The source up to its first parenthesis: "TensorRT-LLM perf-overview v0.17".
+std::string short_source(const std::string& s) {
+  const size_t p = s.find(" (");
+  return p == std::string::npos ? s : s.substr(0, p);
+}
+
+std::optional<long> integer_text(const std::string& s) {
+  if (s.empty()) return std::nullopt;
+  char* end = nullptr;
+  const long v = std::strtol(s.c_str(), &end, 10);
+  if (*end != '\0') return std::nullopt;
+  return v;
+}
+
+// Checks a row against its published target: the same TP and lengths where the CSV states them, a metric
+// of the kind the unit says.
+void check_row(const Row& row, const Target& t, Diagnostics& diags) {
+  const std::string where = "row " + row.id + ": ";
+  if (auto tp = integer_text(t.tp); tp && *tp != row.run.tp)
+    diags.error(row.loc, "tp", where + "tp " + std::to_string(row.run.tp) + " but the CSV says " + t.tp);
+  if (!row.sharegpt) {
+    if (auto in = integer_text(t.input); in && *in != row.run.input)
+      diags.error(row.loc, "input", where + "input " + std::to_string(row.run.input) + " but the CSV says " + t.input);
+    if (auto out = integer_text(t.output); out && *out != row.run.output)
+      diags.error(row.loc, "output",
+                  where + "output " + std::to_string(row.run.output) + " but the CSV says " + t.output);
+  }
+  const bool time_unit = t.unit == "ms";
+  if (is_throughput(row.metric) == time_unit || (!time_unit && t.unit.find("/s") == std::string::npos))
+    diags.error(row.metric_loc, "metric",
+                where + "metric " + row.metric + " does not match the published unit '" + t.unit + "'");
+}
+
+struct Result {
+  const Row* row = nullptr;
+  const Target* target = nullptr;
+  double fitted_value = 0, unfitted_value = 0;
+  double fitted_error = 0, unfitted_error = 0;  // %, signed: (gputwin - published) / published
+  bool ok = false;
+  std::string problem;
+};
+
+double row_value(const Row& row, const Target& t, const Metrics& m) {
+  double v = metric_value(row.metric, m);
+  if (t.unit.find("/GPU") != std::string::npos) v /= row.run.tp;
+  return v;
+}
+
+struct Context {
+  const ModelCatalogue* catalogue = nullptr;
+  std::map<std::string, std::unique_ptr<HardwareProfile>>* profiles = nullptr;
+};
+
+std::optional<double> evaluate(const Row& row, const Target& t, double step_overhead, const Context& c,
+                               std::string& problem) {
+  RunSpec r = row.run;
+  r.step_overhead_s = step_overhead;
+  const Metrics m = run_spec(r, *c.catalogue->find(r.model), *c.profiles->at(r.gpu));
+  if (!m.fits) {
+    problem = "does not fit";
+    return std::nullopt;
+  }
+  if (m.completed == 0) {
+    problem = "no request completed";
+    return std::nullopt;
+  }
+  return row_value(row, t, m);
+}
+
+struct Summary {
+  size_t n = 0;
+  double median = 0, worst = 0;
+  std::string worst_id;
+};
+
+Summary summarise(const std::vector<Result>& results, Status status, bool throughput, bool fitted) {
+  Summary s;
+  std::vector<double> errs;
+  for (const auto& r : results) {
+    if (!r.ok || r.row->status != status || is_throughput(r.row->metric) != throughput) continue;
+    const double e = std::fabs(fitted ? r.fitted_error : r.unfitted_error);
+    errs.push_back(e);
+    if (e >= s.worst) {
+      s.worst = e;
+      s.worst_id = r.row->id;
+    }
+  }
+  s.n = errs.size();
+  s.median = percentile(errs, 50);
+  return s;
+}
+
+std::string config_text(const Row& row) {
+  const RunSpec& r = row.run;
+  char buf[320];
+  const std::string lengths = row.sharegpt ? "ShareGPT~" + std::to_string(r.input) + "/" + std::to_string(r.output)
+                                           : std::to_string(r.input) + "/" + std::to_string(r.output);
+  std::snprintf(buf, sizeof buf, "%s %dx%s %s%s %s, %s [%s]", r.model.c_str(), r.tp, r.gpu.c_str(),
+                dtype_text(r.weights), r.kv_bytes_per_value < 2 ? "+kv8" : "", lengths.c_str(), load_text(r).c_str(),
+                row.engine.c_str());
+  return buf;
+}
+
+std::string fmt(double v) {
+  char buf[32];
+  if (std::fabs(v) >= 100)
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+  else if (std::fabs(v) >= 10)
+    std::snprintf(buf, sizeof buf, "%.1f", v);
+  else
+    std::snprintf(buf, sizeof buf, "%.2f", v);
+  return buf;
+}
+
+std::string signed_pct(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%+.1f", v);
+  return buf;
+}
+
+std::string report_markdown(const Mapping& mapping, const std::vector<Result>& results,
+                            const std::map<std::string, Target>& targets, const std::vector<std::string>& unmapped) {
+  std::ostringstream o;
+  char line[512];
+  o << "Targets: " << mapping.targets << "\nMapping: " << mapping.file << "\n";
+  std::snprintf(line, sizeof line, "Fitted step overhead: %.3f ms per engine step (%s)\n\n",
+                mapping.step_overhead_s * 1e3, mapping.step_overhead_source.c_str());
+  o << line;
+  o << "| id | source | config | metric | published | gputwin | error % | error % (no fit) | row |\n";
+  o << "|---|---|---|---|---:|---:|---:|---:|---|\n";
+  for (const auto& r : results) {
+    const Row& row = *r.row;
+    if (row.status == Status::EXCLUDED) continue;
+    const Target& t = *r.target;
+    o << "| " << row.id << " | " << short_source(t.source) << " | " << config_text(row) << " | " << row.metric << " | "
+      << fmt(t.value) << " " << t.unit << " | ";
+    if (r.ok)
+      o << fmt(r.fitted_value) << " | " << signed_pct(r.fitted_error) << " | " << signed_pct(r.unfitted_error);
+    else
+      o << r.problem << " | - | -";
+    o << " | " << (row.status == Status::FITTED ? "fitted" : "predicted") << " |\n";
+  }
+  o << "\n";
+  const auto summary_line = [&](const char* what, Status status, bool throughput) {
+    const Summary f = summarise(results, status, throughput, true);
+    const Summary u = summarise(results, status, throughput, false);
+    std::snprintf(line, sizeof line, "| %s | %zu | %.1f | %.1f (%s) | %.1f | %.1f (%s) |\n", what, f.n, f.median,
+                  f.worst, f.worst_id.c_str(), u.median, u.worst, u.worst_id.c_str());
+    o << line;
+  };
+  o << "| rows | n | median abs error % | worst abs error % | median (no fit) | worst (no fit) |\n";
+  o << "|---|---:|---:|---:|---:|---:|\n";
+  summary_line("predicted, throughput", Status::PREDICTED, true);
+  summary_line("predicted, latency (TTFT/TPOT/ITL/E2E)", Status::PREDICTED, false);
+  summary_line("fitted, throughput", Status::FITTED, true);
+  summary_line("fitted, latency", Status::FITTED, false);
+  o << "\nExcluded:\n\n";
+  for (const auto& r : results) {
+    if (r.row->status != Status::EXCLUDED) continue;
+    const auto it = targets.find(r.row->id);
+    o << "- " << r.row->id << " (" << (it == targets.end() ? "?" : short_source(it->second.source))
+      << "): " << r.row->reason << "\n";
+  }
+  if (!unmapped.empty()) {
+    o << "\nNot in the mapping:";
+    for (const auto& id : unmapped) o << " " << id;
+    o << "\n";
+  }
+  return o.str();
+}
+
+std::string report_csv(const std::vector<Result>& results) {
+  std::ostringstream o;
+  o << "id,status,metric,published,unit,gputwin,error_pct,gputwin_no_fit,error_pct_no_fit\n";
+  for (const auto& r : results) {
+    if (r.row->status == Status::EXCLUDED || !r.ok) continue;
+    char line[256];
+    std::snprintf(line, sizeof line, "%s,%s,%s,%.10g,\"%s\",%.10g,%.4f,%.10g,%.4f\n", r.row->id.c_str(),
+                  r.row->status == Status::FITTED ? "fitted" : "predicted", r.row->metric.c_str(), r.target->value,
+                  r.target->unit.c_str(), r.fitted_value, r.fitted_error, r.unfitted_value, r.unfitted_error);
+    o << line;
+  }
+  return o.str();
+}
+
+int run_validate(const SingleOptions& o) {
+  Diagnostics diags;
+  const auto text = read_yaml_input(o.validate, diags);
+  std::optional<YAML::Node> root;
+  if (text) root = parse_yaml_input(*text, o.validate, "a serving mapping (kind: ServingTargets)", diags);
+  std::optional<Mapping> mapping;
+  if (root) mapping = MappingParser(o.validate, diags).parse(*root);
+  if (!mapping || diags.has_errors()) {
+    std::cerr << diags.format_all();
+    return EXIT_INVALID_INPUT;
+  }
+  if (!o.targets.empty()) mapping->targets = o.targets;
+  if (mapping->targets.empty()) {
+    diags.error(SourceLoc{o.validate, 1, 1}, "targets", "no targets: CSV in the mapping and no --targets");
+    std::cerr << diags.format_all();
+    return EXIT_INVALID_INPUT;
+  }
+  const auto targets = read_targets(mapping->targets, diags);
+  const auto catalogue = load_model_catalogue(default_model_catalogue_path(), diags);
+  std::map<std::string, std::unique_ptr<HardwareProfile>> profiles;
+  if (diags.has_errors() || !catalogue) {
+    std::cerr << diags.format_all();
+    return EXIT_INVALID_INPUT;
+  }
+  size_t fitted = 0, compared = 0;
+  for (const auto& row : mapping->rows) {
+    const auto it = targets.find(row.id);
+    if (it == targets.end()) {
+      diags.error(row.loc, "id", "no row " + row.id + " in " + mapping->targets);
+      continue;
+    }
+    if (row.status == Status::EXCLUDED) continue;
+    ++compared;
+    if (row.status == Status::FITTED) ++fitted;
+    // Located at the row: the model and profile names come from the mapping.
+    load_model_and_gpu(row.run.model, row.run.gpu, row.loc, row.loc, *catalogue, profiles, diags);
+    check_row(row, it->second, diags);
+  }
+  if (3 * fitted > compared)
+    diags.error(SourceLoc{o.validate, 1, 1}, "rows",
+                std::to_string(fitted) + " fitted rows of " + std::to_string(compared) +
+                    " compared: at most a third may be fitted");
+  if (diags.has_errors()) {
+    std::cerr << diags.format_all();
+    return EXIT_INVALID_INPUT;
+  }
+  std::cerr << diags.format_all();  // warnings
+  const Context ctx{&*catalogue, &profiles};
+
+  if (o.fit) {
+    // One parameter, the host time per engine step, on the fitted rows only: the value on a 0.05 ms grid
+    // (0..20 ms) with the least median |error| over them (ties: the least mean |error|).
+    double best = 0, best_median = std::numeric_limits<double>::infinity(), best_mean = best_median;
+    for (int k = 0; k <= 400; ++k) {
+      const double overhead = k * 0.05e-3;
+      std::vector<double> errs;
+      for (const auto& row : mapping->rows) {
+        if (row.status != Status::FITTED) continue;
+        const Target& t = targets.at(row.id);
+        std::string problem;
+        if (auto v = evaluate(row, t, overhead, ctx, problem)) errs.push_back(std::fabs(*v - t.value) / t.value * 100);
+      }
+      const double med = percentile(errs, 50), avg = mean(errs);
+      if (med < best_median - 1e-9 || (std::fabs(med - best_median) <= 1e-9 && avg < best_mean)) {
+        best = overhead;
+        best_median = med;
+        best_mean = avg;
+      }
+    }
+    std::printf("fitted stepOverhead over %zu fitted rows: %.2f ms (median |error| %.1f %%, mean %.1f %%)\n", fitted,
+                best * 1e3, best_median, best_mean);
+    return EXIT_OK;
+  }
+
+  std::vector<Result> results;
+  std::set<std::string> mapped;
+  for (const auto& row : mapping->rows) {
+    mapped.insert(row.id);
+    Result r;
+    r.row = &row;
+    r.target = &targets.at(row.id);
+    if (row.status != Status::EXCLUDED) {
+      const auto f = evaluate(row, *r.target, mapping->step_overhead_s, ctx, r.problem);
+      const auto u = evaluate(row, *r.target, 0, ctx, r.problem);
+      if (f && u) {
+        r.ok = true;
+        r.fitted_value = *f;
+        r.unfitted_value = *u;
+        r.fitted_error = (*f - r.target->value) / r.target->value * 100;
+        r.unfitted_error = (*u - r.target->value) / r.target->value * 100;
+      }
+    }
+    results.push_back(r);
+  }
+  std::vector<std::string> unmapped;
+  for (const auto& [id, _] : targets)
+    if (mapped.count(id) == 0) unmapped.push_back(id);
+  const std::string md = report_markdown(*mapping, results, targets, unmapped);
+  std::cout << md;
+  if (!o.out.empty()) {
+    fs::create_directories(o.out);
+    write_file_atomic((fs::path(o.out) / "serving-validation.md").string(), md);
+    write_file_atomic((fs::path(o.out) / "serving-validation.csv").string(), report_csv(results));
+  }
+  return EXIT_OK;
+}
+
+}  // namespace
+
+Subcommand register_serving_command(CLI::App& app) {
+  auto o = std::make_shared<SingleOptions>();
+  auto* cmd = app.add_subcommand(
+      "serving",
+      "Run one LLM serving engine alone (continuous batching at the roofline), or --validate the serving model "
+      "against published measurements");
+  cmd->add_option("--model", o->model, "Model id of the catalogue (`gputwin models`)");
+  cmd->add_option("--gpu", o->gpu, "Hardware profile (`gputwin profiles`)");
+  cmd->add_option("--tp", o->tp, "Tensor-parallel GPUs (default 1)");
+  cmd->add_option("--dtype", o->dtype, "Weight precision: fp16|bf16|fp8 (default fp16)");
+  cmd->add_option("--kv-dtype", o->kv_dtype, "KV-cache precision: fp16|bf16|fp8 (default: fp16)");
+  cmd->add_option("--input", o->input, "Prompt tokens per request");
+  cmd->add_option("--output", o->output, "Output tokens per request");
+  auto* conc = cmd->add_option("--concurrency", o->concurrency, "Closed loop: requests kept in flight");
+  auto* rate = cmd->add_option("--rate", o->rate, "Open loop: Poisson arrivals, requests per second");
+  auto* offline = cmd->add_flag("--offline", o->offline, "Every request arrives at t=0");
+  cmd->add_option("--requests", o->requests, "Requests to run (default 1000)");
+  cmd->add_option("--max-num-seqs", o->max_num_seqs, "Running sequences at most (default 256)");
+  cmd->add_option("--max-num-batched-tokens", o->max_num_batched_tokens, "Tokens per engine step (default 8192)");
+  cmd->add_flag("--no-chunked-prefill", o->no_chunked_prefill, "A step is all prefill or all decode");
+  cmd->add_option("--step-overhead-ms", o->step_overhead_ms, "Host time per engine step, ms (default 0)");
+  cmd->add_option("--seed", o->seed, "Seed of the arrivals (default 1)");
+  auto* validate = cmd->add_option("--validate", o->validate,
+                                   "Mapping file (calibration/serving/targets.yaml): print the validation table");
+  cmd->add_option("--targets", o->targets, "Published targets CSV (default: the mapping's targets:)");
+  cmd->add_option("--out", o->out, "With --validate: also write serving-validation.md and .csv here");
+  cmd->add_flag("--fit", o->fit, "With --validate: fit the step overhead on the fitted rows and print it");
+  return {cmd, [o, conc, rate, offline, validate]() {
+            if (validate->count() > 0) return run_validate(*o);
+            const int loads = static_cast<int>(conc->count() + rate->count() + offline->count());
+            return run_single(*o, loads);
+          }};
+}
+
+}  // namespace gtw::cli
