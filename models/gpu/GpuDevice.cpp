@@ -90,6 +90,12 @@ int GpuDevice::add_context(int tenant, int workload, int replica) {
   return contexts_.back().id;
 }
 
+double GpuDevice::partition_memory() const {
+  if (sharing_.mode == SharingMode::MPS) return std::min(profile_.memory.value, sharing_.pinned_memory_limit.value);
+  if (sharing_.mode == SharingMode::VGPU) return profile_.memory.value / std::max(1, sharing_.replicas);
+  return profile_.memory.value;
+}
+
 bool GpuDevice::allocate(double bytes) {
   // Under MPS a client cannot pin more than its limit (CUDA_MPS_PINNED_DEVICE_MEM_LIMIT, hard on Volta+).
   if (sharing_.mode == SharingMode::MPS && bytes > sharing_.pinned_memory_limit.value) return false;

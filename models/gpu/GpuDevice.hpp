@@ -95,6 +95,9 @@ class GpuDevice {
   double allocate_for(double bytes, int context);
   void release_for(double bytes, int context);
   double memory_used() const { return memory_used_; }
+  /// The memory one client may hold: its MPS client limit, its vGPU's framebuffer share, else the
+  /// device's (a MIG instance is a device of its own).
+  double partition_memory() const;
   /// Freed, not yet scrubbed bytes (of any owner) and bytes being scrubbed now.
   double memory_dirty() const;
   double memory_scrubbing() const { return scrubbing_; }

@@ -39,6 +39,7 @@ struct SimContext {
   bool stopping = false;                                // set once hard_end is reached
   const fabric::Platform* platform = nullptr;           // network and storage (models/fabric)
   std::vector<DataMovement>* data_movements = nullptr;  // details of data events (models/storage)
+  std::vector<ServingReplicaStats>* serving = nullptr;  // continuous-batching replicas' lives (models/workload)
 
   // The engine's observer of events as they happen (quota release on job end); what it emits is observed too.
   std::function<void(const Event&)> observer = nullptr;

@@ -13,7 +13,7 @@ double kv_heads_per_gpu(const ModelArchitecture& m, int tp) {
 }
 
 double kv_bytes_per_token_per_gpu(const ModelArchitecture& m, const ServingConfig& c) {
-  return 2.0 * m.layers * kv_heads_per_gpu(m, c.tp) * m.head_dim * c.kv_bytes_per_value;
+  return 2.0 * m.layers * kv_heads_per_gpu(m, c.tp) * m.head_dim * c.kv_bytes_per_value / std::max(1, c.pp);
 }
 
 // Weight bytes one step reads per GPU: the dense part once, and of each layer's experts those that at
@@ -28,7 +28,7 @@ double weight_bytes_read(const ModelArchitecture& m, const ServingConfig& c, dou
     const double miss = 1.0 - static_cast<double>(m.active_experts) / m.experts;
     touched = m.experts * (1.0 - std::pow(miss, std::max(tokens, 1.0)));
   }
-  return (dense + m.layers * touched * expert) * bytes / c.tp;
+  return (dense + m.layers * touched * expert) * bytes / (c.tp * std::max(1, c.pp));
 }
 
 }  // namespace
@@ -51,18 +51,22 @@ StepCost step_cost(const ModelArchitecture& m, const HardwareProfile& gpu, const
   StepCost s;
   const double tokens = b.decode_tokens + b.prefill_tokens;
   const int tp = std::max(1, c.tp);
-  s.flops = (tokens * m.matrix_flops_per_token() + m.attention_flops_per_token(b.attended_tokens)) / tp;
+  const int pp = std::max(1, c.pp);
+  s.flops = (tokens * m.matrix_flops_per_token() + m.attention_flops_per_token(b.attended_tokens)) / (tp * pp);
   const double kv_token = kv_bytes_per_token_per_gpu(m, c);
   s.bytes = weight_bytes_read(m, c, tokens) + b.kv_read_tokens * kv_token + tokens * kv_token;
-  s.compute_s = s.flops / gpu.achievable_rate(c.weights).value;
-  s.memory_s = s.bytes / gpu.hbm_achievable.value;
+  // Per GPU of one stage; the stages run one after the other.
+  s.compute_s = pp * s.flops / gpu.achievable_rate(c.weights).value;
+  s.memory_s = pp * s.bytes / gpu.hbm_achievable.value;
+  const double buffer = tokens * m.hidden_size * 2.0;  // the step's activations in 16 bits
   if (tp > 1 && tokens > 0) {
-    // Two all-reduces per layer (after attention and after the feed-forward) of the step's activations in
-    // 16 bits; a ring moves 2 (tp - 1) / tp of the buffer through each GPU's link.
-    const double buffer = tokens * m.hidden_size * 2.0;
+    // Two all-reduces per layer (after attention and after the feed-forward); a ring moves 2 (tp - 1) / tp
+    // of the buffer through each GPU's link.
     const double per_all_reduce = 2.0 * (tp - 1) / tp * buffer / gpu.nvlink_achievable.value + c.all_reduce_latency;
     s.communication_s = 2.0 * m.layers * per_all_reduce;
   }
+  if (pp > 1 && tokens > 0)
+    s.communication_s += (pp - 1) * (buffer / tp / gpu.nvlink_achievable.value + c.all_reduce_latency);
   s.total_s = std::max(s.compute_s, s.memory_s) + s.communication_s;
   return s;
 }
@@ -70,7 +74,7 @@ StepCost step_cost(const ModelArchitecture& m, const HardwareProfile& gpu, const
 KvCapacity kv_capacity(const ModelArchitecture& m, double memory_per_gpu, const ServingConfig& c) {
   KvCapacity k;
   const int tp = std::max(1, c.tp);
-  k.weights_per_gpu = m.parameters() * dtype_bytes(c.weights) / tp;
+  k.weights_per_gpu = m.parameters() * dtype_bytes(c.weights) / (tp * std::max(1, c.pp));
   k.kv_bytes_per_token_per_gpu = kv_bytes_per_token_per_gpu(m, c);
   k.kv_bytes_per_gpu = memory_per_gpu * c.gpu_memory_utilization - k.weights_per_gpu - c.workspace_bytes;
   const double block_bytes = k.kv_bytes_per_token_per_gpu * std::max(1, c.block_size);

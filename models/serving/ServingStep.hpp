@@ -5,7 +5,9 @@
 // its tokens are routed to), reads the KV cache of every token attended and writes the new tokens' KV,
 // computes 2 FLOPs per active weight per token plus attention over the context, and all-reduces the
 // activations twice per layer across the group. Its time is the roofline of that work on one GPU of the
-// group (max of compute and memory time) plus the all-reduces. And how much KV cache fits.
+// group (max of compute and memory time) plus the all-reduces. With pipeline stages a step passes through
+// them in turn (no micro-batch overlap): pp times one stage's roofline plus the activations handed on.
+// And how much KV cache fits.
 // The continuous batcher (ContinuousBatcher.hpp) plans the steps; this prices them.
 // SimGrid-free (models/hardware); the parameters it assumes are named in ServingConfig.
 #include "HardwareProfile.hpp"
@@ -15,6 +17,7 @@ namespace gtw {
 
 struct ServingConfig {
   int tp = 1;                           // tensor-parallel GPUs (one node)
+  int pp = 1;                           // pipeline stages (each tp GPUs, layers split evenly)
   DType weights = DType::FP16;          // weight precision (FP8: weights and GEMMs in FP8)
   double kv_bytes_per_value = 2;        // 2: FP16/BF16 KV cache, 1: FP8 KV cache
   double gpu_memory_utilization = 0.9;  // share of each GPU's memory the server may use (vLLM's default)

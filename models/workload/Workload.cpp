@@ -4,6 +4,7 @@
 
 #include <xbt/log.h>
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -12,6 +13,7 @@
 #include "Arrivals.hpp"
 #include "DataPath.hpp"
 #include "Platform.hpp"
+#include "ServingSpecs.hpp"
 #include "TokenBucket.hpp"
 
 XBT_LOG_EXTERNAL_CATEGORY(gtw);
@@ -42,12 +44,20 @@ InferenceBatchCost inference_batch_cost(const WorkloadSpec& w, const HardwarePro
 double workload_memory(const WorkloadSpec& w) {
   if (w.memory.value > 0) return w.memory.value;
   if (w.kind == WorkloadKind::ATTACK) return ATTACK_DEFAULT_MEMORY;
+  // Continuous batching: what it needs at least (the placement's view); it takes its reservation at start.
+  if (w.continuous()) return serving::minimum_bytes(w);
   // Weights of every resident model plus 30% of one model's for the KV cache and activations.
   const int resident = w.swap_models >= 2 ? w.resident_models : 1;
   return w.model.weights().value * (resident + 0.3);
 }
 
 namespace {
+
+// Bytes a replica holds on a GPU: a continuous-batching server takes its share of the partition at start
+// (vLLM's gpu_memory_utilization), every other workload its workload_memory.
+double replica_memory(const WorkloadSpec& w, const GpuDevice& gpu) {
+  return w.continuous() ? serving::reservation_bytes(w, gpu.partition_memory()) : workload_memory(w);
+}
 
 double ring_allreduce_bytes(const WorkloadSpec& w) {
   if (w.gpus < 2) return 0;
@@ -69,10 +79,11 @@ namespace {
 // the out-of-memory event and returns false.
 bool allocate_replica(SimContext& ctx, const WorkloadSpec& spec, int workload, int replica,
                       const ReplicaPlacement& place) {
-  const double bytes = workload_memory(spec);
   for (size_t i = 0; i < place.gpus.size(); ++i) {
+    const double bytes = replica_memory(spec, *place.gpus[i]);
     if (place.gpus[i]->allocate_for(bytes, place.contexts[i]) < 0) {
-      for (size_t j = 0; j < i; ++j) place.gpus[j]->release_for(bytes, place.contexts[j]);
+      for (size_t j = 0; j < i; ++j)
+        place.gpus[j]->release_for(replica_memory(spec, *place.gpus[j]), place.contexts[j]);
       const double now = sg4::Engine::get_clock();
       ctx.emit({.time = now,
                 .type = EventType::OUT_OF_MEMORY,
@@ -130,6 +141,18 @@ void bring_up(const WorkloadSpec& spec, const ReplicaPlacement& place, double we
     ctx.counters.transfers += place.gpus.size();
     return;
   }
+  // A replica over several GPUs (tensor parallelism) loads its shards at once, each over its GPU's link.
+  const RuntimeModel& runtime = replica_runtime(spec, place);
+  if (place.gpus.size() > 1 && !place.gpus[0]->confidential() && place.node_cpu && weight_bytes > 0) {
+    if (runtime.transfer_overhead_s > 0) sg4::this_actor::sleep_for(runtime.transfer_overhead_s);
+    std::vector<sg4::CommPtr> loads;
+    for (auto* gpu : place.gpus)
+      loads.push_back(sg4::Comm::sendto_async(place.node_cpu, gpu->host(),
+                                              static_cast<uint64_t>(weight_bytes / runtime.io_efficiency)));
+    for (auto& c : loads) c->wait();
+    ctx.counters.transfers += loads.size();
+    return;
+  }
   for (size_t g = 0; g < place.gpus.size(); ++g) {
     if (const auto* cc = place.gpus[g]->confidential()) sg4::this_actor::sleep_for(cc->attestation.value);
     if (weight_bytes > 0) host_to_device(spec, place, g, weight_bytes, ctx);
@@ -140,7 +163,7 @@ void bring_up(const WorkloadSpec& spec, const ReplicaPlacement& place, double we
 void fail_replica_contexts(const WorkloadSpec& spec, const ReplicaPlacement& place) {
   for (size_t i = 0; i < place.gpus.size(); ++i) {
     place.gpus[i]->fail_context(place.contexts[i]);
-    place.gpus[i]->release_for(workload_memory(spec), place.contexts[i]);
+    place.gpus[i]->release_for(replica_memory(spec, *place.gpus[i]), place.contexts[i]);
   }
 }
 
@@ -180,6 +203,7 @@ class InferenceService final : public Workload {
     for (const auto& req : r.queue)
       ctx_.emit(who(replica, gpu_of(r)),
                 {.time = now, .type = EventType::REQUEST_DROPPED, .value = now - req.arrival, .aux = req.arrival});
+    drop_engine(replica, r, now);
     r.in_service.clear();
     r.queue.clear();
     fail_replica_contexts(spec_, r.place);
@@ -199,7 +223,7 @@ class InferenceService final : public Workload {
 
   bool replica_idle(int replica) const override {
     const auto& r = *replicas_.at(static_cast<size_t>(replica));
-    return !r.alive || (r.queue.empty() && r.in_service.empty());
+    return !r.alive || (r.queue.empty() && r.in_service.empty() && (!r.engine || r.engine->idle()));
   }
 
   bool move_replica(int replica, ReplicaPlacement place) override {
@@ -233,6 +257,7 @@ class InferenceService final : public Workload {
                   {.time = now, .type = EventType::REQUEST_DROPPED, .value = now - req.arrival, .aux = req.arrival});
       r.queue.clear();
       r.in_service.clear();
+      drop_engine(static_cast<int>(i), r, now);
     }
   }
 
@@ -242,7 +267,8 @@ class InferenceService final : public Workload {
     int model = 0;  // which of the service's models (model swapping)
     int prompt_tokens = 0;
     int output_tokens = 0;
-    int client = -1;  // another tenant's client workload (submit_query), -1: the service's own arrivals
+    int client = -1;   // another tenant's client workload (submit_query), -1: the service's own arrivals
+    int priority = 1;  // continuous batching with batching.order priority: 0 urgent, 1 normal
   };
   struct Replica {
     ReplicaPlacement place;
@@ -254,6 +280,11 @@ class InferenceService final : public Workload {
     std::vector<Request> in_service;
     sg4::MutexPtr mutex;
     sg4::ConditionVariablePtr cv;
+    // Continuous batching: the engine of the current life and the requests it holds, by id.
+    std::unique_ptr<serving::ContinuousBatcher> engine;
+    std::map<uint64_t, Request> held;
+    uint64_t next_id = 0;
+    double serving_since = 0;
   };
 
   static int gpu_of(const Replica& r) { return r.place.gpus.empty() ? -1 : r.place.gpus[0]->index(); }
@@ -261,7 +292,13 @@ class InferenceService final : public Workload {
   void launch_server(size_t i) {
     const int generation = replicas_[i]->generation;
     sg4::Actor::create(spec_.name + "-r" + std::to_string(i), replicas_[i]->place.gpus[0]->host(),
-                       [this, i, generation] { serve(static_cast<int>(i), generation); });
+                       [this, i, generation] {
+                         if (spec_.continuous()) {
+                           serve_continuous(static_cast<int>(i), generation);
+                         } else {
+                           serve(static_cast<int>(i), generation);
+                         }
+                       });
   }
 
   Admission submit_query(int client) override {
@@ -290,7 +327,7 @@ class InferenceService final : public Workload {
     for (size_t i = 0; i < replicas_.size(); ++i) {
       const auto& r = *replicas_[i];
       if (!r.alive || r.draining) continue;
-      const size_t load = r.queue.size() + r.in_service.size();
+      const size_t load = r.queue.size() + r.in_service.size() + (r.engine ? r.engine->in_flight() : 0);
       if (load < best_load) {
         best = static_cast<int>(i);
         best_load = load;
@@ -303,9 +340,14 @@ class InferenceService final : public Workload {
     ArrivalGenerator gen(spec_.arrival, make_stream(ctx_.spec.seed, "arrivals/" + spec_.name),
                          sg4::Engine::get_clock());
     auto model_stream = make_stream(ctx_.spec.seed, "models/" + spec_.name);
+    auto priority_stream = make_stream(ctx_.spec.seed, "priorities/" + spec_.name);
     for (;;) {
       const double t = gen.next();
-      if (!(t < ctx_.arrivals_end)) return;
+      if (!(t < ctx_.arrivals_end)) {
+        next_arrival_ = std::numeric_limits<double>::infinity();
+        return;
+      }
+      next_arrival_ = t;  // continuous batching: a run of decode steps ends before it
       sg4::this_actor::sleep_until(t);
       const int model =
           spec_.swap_models >= 2 ? static_cast<int>(model_stream.uniform() * spec_.swap_models) % spec_.swap_models : 0;
@@ -320,7 +362,10 @@ class InferenceService final : public Workload {
         continue;
       }
       std::unique_lock lock(*r.mutex);
-      r.queue.push_back({t, model, gen.prompt_tokens(spec_.prompt_tokens), gen.output_tokens(spec_.output_tokens)});
+      const int priority =
+          spec_.serving.priority_share > 0 && priority_stream.uniform() < spec_.serving.priority_share ? 0 : 1;
+      r.queue.push_back(
+          {t, model, gen.prompt_tokens(spec_.prompt_tokens), gen.output_tokens(spec_.output_tokens), -1, priority});
       ctx_.emit(who(best, gpu_of(r)),
                 {.time = t, .type = EventType::REQUEST_ARRIVAL, .value = static_cast<double>(r.queue.size())});
       r.cv->notify_all();
@@ -439,6 +484,173 @@ class InferenceService final : public Workload {
     }
   }
 
+  // ---- continuous batching (docs/models/serving.md) ----
+
+  // The end of an engine's life: its requests are dropped (recorded now) and its statistics kept.
+  void drop_engine(int replica, Replica& r, double now) {
+    if (!r.engine) return;
+    for (const auto& q : r.engine->drain())
+      ctx_.emit(who(replica, gpu_of(r)),
+                {.time = now, .type = EventType::REQUEST_DROPPED, .value = now - q.arrival, .aux = q.arrival});
+    record_engine(replica, r, now);
+    r.engine.reset();
+    r.held.clear();
+  }
+
+  void record_engine(int replica, const Replica& r, double now) {
+    if (!ctx_.serving || !r.engine) return;
+    const auto& st = r.engine->stats();
+    ctx_.serving->push_back({.workload = index_,
+                             .replica = replica,
+                             .gpu = gpu_of(r),
+                             .start = r.serving_since,
+                             .end = now,
+                             .kv_blocks = r.engine->config().kv_blocks,
+                             .peak_blocks = st.peak_blocks,
+                             .block_seconds = st.block_seconds,
+                             .steps = st.steps,
+                             .plans = st.plans,
+                             .prefill_tokens = st.prefill_tokens,
+                             .generated_tokens = st.generated_tokens,
+                             .preemptions = st.preemptions,
+                             .swapped_bytes = st.swapped_bytes,
+                             .busy_seconds = st.busy_seconds});
+  }
+
+  // Moves the replica's queue into its engine (ids in arrival order); a request longer than the whole KV
+  // cache can never run and is dropped (a server refuses it).
+  void admit_queued(int replica, Replica& r) {
+    auto& engine = *r.engine;
+    while (!r.queue.empty()) {
+      const Request q = r.queue.front();
+      r.queue.pop_front();
+      const long long tokens = static_cast<long long>(q.prompt_tokens) + std::max(1, q.output_tokens) - 1;
+      if (engine.blocks_for(tokens) > engine.config().kv_blocks) {
+        const double now = sg4::Engine::get_clock();
+        ctx_.emit(who(replica, gpu_of(r)),
+                  {.time = now, .type = EventType::REQUEST_DROPPED, .value = now - q.arrival, .aux = q.arrival});
+        continue;
+      }
+      const uint64_t id = r.next_id++;
+      engine.enqueue({id, q.arrival, q.prompt_tokens, std::max(1, q.output_tokens), q.priority});
+      r.held.emplace(id, q);
+    }
+  }
+
+  // Runs one plan on the replica's GPUs: swap traffic over PCIe, then each pipeline stage's kernels on its
+  // tensor-parallel GPUs and the stage's all-reduces over the node's GPU links. The FLOPs are scaled to
+  // the FP16 rate the GPU model computes at (FP8 GEMMs run twice as fast).
+  void run_plan(Replica& r, const serving::StepPlan& plan, const ModelArchitecture& arch, const ServingConfig& cfg) {
+    const auto& place = r.place;
+    GpuDevice& first = *place.gpus[0];
+    const double swap = plan.swap_in_bytes + plan.swap_out_bytes;
+    if (swap > 0)
+      for (size_t g = 0; g < place.gpus.size(); ++g) host_to_device(spec_, place, g, swap, ctx_);
+    const StepCost cost = step_cost(arch, first.profile(), cfg, plan.batch);
+    const double scale =
+        first.profile().achievable_rate(DType::FP16).value / first.profile().achievable_rate(cfg.weights).value;
+    const double steps = plan.steps;
+    const size_t tp = static_cast<size_t>(cfg.tp);
+    const double tokens = plan.batch.decode_tokens + plan.batch.prefill_tokens;
+    for (size_t stage = 0; stage * tp < place.gpus.size(); ++stage) {
+      std::vector<KernelPtr> kernels;
+      for (size_t g = stage * tp; g < (stage + 1) * tp; ++g)
+        kernels.push_back(place.gpus[g]->launch(place.contexts[g], steps * cost.flops * scale, steps * cost.bytes));
+      for (size_t k = 0; k < kernels.size(); ++k) place.gpus[stage * tp + k]->wait(kernels[k]);
+      if (tp > 1 && tokens > 0) {
+        // Two ring all-reduces per layer of the stage, as one transfer per link for the whole plan (the
+        // bandwidth term on the modelled links) plus the per-all-reduce latency.
+        const double layers = static_cast<double>(arch.layers) / cfg.pp;
+        const double buffer = tokens * arch.hidden_size * 2.0;
+        const double ring = steps * 2.0 * layers * 2.0 * (tp - 1) / tp * buffer;
+        std::vector<sg4::CommPtr> comms;
+        for (size_t g = 0; g < tp; ++g)
+          comms.push_back(sg4::Comm::sendto_async(place.gpus[stage * tp + g]->host(),
+                                                  place.gpus[stage * tp + (g + 1) % tp]->host(),
+                                                  static_cast<uint64_t>(ring)));
+        for (auto& c : comms) c->wait();
+        ctx_.counters.transfers += comms.size();
+        sg4::this_actor::sleep_for(steps * 2.0 * layers * cfg.all_reduce_latency);
+      }
+    }
+    // Under CC the server synchronises with the host every step through the bounce buffers.
+    if (const auto* cc = first.confidential()) sg4::this_actor::sleep_for(steps * cc->transfer_latency.value);
+  }
+
+  void emit_completion(int replica, Replica& r, const serving::Completion& c) {
+    const auto it = r.held.find(c.request.id);
+    const Request q = it->second;
+    r.held.erase(it);
+    const int gpu = gpu_of(r);
+    const double tpot = c.request.output_tokens > 1 ? (c.done - c.first_token) / (c.request.output_tokens - 1) : 0;
+    ctx_.emit(
+        who(replica, gpu),
+        {.time = c.done, .type = EventType::REQUEST_DONE, .value = c.done - q.arrival, .aux = c.scheduled - q.arrival});
+    ctx_.emit(who(replica, gpu),
+              {.time = c.done, .type = EventType::REQUEST_TOKENS, .value = c.first_token - q.arrival, .aux = tpot});
+    if (q.client >= 0)
+      ctx_.emit({.time = c.done,
+                 .type = EventType::ATTACK_OBSERVATION,
+                 .tenant = ctx_.spec.workloads[static_cast<size_t>(q.client)].tenant_index,
+                 .workload = q.client,
+                 .replica = 0,
+                 .gpu = gpu,
+                 .value = c.done - q.arrival,
+                 .aux = 1});
+  }
+
+  void serve_continuous(int replica_index, int generation) {
+    auto& r = *replicas_[static_cast<size_t>(replica_index)];
+    const ModelArchitecture arch = serving::architecture_of(spec_.model, spec_.name);
+    ServingConfig cfg = serving::step_config(spec_);
+    // The KV cache is what the reservation leaves after the weight shard and the workspace.
+    const double reserved = replica_memory(spec_, *r.place.gpus[0]);
+    ServingConfig sizing = cfg;
+    sizing.gpu_memory_utilization = 1.0;
+    const KvCapacity kv = kv_capacity(arch, reserved, sizing);
+    bring_up(spec_, r.place, kv.weights_per_gpu, ctx_);
+    if (!(r.alive && r.generation == generation)) return;
+    r.engine = std::make_unique<serving::ContinuousBatcher>(serving::batcher_config(spec_, kv, cfg.block_size));
+    r.serving_since = sg4::Engine::get_clock();
+    XBT_VERB("%s[%d] (generation %d) serves with continuous batching on %zu GPU(s): %lld KV blocks of %d tokens",
+             spec_.name.c_str(), replica_index, generation, r.place.gpus.size(), kv.blocks, cfg.block_size);
+    const auto live = [&] { return r.alive && r.generation == generation; };
+    std::unique_lock lock(*r.mutex);
+    for (;;) {
+      while (r.queue.empty() && r.engine->idle() && live()) r.cv->wait(lock);
+      if (!live()) return;  // a fault ended this replica (kill_replica dropped the engine)
+      admit_queued(replica_index, r);
+      auto& engine = *r.engine;
+      const double start = sg4::Engine::get_clock();
+      serving::StepPlan plan = engine.plan(start, std::numeric_limits<int>::max());
+      if (plan.steps == 0) {
+        r.cv->wait(lock);  // nothing fits yet: wait for a change
+        continue;
+      }
+      // A run of decode steps ends at the service's next arrival (estimated at the roofline alone).
+      // An arrival due now (its actor has not run yet at this instant) ends the run after one step.
+      if (plan.steps > 1) {
+        const double per_step = step_cost(arch, r.place.gpus[0]->profile(), cfg, plan.batch).total_s;
+        const double until = std::max(0.0, next_arrival_ - start);
+        if (per_step > 0 && plan.steps * per_step > until)
+          engine.shorten(plan, static_cast<int>(std::floor(until / per_step)) + 1);
+      }
+      if (plan.preempted > 0)
+        ctx_.emit(who(replica_index, gpu_of(r)),
+                  {.time = start, .type = EventType::REQUEST_PREEMPTED, .value = static_cast<double>(plan.preempted)});
+      lock.unlock();
+      try {
+        run_plan(r, plan, arch, cfg);
+      } catch (const KernelAborted&) {
+        return;  // kill_replica already dropped what the engine held
+      }
+      lock.lock();
+      if (!live()) return;
+      const double end = sg4::Engine::get_clock();
+      for (const auto& c : r.engine->complete(plan, start, end)) emit_completion(replica_index, r, c);
+    }
+  }
+
   SimContext& ctx_;
   int index_;
   const WorkloadSpec& spec_;
@@ -446,6 +658,7 @@ class InferenceService final : public Workload {
   Subject who(int replica, int gpu = -1) const { return {spec_.tenant_index, index_, replica, gpu}; }
   std::vector<std::unique_ptr<Replica>> replicas_;
   std::map<int, TokenBucket> buckets_;  // per client workload (queryRateLimit)
+  double next_arrival_ = 0;             // the service's next own arrival (continuous batching's run horizon)
 };
 
 // ---------------------------------------------------------------- training

@@ -137,13 +137,15 @@ std::vector<BoundaryResult> isolation_boundaries(const ScenarioSpec& spec, const
 struct RequestOutcome {
   double arrival, latency;
   int gpu;
+  double ttft = INF, tpot = INF;  // continuous batching (REQUEST_TOKENS); +inf when not served or not measured
 };
 // Per job: completion (+inf when it failed or was unfinished), ideal time alone, submission, for job SLOs.
 struct JobOutcome {
   double completion, ideal, submitted;
 };
 struct WorkloadTally {
-  std::vector<double> latencies, queueing;
+  std::vector<double> latencies, queueing, ttft, tpot;
+  double preempted = 0;
   double batch_sum = 0, batch_count = 0, completion_sum = 0, slowdown_sum = 0;
   std::vector<RequestOutcome> requests;
   std::vector<double> completions;
@@ -274,6 +276,18 @@ void on_workload_event(const Event& e, WorkloadTally& t, WorkloadResult& wr) {
       t.requests.push_back({e.time - e.value, e.value, e.gpu});
       t.completions.push_back(e.time);
       break;
+    case EventType::REQUEST_TOKENS:
+      // Emitted right after the request's REQUEST_DONE, by the same replica.
+      t.ttft.push_back(e.value);
+      t.tpot.push_back(e.aux);
+      if (!t.requests.empty()) {
+        t.requests.back().ttft = e.value;
+        t.requests.back().tpot = e.aux;
+      }
+      break;
+    case EventType::REQUEST_PREEMPTED:
+      t.preempted += e.value;
+      break;
     case EventType::REQUEST_DROPPED:
       ++wr.requests_dropped;
       t.requests.push_back({payload::arrival_time(e), INF, e.gpu});
@@ -363,6 +377,8 @@ void summarise_workloads(Analysis& a, Tally& t) {
       for (double p : latency_cdf_percentiles()) wr.latency_cdf.push_back(percentile_sorted(wt.latencies, p));
     }
     wr.queueing = stats_of(wt.queueing);
+    wr.ttft = stats_of(wt.ttft);
+    wr.tpot = stats_of(wt.tpot);
     wr.mean_batch = wt.batch_count > 0 ? wt.batch_sum / wt.batch_count : 0;
     if (wr.jobs_completed > 0) {
       wr.mean_completion = wt.completion_sum / static_cast<double>(wr.jobs_completed);
@@ -487,6 +503,29 @@ void latency_windows(const SloScope& s, const Tally& t, double duration, SloResu
     for (const auto& o : t.workloads[w].requests)
       if (o.arrival >= 0 && o.arrival < duration)
         per_window[std::min(s.nw - 1, static_cast<size_t>(o.arrival / s.W))].push_back(o.latency);
+  for (size_t k = 0; k < s.nw; ++k) {
+    if (per_window[k].empty()) continue;
+    std::sort(per_window[k].begin(), per_window[k].end());
+    const double v = percentile_sorted(per_window[k], slo.percentile);
+    r.windows.push_back({static_cast<double>(k) * s.W, v, v > slo.threshold.value});
+  }
+}
+
+// ttft / tpot: the percentile of each window's served requests' time to first token or per output token
+// (a dropped request has neither: the availability SLO counts it).
+void token_windows(const SloScope& s, const Tally& t, double duration, SloResult& r) {
+  const auto& slo = s.slo;
+  const bool ttft = slo.kind == SloKind::TTFT;
+  r.unit = "s";
+  r.objective = "p" + fmt("%g", slo.percentile) + (ttft ? " time to first token" : " time per output token") +
+                " <= " + format_duration(slo.threshold) + " per " + format_duration(slo.window) + " window";
+  std::vector<std::vector<double>> per_window(s.nw);
+  for (size_t w : s.matching)
+    for (const auto& o : t.workloads[w].requests) {
+      const double v = ttft ? o.ttft : o.tpot;
+      if (o.arrival >= 0 && o.arrival < duration && std::isfinite(v))
+        per_window[std::min(s.nw - 1, static_cast<size_t>(o.arrival / s.W))].push_back(v);
+    }
   for (size_t k = 0; k < s.nw; ++k) {
     if (per_window[k].empty()) continue;
     std::sort(per_window[k].begin(), per_window[k].end());
@@ -693,6 +732,8 @@ SloResult evaluate_slo(const ScenarioSpec& spec, const RunResult& run, size_t t,
   SloResult r = slo_header(t, s);
   if (slo.kind == SloKind::LATENCY)
     latency_windows(s, tally, a.duration, r);
+  else if (slo.kind == SloKind::TTFT || slo.kind == SloKind::TPOT)
+    token_windows(s, tally, a.duration, r);
   else if (slo.kind == SloKind::AVAILABILITY)
     availability_windows(s, tally, a.duration, r);
   else if (slo.kind == SloKind::THROUGHPUT)
@@ -757,6 +798,48 @@ void chargeback(const RunResult& run, double end, Analysis& a) {
   a.cost.idle = a.cost.total - a.cost.allocated;
 }
 
+// Continuous-batching replicas: their engines' lives summed per workload, and the goodput: the share of
+// the requests that arrived in the run meeting every ttft and tpot SLO the tenant sets on the workload.
+void serving_results(const ScenarioSpec& spec, const RunResult& run, const Tally& t, Analysis& a) {
+  std::vector<double> block_seconds(spec.workloads.size(), 0.0), capacity_seconds(spec.workloads.size(), 0.0);
+  for (const auto& life : run.serving) {
+    if (life.workload < 0 || static_cast<size_t>(life.workload) >= a.workloads.size()) continue;
+    auto& s = a.workloads[static_cast<size_t>(life.workload)].serving;
+    ++s.replicas;
+    s.prefill_tokens += life.prefill_tokens;
+    s.generated_tokens += life.generated_tokens;
+    s.steps += life.steps;
+    s.plans += life.plans;
+    s.preemptions += life.preemptions;
+    block_seconds[static_cast<size_t>(life.workload)] += life.block_seconds;
+    capacity_seconds[static_cast<size_t>(life.workload)] +=
+        static_cast<double>(life.kv_blocks) * std::max(0.0, life.end - life.start);
+    if (life.kv_blocks > 0)
+      s.kv_peak = std::max(s.kv_peak, static_cast<double>(life.peak_blocks) / static_cast<double>(life.kv_blocks));
+  }
+  for (size_t w = 0; w < a.workloads.size(); ++w) {
+    auto& s = a.workloads[w].serving;
+    if (s.replicas == 0) continue;
+    s.output_tokens_per_s = a.duration > 0 ? s.generated_tokens / a.duration : 0;
+    s.kv_utilisation = capacity_seconds[w] > 0 ? block_seconds[w] / capacity_seconds[w] : 0;
+    const auto& ws = spec.workloads[w];
+    std::vector<const SloSpec*> bounds;
+    for (const auto& slo : spec.tenants[static_cast<size_t>(ws.tenant_index)].slos)
+      if ((slo.kind == SloKind::TTFT || slo.kind == SloKind::TPOT) && (slo.workload.empty() || slo.workload == ws.name))
+        bounds.push_back(&slo);
+    if (bounds.empty()) continue;
+    double arrived = 0, good = 0;
+    for (const auto& o : t.workloads[w].requests) {
+      if (o.arrival < 0 || o.arrival >= a.duration) continue;
+      arrived += 1;
+      bool ok = true;
+      for (const SloSpec* b : bounds) ok = ok && ((b->kind == SloKind::TTFT ? o.ttft : o.tpot) <= b->threshold.value);
+      good += ok;
+    }
+    s.goodput = arrived > 0 ? good / arrived : 1.0;
+  }
+}
+
 Analysis analyse(const ScenarioSpec& spec, const RunResult& run) {
   return analyse(spec, run, RunIndex(spec, run));
 }
@@ -766,6 +849,7 @@ Analysis analyse(const ScenarioSpec& spec, const RunResult& run, const RunIndex&
   Tally tally = tally_events(spec, run, a);
   record_placements(index, a, tally);
   summarise_workloads(a, tally);
+  serving_results(spec, run, tally, a);
   gpu_utilisation(run, tally, a);
   tenant_results(spec, a);
   evaluate_slos(spec, run, tally, a);

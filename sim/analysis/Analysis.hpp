@@ -41,6 +41,21 @@ struct WorkloadResult {
   LatencyStats queueing;
   std::vector<double> latency_cdf;  // completed requests' latency at each of latency_cdf_percentiles()
   double mean_batch = 0;
+  // continuous batching (docs/models/serving.md); serving.replicas == 0 for a static batcher
+  LatencyStats ttft;  // time to first token of completed requests
+  LatencyStats tpot;  // time per output token after the first
+  struct Serving {
+    int replicas = 0;                // engine lives recorded
+    double output_tokens_per_s = 0;  // generated tokens over the run's duration
+    double prefill_tokens = 0;       // prompt tokens computed (recomputation after preemption included)
+    double generated_tokens = 0;
+    long long steps = 0;
+    long long plans = 0;  // runs of steps simulated
+    long long preemptions = 0;
+    double kv_utilisation = 0;  // mean share of the KV blocks in use while serving
+    double kv_peak = 0;         // largest share in use
+    double goodput = -1;        // share of arrived requests meeting every ttft and tpot SLO of the tenant (-1: none)
+  } serving;
   // training / batch
   size_t jobs_submitted = 0;
   size_t jobs_completed = 0;

@@ -84,6 +84,10 @@ const char* event_type_name(EventType t) {
       return "compliance_refused";
     case EventType::RUN_END:
       return "run_end";
+    case EventType::REQUEST_TOKENS:
+      return "request_tokens";
+    case EventType::REQUEST_PREEMPTED:
+      return "request_preempted";
   }
   return "unknown";
 }

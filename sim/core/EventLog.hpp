@@ -63,6 +63,10 @@ enum class EventType : uint8_t {
                        // spec.compliance.rules; aux = what was refused: 0 a placement on `gpu`, 1 a data
                        // access (its DATA_DENIED event follows), 2 a key release
   RUN_END,
+  // Continuous batching (models/serving; after RUN_END so that the older codes stay as recorded):
+  REQUEST_TOKENS,     // right after its REQUEST_DONE: value = time to first token (s), aux = time per output token
+                      // after the first (s; 0 for a single output token)
+  REQUEST_PREEMPTED,  // its KV blocks were taken back; value = KV tokens dropped (recompute) or swapped out
 };
 
 enum class FailureReason : uint8_t {
@@ -77,7 +81,7 @@ enum class FailureReason : uint8_t {
 };
 
 const char* event_type_name(EventType t);
-inline constexpr int EVENT_TYPE_COUNT = static_cast<int>(EventType::RUN_END) + 1;
+inline constexpr int EVENT_TYPE_COUNT = static_cast<int>(EventType::REQUEST_PREEMPTED) + 1;
 
 struct Event {
   double time = 0;

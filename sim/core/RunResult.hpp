@@ -39,6 +39,26 @@ struct RunCounters {
   uint64_t transfers = 0;
 };
 
+/// One life of a continuous-batching replica (models/serving): what its engine did, recorded when its
+/// server ends (the run's end, a fault, a reconfiguration).
+struct ServingReplicaStats {
+  int workload = -1;
+  int replica = -1;
+  int gpu = -1;      // its first GPU
+  double start = 0;  // serving began (after bring-up)
+  double end = 0;
+  long long kv_blocks = 0;  // the KV cache it reserved
+  long long peak_blocks = 0;
+  double block_seconds = 0;  // integral of the blocks in use
+  long long steps = 0;       // engine steps
+  long long plans = 0;       // runs of steps the simulation executed
+  double prefill_tokens = 0;
+  double generated_tokens = 0;
+  long long preemptions = 0;
+  double swapped_bytes = 0;  // per GPU
+  double busy_seconds = 0;
+};
+
 struct RunResult {
   EventLog log;
   std::vector<GpuLayout> gpus;
@@ -49,6 +69,7 @@ struct RunResult {
   double wall_seconds = 0;                   // engine wall time (provenance only)
   std::vector<std::string> profile_sha256;   // per profile used, "name:sha"
   std::vector<DataMovement> data_movements;  // details of DATA_MOVE / DATA_DENIED events (docs/models/storage.md)
+  std::vector<ServingReplicaStats> serving;  // continuous-batching replicas, in the order their lives ended
 };
 
 }  // namespace gtw

@@ -130,6 +130,7 @@ class Simulation {
     platform_ = std::make_unique<fabric::Platform>(topology_, spec_, root);
     ctx_.platform = platform_.get();
     ctx_.data_movements = &result_.data_movements;
+    ctx_.serving = &result_.serving;
     int global_node = 0;
     for (size_t p = 0; p < spec_.node_pools.size(); ++p) {
       const auto& pool = spec_.node_pools[p];

@@ -12,6 +12,7 @@
 #include "Placement.hpp"
 #include "RunBudget.hpp"
 #include "Runtime.hpp"
+#include "ServingSpecs.hpp"
 #include "Topology.hpp"
 #include "Workload.hpp"
 
@@ -80,10 +81,15 @@ void check_replica_capacity(const ScenarioSpec& spec, const ProfileSet& profiles
   for (size_t i = 0; i < spec.workloads.size(); ++i) {
     const auto& w = spec.workloads[i];
     const std::string at = "spec.workloads[" + std::to_string(i) + "]";
-    if (w.kind == WorkloadKind::INFERENCE && w.memory.value > 0 && w.model.weights().value > w.memory.value) {
+    // A continuous-batching replica holds its weight shard on each of its GPUs.
+    const double weights_per_gpu = w.model.weights().value / (w.continuous() ? std::max(1, w.gpus) : 1);
+    if (w.kind == WorkloadKind::INFERENCE && w.memory.value > 0 && weights_per_gpu > w.memory.value) {
       diags.error(w.loc, at + ".memory",
-                  "reserves " + format_bytes(w.memory) + " per replica, less than the model's weights (" +
-                      format_bytes(w.model.weights()) + ": parameters x bytes per parameter of its dtype)");
+                  "reserves " + format_bytes(w.memory) + " per replica" +
+                      (w.continuous() && w.gpus > 1 ? std::string(" and GPU") : std::string()) +
+                      ", less than the model's weights (" + format_bytes(Bytes(weights_per_gpu)) +
+                      (w.gpus > 1 && w.continuous() ? " per GPU of " + std::to_string(w.gpus) : std::string()) +
+                      ": parameters x bytes per parameter of its dtype)");
       continue;
     }
     const double need = workload_memory(w);
@@ -98,8 +104,8 @@ void check_replica_capacity(const ScenarioSpec& spec, const ProfileSet& profiles
     double largest = 0;
     for (size_t m = 0; m < c->by_mode.size(); ++m)
       if (allowed(w, static_cast<SharingMode>(m))) largest = std::max(largest, c->by_mode[m]);
-    if (largest <= 0) continue;  // no pool of an allowed mode: the placement reports it
-    if (need > largest) {
+    if (largest <= 0) continue;               // no pool of an allowed mode: the placement reports it
+    if (need > largest && !w.continuous()) {  // continuous batching: check_serving_shapes says more
       diags.error(w.loc, at,
                   "needs " + format_bytes(Bytes(need)) +
                       " per replica, but no GPU partition it may be placed on is that large (largest: " +
@@ -113,6 +119,48 @@ void check_replica_capacity(const ScenarioSpec& spec, const ProfileSet& profiles
   }
 }
 
+// A continuous-batching replica's tensor-parallel split must be one the servers accept (heads divisible;
+// KV heads divisible or replicated) and its weights, workspace and one request's KV must fit the share of
+// memory it reserves on the smallest GPU of the pools it may use (its weight shard per GPU in the error).
+void check_serving_shapes(const ScenarioSpec& spec, const ProfileSet& profiles, Diagnostics& diags) {
+  for (size_t i = 0; i < spec.workloads.size(); ++i) {
+    const auto& w = spec.workloads[i];
+    if (!w.continuous() || !w.model.has_shape()) continue;
+    const std::string at = "spec.workloads[" + std::to_string(i) + "]";
+    const int tp = w.serving.tensor_parallel;
+    const auto& sh = w.model.shape;
+    if (sh.attention_heads % tp != 0 || (sh.kv_heads % tp != 0 && tp % sh.kv_heads != 0)) {
+      diags.error(w.serving.parallelism_loc.line > 0 ? w.serving.parallelism_loc : w.loc, at + ".parallelism.tensor",
+                  "tensor parallelism " + std::to_string(tp) + " does not divide the model's " +
+                      std::to_string(sh.attention_heads) + " attention heads and " + std::to_string(sh.kv_heads) +
+                      " KV heads (KV heads must divide by it, or it by them)");
+      continue;
+    }
+    if (w.model.layers % w.serving.pipeline_parallel != 0)
+      diags.error(w.serving.parallelism_loc, at + ".parallelism.pipeline",
+                  std::to_string(w.serving.pipeline_parallel) + " pipeline stages do not divide the model's " +
+                      std::to_string(w.model.layers) + " layers");
+    const double need = serving::minimum_bytes(w);
+    for (const auto& pool : spec.node_pools) {
+      if (!w.node_pool.empty() && pool.name != w.node_pool) continue;
+      const auto it = profiles.find(pool.profile_key.empty() ? pool.gpu_product : pool.profile_key);
+      if (it == profiles.end()) continue;
+      const double have = serving::reservation_bytes(w, partition_memory(pool.sharing, it->second));
+      if (need > have) {
+        diags.error(w.loc, at,
+                    "model '" + (w.model.id.empty() ? w.name : w.model.id) + "' needs " + format_bytes(Bytes(need)) +
+                        " per GPU (weight shard of " + format_bytes(w.model.weights()) + " over " +
+                        std::to_string(w.gpus) +
+                        " GPU(s), workspace and one request's KV cache), but a replica on pool '" + pool.name +
+                        "' reserves " + format_bytes(Bytes(have)) +
+                        " (kvCache.gpuMemoryUtilization of its partition); use more tensor parallelism, fp8 weights "
+                        "or a larger GPU");
+        break;
+      }
+    }
+  }
+}
+
 }  // namespace
 
 PreparedScenario prepare_scenario(const std::string& path, const std::vector<Override>& overrides, Diagnostics& diags,
@@ -120,6 +168,8 @@ PreparedScenario prepare_scenario(const std::string& path, const std::vector<Ove
   PreparedScenario out;
   out.spec = load_scenario(path, overrides, diags);
   auto& spec = out.spec;
+  // model.id from the catalogue, parameters from the shapes: before anything reads a model's size.
+  if (!diags.has_errors()) serving::resolve_models(spec, diags);
   // Before anything that grows with the cluster (profiles per pool, topology graphs): a scenario far
   // beyond the limits stops here with its estimate.
   if (!diags.has_errors() && !check_run_budget(spec, estimate_run(spec), limits, diags)) return out;
@@ -315,6 +365,7 @@ PreparedScenario prepare_scenario(const std::string& path, const std::vector<Ove
   policy::check_compliance_rules(spec, diags);
 
   check_replica_capacity(spec, out.profiles, diags);
+  check_serving_shapes(spec, out.profiles, diags);
   // The network and I/O topology: templates, imported nvidia-smi matrices, connectivity
   // (every GPU reaches its host, every node reaches storage).
   if (!diags.has_errors()) {

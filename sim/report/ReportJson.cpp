@@ -315,6 +315,20 @@ std::string report_json(const ScenarioSpec& spec, const RunResult& run, const An
           cdf.push_back({latency_cdf_percentiles()[i], num(w.latency_cdf[i])});
         wj["latency_cdf"] = cdf;
         wj["mean_batch"] = w.mean_batch;
+        if (w.serving.replicas > 0) {
+          const auto& sv = w.serving;
+          wj["serving"] = {{"batching", "continuous"},
+                           {"ttft", latency_json(w.ttft)},
+                           {"tpot", latency_json(w.tpot)},
+                           {"output_tokens_per_s", sv.output_tokens_per_s},
+                           {"generated_tokens", sv.generated_tokens},
+                           {"prefill_tokens", sv.prefill_tokens},
+                           {"steps", sv.steps},
+                           {"preemptions", sv.preemptions},
+                           {"kv_utilisation", sv.kv_utilisation},
+                           {"kv_peak", sv.kv_peak},
+                           {"goodput", sv.goodput >= 0 ? json(sv.goodput) : json(nullptr)}};
+        }
         if (spec.workloads[static_cast<size_t>(w.index)].swap_models >= 2)
           wj["model_swapping"] = {{"loads", w.model_loads}, {"load_seconds", w.model_load_seconds}};
       } else {

@@ -11,6 +11,35 @@
 namespace gtw {
 namespace {
 
+// Continuous-batching services of a tenant: the token-level view (docs/models/serving.md).
+void serving_table(const Analysis& a, size_t t, std::ostream& md) {
+  bool any = false;
+  for (const auto& w : a.workloads) any = any || (w.tenant == static_cast<int>(t) && w.serving.replicas > 0);
+  if (!any) return;
+  md << "\n| workload | TTFT p50 | TTFT p99 | TPOT p50 | TPOT p99 | output tokens/s | goodput | KV use (mean/peak) | "
+        "preemptions |\n|---|---|---|---|---|---|---|---|---|\n";
+  char buf[64];
+  for (const auto& w : a.workloads) {
+    if (w.tenant != static_cast<int>(t) || w.serving.replicas == 0) continue;
+    const auto ms = [&](double v) {
+      std::snprintf(buf, sizeof buf, "%.1f ms", 1e3 * v);
+      return std::string(buf);
+    };
+    md << "| " << w.name << " | " << ms(w.ttft.p50) << " | " << ms(w.ttft.p99) << " | " << ms(w.tpot.p50) << " | "
+       << ms(w.tpot.p99) << " | ";
+    std::snprintf(buf, sizeof buf, "%.0f", w.serving.output_tokens_per_s);
+    md << buf << " | ";
+    if (w.serving.goodput >= 0) {
+      std::snprintf(buf, sizeof buf, "%.1f%%", 100 * w.serving.goodput);
+      md << buf;
+    } else {
+      md << "-";
+    }
+    std::snprintf(buf, sizeof buf, " | %.0f%% / %.0f%% | ", 100 * w.serving.kv_utilisation, 100 * w.serving.kv_peak);
+    md << buf << w.serving.preemptions << " |\n";
+  }
+}
+
 std::string two_decimals(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.2f", v);
@@ -244,6 +273,7 @@ std::string report_markdown(const ScenarioSpec& spec, const RunResult& run, cons
            << (w.jobs_completed ? sd : "-") << " |\n";
       }
     }
+    serving_table(a, t, md);
   }
 
   if (!a.faults.empty()) {

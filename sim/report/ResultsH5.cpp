@@ -99,6 +99,12 @@ struct WorkloadRow {
   uint64_t jobs_failed;
   double mean_completion_s;
   double mean_slowdown;
+  double ttft_p50_s;  // continuous batching (0 for a static batcher)
+  double ttft_p99_s;
+  double tpot_p50_s;
+  double tpot_p99_s;
+  double output_tokens_per_s;
+  uint64_t preemptions;
 };
 
 struct GpuRow {
@@ -205,11 +211,32 @@ void write_workloads(hid_t root, const Analysis& a, hid_t str) {
   std::vector<WorkloadRow> rows;
   rows.reserve(a.workloads.size());
   for (const auto& w : a.workloads)
-    rows.push_back({w.name.c_str(),     w.kind.c_str(),    w.tenant,           w.replicas_requested,
-                    w.replicas_placed,  w.replicas_failed, w.requests_arrived, w.requests_completed,
-                    w.requests_dropped, w.latency.mean,    w.latency.p50,      w.latency.p95,
-                    w.latency.p99,      w.latency.max,     w.jobs_submitted,   w.jobs_completed,
-                    w.jobs_unfinished,  w.jobs_failed,     w.mean_completion,  w.mean_slowdown});
+    rows.push_back({w.name.c_str(),
+                    w.kind.c_str(),
+                    w.tenant,
+                    w.replicas_requested,
+                    w.replicas_placed,
+                    w.replicas_failed,
+                    w.requests_arrived,
+                    w.requests_completed,
+                    w.requests_dropped,
+                    w.latency.mean,
+                    w.latency.p50,
+                    w.latency.p95,
+                    w.latency.p99,
+                    w.latency.max,
+                    w.jobs_submitted,
+                    w.jobs_completed,
+                    w.jobs_unfinished,
+                    w.jobs_failed,
+                    w.mean_completion,
+                    w.mean_slowdown,
+                    w.ttft.p50,
+                    w.ttft.p99,
+                    w.tpot.p50,
+                    w.tpot.p99,
+                    w.serving.output_tokens_per_s,
+                    static_cast<uint64_t>(w.serving.preemptions)});
   const hid_t i32 = H5T_NATIVE_INT32, u64 = H5T_NATIVE_UINT64, f64 = H5T_NATIVE_DOUBLE;
   const hid_t fi32 = H5T_STD_I32LE, fu64 = H5T_STD_U64LE, ff64 = H5T_IEEE_F64LE;
   write_table(root, "workloads", rows,
@@ -232,7 +259,13 @@ void write_workloads(hid_t root, const Analysis& a, hid_t str) {
                GTW_FIELD(WorkloadRow, jobs_unfinished, u64, fu64),
                GTW_FIELD(WorkloadRow, jobs_failed, u64, fu64),
                GTW_FIELD(WorkloadRow, mean_completion_s, f64, ff64),
-               GTW_FIELD(WorkloadRow, mean_slowdown, f64, ff64)});
+               GTW_FIELD(WorkloadRow, mean_slowdown, f64, ff64),
+               GTW_FIELD(WorkloadRow, ttft_p50_s, f64, ff64),
+               GTW_FIELD(WorkloadRow, ttft_p99_s, f64, ff64),
+               GTW_FIELD(WorkloadRow, tpot_p50_s, f64, ff64),
+               GTW_FIELD(WorkloadRow, tpot_p99_s, f64, ff64),
+               GTW_FIELD(WorkloadRow, output_tokens_per_s, f64, ff64),
+               GTW_FIELD(WorkloadRow, preemptions, u64, fu64)});
 }
 
 void write_gpus(hid_t root, const Analysis& a, hid_t str) {

@@ -891,7 +891,8 @@ void Loader::read_slo(const Ctx& c, SloSpec& slo) {
   get_string(c, "workload", slo.workload, false);
   if (auto w = child(c, "workload")) slo.workload_loc = w->loc();
   get_number(c, "percentile", slo.percentile, false);
-  const bool needs_threshold = slo.kind == SloKind::LATENCY || slo.kind == SloKind::COMPLETION_TIME;
+  const bool needs_threshold = slo.kind == SloKind::LATENCY || slo.kind == SloKind::COMPLETION_TIME ||
+                               slo.kind == SloKind::TTFT || slo.kind == SloKind::TPOT;
   get_quantity(c, "threshold", slo.threshold, parse_duration, needs_threshold, true);
   get_quantity(c, "minRate", slo.min_rate, parse_rate, slo.kind == SloKind::THROUGHPUT, true);
   get_number(c, "maxSlowdown", slo.max_slowdown, slo.kind == SloKind::SLOWDOWN);
@@ -948,6 +949,53 @@ void Loader::read_arrival(const Ctx& c, ArrivalSpec& a) {
   }
 }
 
+void Loader::read_model_shape(const Ctx& c, ModelSpec& m) {
+  if (!check_map(c)) return;
+  auto& sh = m.shape;
+  get_int(c, "hiddenSize", sh.hidden_size, true);
+  get_int(c, "intermediateSize", sh.intermediate_size, true);
+  get_int(c, "attentionHeads", sh.attention_heads, true);
+  get_int(c, "kvHeads", sh.kv_heads, false);
+  get_int(c, "headDim", sh.head_dim, false);
+  get_int(c, "vocabSize", sh.vocab_size, true);
+  get_int(c, "experts", sh.experts, false);
+  get_int(c, "activeExperts", sh.active_experts, false);
+  get_bool(c, "tiedEmbeddings", sh.tied_embeddings);
+  if (sh.kv_heads == 0) sh.kv_heads = sh.attention_heads;
+  if (sh.head_dim == 0 && sh.attention_heads > 0) sh.head_dim = sh.hidden_size / sh.attention_heads;
+}
+
+void Loader::read_continuous_batching(const Ctx& c, ServingSpec& s) {
+  if (auto mode = child(c, "mode")) {
+    s.mode_given = true;
+    s.mode_loc = mode->loc();
+  }
+  get_enum(c, "mode", s.mode, batching_mode_names(), false);
+  get_int(c, "maxNumSeqs", s.max_num_seqs, false);
+  get_int(c, "maxNumBatchedTokens", s.max_num_batched_tokens, false);
+  get_bool(c, "chunkedPrefill", s.chunked_prefill);
+  static const std::vector<std::string> orders = {"fcfs", "priority"};
+  int order = 0;
+  get_enum(c, "order", order, orders, false);
+  s.priority_order = order == 1;
+}
+
+void Loader::read_kv_cache(const Ctx& c, ServingSpec& s) {
+  if (!check_map(c)) return;
+  get_int(c, "blockSize", s.block_size, false);
+  get_number(c, "gpuMemoryUtilization", s.gpu_memory_utilization, false);
+  static const std::vector<std::string> dtypes = {"auto", "fp16", "bf16", "fp8"};
+  int dtype = 0;
+  get_enum(c, "dtype", dtype, dtypes, false);
+  s.kv_fp8 = dtype == 3;
+  static const std::vector<std::string> preemptions = {"recompute", "swap"};
+  int preemption = 0;
+  get_enum(c, "preemption", preemption, preemptions, false);
+  s.swap_preemption = preemption == 1;
+  get_number(c, "prefixHitRatio", s.prefix_hit_ratio, false);
+  get_quantity(c, "workspace", s.workspace, parse_bytes, false, false);
+}
+
 void Loader::read_workload(const Ctx& c, WorkloadSpec& w) {
   w.loc = c.loc();
   if (!check_map(c)) return;
@@ -999,6 +1047,8 @@ void Loader::read_workload(const Ctx& c, WorkloadSpec& w) {
   only_for("batching", inference, "inference");
   only_for("request", inference, "inference");
   only_for("swapping", inference, "inference");
+  only_for("kvCache", inference, "inference");
+  only_for("parallelism", inference, "inference");
   only_for("maxQueue", inference, "inference");
   only_for("arrival", inference || batch, "inference or batch");
   only_for("iterations", training, "training");
@@ -1033,6 +1083,9 @@ void Loader::read_workload(const Ctx& c, WorkloadSpec& w) {
   if (inference) {
     if (auto model = child(c, "model")) {
       if (check_map(*model)) {
+        get_string(*model, "id", w.model.id, false);
+        if (auto id = child(*model, "id")) w.model.id_loc = id->loc();
+        if (auto arch = child(*model, "architecture")) read_model_shape(*arch, w.model);
         if (auto params = child(*model, "parameters")) {
           std::string s;
           if (scalar(*params, s, "a parameter count such as 8B")) {
@@ -1045,7 +1098,7 @@ void Loader::read_workload(const Ctx& c, WorkloadSpec& w) {
               w.model.parameters = *r.quantity;
             }
           }
-        } else {
+        } else if (w.model.id.empty() && !w.model.has_shape()) {
           missing(*model, "parameters");
         }
         get_enum(*model, "dtype", w.model.dtype, dtype_names(), false);
@@ -1058,12 +1111,25 @@ void Loader::read_workload(const Ctx& c, WorkloadSpec& w) {
       if (check_map(*batching)) {
         get_int(*batching, "maxBatch", w.max_batch, false);
         get_quantity(*batching, "timeout", w.batch_timeout, parse_duration, false, false);
+        read_continuous_batching(*batching, w.serving);
       }
     }
+    if (auto kv = child(c, "kvCache")) read_kv_cache(*kv, w.serving);
+    if (auto par = child(c, "parallelism")) {
+      w.serving.parallelism_loc = par->loc();
+      if (check_map(*par)) {
+        get_int(*par, "tensor", w.serving.tensor_parallel, false);
+        get_int(*par, "pipeline", w.serving.pipeline_parallel, false);
+      }
+    }
+    // Without an explicit mode a model with a shape is served with continuous batching.
+    if (!w.serving.mode_given)
+      w.serving.mode = (!w.model.id.empty() || w.model.has_shape()) ? BatchingMode::CONTINUOUS : BatchingMode::STATIC;
     if (auto request = child(c, "request")) {
       if (check_map(*request)) {
         get_int(*request, "promptTokens", w.prompt_tokens, false);
         get_int(*request, "outputTokens", w.output_tokens, false);
+        get_number(*request, "priorityShare", w.serving.priority_share, false);
       }
     }
     get_int(c, "maxQueue", w.max_queue, false);

@@ -100,6 +100,9 @@ class Loader {
   void read_tenant(const Ctx& c, TenantSpec& tenant);
   void read_slo(const Ctx& c, SloSpec& slo);
   void read_workload(const Ctx& c, WorkloadSpec& w);
+  void read_model_shape(const Ctx& c, ModelSpec& m);
+  void read_continuous_batching(const Ctx& c, ServingSpec& s);
+  void read_kv_cache(const Ctx& c, ServingSpec& s);
   void read_arrival(const Ctx& c, ArrivalSpec& a);
   void read_policy(const Ctx& c, PolicyRef& p);
   void read_attack(const Ctx& c, WorkloadSpec& w);

@@ -18,7 +18,8 @@ const std::vector<std::string>& classification_names() {
 }
 
 const std::vector<std::string>& slo_kind_names() {
-  static const std::vector<std::string> names{"latency", "throughput", "slowdown", "completionTime", "availability"};
+  static const std::vector<std::string> names{"latency",      "throughput", "slowdown", "completionTime",
+                                              "availability", "ttft",       "tpot"};
   return names;
 }
 const char* slo_kind_name(SloKind k) {
@@ -53,6 +54,11 @@ const std::vector<std::string>& runtime_kind_names() {
 }
 const char* runtime_kind_name(RuntimeKind k) {
   return runtime_kind_names()[static_cast<size_t>(k)].c_str();
+}
+
+const std::vector<std::string>& batching_mode_names() {
+  static const std::vector<std::string> names = {"static", "continuous"};
+  return names;
 }
 
 const std::vector<std::string>& dtype_names() {

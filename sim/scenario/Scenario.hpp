@@ -69,10 +69,11 @@ struct NodePoolSpec {
 enum class Classification { PUBLIC, INTERNAL, CONFIDENTIAL, RESTRICTED };
 const std::vector<std::string>& classification_names();
 
-enum class SloKind { LATENCY, THROUGHPUT, SLOWDOWN, COMPLETION_TIME, AVAILABILITY };
+enum class SloKind { LATENCY, THROUGHPUT, SLOWDOWN, COMPLETION_TIME, AVAILABILITY, TTFT, TPOT };
 /// SLOs over the requests of inference services, evaluated per window (the others judge each job).
 inline bool is_request_slo(SloKind k) {
-  return k == SloKind::LATENCY || k == SloKind::THROUGHPUT || k == SloKind::AVAILABILITY;
+  return k == SloKind::LATENCY || k == SloKind::THROUGHPUT || k == SloKind::AVAILABILITY || k == SloKind::TTFT ||
+         k == SloKind::TPOT;
 }
 const std::vector<std::string>& slo_kind_names();
 const char* slo_kind_name(SloKind k);
@@ -144,11 +145,60 @@ enum class DType { FP32, FP16, BF16, FP8 };
 const std::vector<std::string>& dtype_names();
 double dtype_bytes(DType d);
 
+/// A transformer's shape (decoder-only, SwiGLU feed-forward, optional mixture of experts): what the
+/// continuous-batching model prices steps and sizes the KV cache with. From the model catalogue
+/// (`model.id`, calibration/models/llm.yaml) or given as `model.architecture`.
+struct ModelShape {
+  int hidden_size = 0;  // 0: no shape (the static batcher needs only the parameter count)
+  int intermediate_size = 0;
+  int attention_heads = 0;
+  int kv_heads = 0;
+  int head_dim = 0;
+  int vocab_size = 0;
+  int experts = 1;
+  int active_experts = 1;
+  bool tied_embeddings = false;
+  bool qkv_bias = false;
+};
+
 struct ModelSpec {
   double parameters = 0;  // number of parameters
   DType dtype = DType::FP16;
   int layers = 0;  // layers of equal size; > 0: the prefill runs as one kernel per layer (0: one kernel)
+  std::string id;  // model catalogue entry (resolved at setup: parameters, layers and shape)
+  SourceLoc id_loc;
+  ModelShape shape;
+  bool has_shape() const { return shape.hidden_size > 0; }
   Bytes weights() const { return Bytes(parameters * dtype_bytes(dtype)); }
+};
+
+/// How an inference replica batches (docs/models/serving.md). `static`: a batch of up to maxBatch
+/// requests runs prefill then decodes until its longest request ends (the first model, kept for its
+/// scenarios). `continuous`: iteration-level batching with a paged KV cache, as vLLM, TensorRT-LLM and
+/// SGLang serve; the default when the model has a shape.
+enum class BatchingMode { STATIC, CONTINUOUS };
+const std::vector<std::string>& batching_mode_names();
+
+struct ServingSpec {
+  BatchingMode mode = BatchingMode::STATIC;
+  bool mode_given = false;
+  SourceLoc mode_loc;
+  int max_num_seqs = 256;
+  int max_num_batched_tokens = 8192;
+  bool chunked_prefill = true;
+  bool priority_order = false;  // batching.order: priority (lower request priority first), else fcfs
+  double priority_share = 0;    // request.priorityShare: share of requests with the urgent priority 0 (others 1)
+  // kvCache
+  int block_size = 16;
+  double gpu_memory_utilization = 0.9;
+  bool kv_fp8 = false;           // kvCache.dtype fp8 (else 16-bit)
+  bool swap_preemption = false;  // kvCache.preemption: swap (else recompute)
+  double prefix_hit_ratio = 0;
+  Bytes workspace{0};  // activations and workspace per GPU beside weights and KV
+  // parallelism
+  int tensor_parallel = 1;
+  int pipeline_parallel = 1;
+  SourceLoc parallelism_loc;
 };
 
 struct KernelSpec {
@@ -243,6 +293,8 @@ struct WorkloadSpec {
   // missing one (evicting the least recently used) before a batch for it.
   int swap_models = 0;
   int resident_models = 1;
+  ServingSpec serving;  // batching.mode and the continuous batcher's settings
+  bool continuous() const { return kind == WorkloadKind::INFERENCE && serving.mode == BatchingMode::CONTINUOUS; }
   // TRAINING
   int iterations = 0;
   KernelSpec step;          // per GPU per step

@@ -7,6 +7,38 @@
 namespace gtw {
 namespace {
 
+// The batching mode's needs: continuous batching prices steps from the model's shape; a replica spans
+// tensor x pipeline GPUs (gpus is that product, given or derived); the static batcher runs on one GPU.
+void check_serving(WorkloadSpec& w, const std::string& path, Diagnostics& diags) {
+  const auto& s = w.serving;
+  const int width = s.tensor_parallel * s.pipeline_parallel;
+  if (!w.continuous()) {
+    if (width > 1)
+      diags.error(s.parallelism_loc, path + ".parallelism",
+                  "a replica spans GPUs only with batching.mode continuous (the static batcher runs on one GPU)");
+    if (w.gpus != 1)
+      diags.error(w.loc, path + ".gpus",
+                  "a statically batched replica runs on one GPU; use batching.mode continuous with parallelism.tensor "
+                  "for a replica that spans GPUs");
+    return;
+  }
+  if (w.model.id.empty() && !w.model.has_shape())
+    diags.error(
+        s.mode_given ? s.mode_loc : w.loc, path + ".batching.mode",
+        "continuous batching needs the model's shape: model.id (one of `gputwin models`) or model.architecture");
+  if (w.model.has_shape() && w.model.layers == 0)
+    diags.error(w.loc, path + ".model.layers", "model.architecture needs model.layers");
+  if (w.gpus == 1) {
+    w.gpus = width;
+  } else if (w.gpus != width) {
+    diags.error(w.loc, path + ".gpus",
+                std::to_string(w.gpus) + " GPUs per replica, but parallelism gives tensor x pipeline = " +
+                    std::to_string(width) + "; leave gpus out or make them agree");
+  }
+  if (w.swap_models >= 2)
+    diags.error(w.loc, path + ".swapping", "model swapping is modelled with batching.mode static only");
+}
+
 template <class T>
 void check_unique(const std::vector<T>& items, const std::string& list_path, Diagnostics& diags) {
   std::map<std::string, size_t> seen;
@@ -138,10 +170,7 @@ void check_references(ScenarioSpec& spec, Diagnostics& diags) {
     if (w.kind == WorkloadKind::BATCH && w.gpus != 1) {
       diags.error(w.loc, path + ".gpus", "batch jobs run on one GPU each; use replicas for more workers");
     }
-    if (w.kind == WorkloadKind::INFERENCE && w.gpus != 1) {
-      diags.error(w.loc, path + ".gpus",
-                  "multi-GPU (tensor-parallel) inference replicas are not modelled yet; use gpus: 1 and more replicas");
-    }
+    if (w.kind == WorkloadKind::INFERENCE) check_serving(w, path, diags);
     if (w.kind == WorkloadKind::ATTACK) check_attack(spec, i, tenant_index, tenant_names, diags);
   }
 

@@ -1,0 +1,137 @@
+// Continuous batching through the whole simulator (docs/models/serving.md): a lone request's TTFT is its
+// prefill roofline and its TPOT the weights and KV over HBM (the SimGrid GPU model, not the formula's
+// code); Llama 3.1 70B in fp16 runs on TP 2, 4 and 8 with a time per token that falls with the group;
+// preemption starts when the KV cache is too small for the load; two serving tenants on one GPU move the
+// victim's TTFT/TPOT tail against its exclusive baseline, and two servers that each take 90% of a
+// time-sliced GPU do not both start (vLLM's gpu_memory_utilization); the static batcher stays as it was.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "HardwareProfile.hpp"
+#include "ModelCatalogue.hpp"
+#include "Subprocess.hpp"
+
+namespace gtw::test {
+namespace {
+
+using json = nlohmann::json;
+
+json run(const TempDir& dir, const std::string& fixture, const std::vector<std::string>& sets, const std::string& tag) {
+  const std::string out = dir.file(tag);
+  std::vector<std::string> args{
+      GTW_BINARY, "run",      std::string(GTW_SOURCE_DIR) + "/tests/fixtures/scenarios/" + fixture,
+      "-o",       out,        "--progress",
+      "none",     "--format", "json"};
+  for (const auto& s : sets) {
+    args.push_back("--set");
+    args.push_back(s);
+  }
+  const auto r = run_process(args);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return json::parse(read_text(out + "/report.json"));
+}
+
+const json& workload(const json& report, const std::string& name) {
+  for (const auto& t : report["tenants"])
+    for (const auto& w : t["workloads"])
+      if (w["name"] == name) return w;
+  static const json none;
+  ADD_FAILURE() << "no workload " << name;
+  return none;
+}
+
+TEST(ServingScenario, ALoneRequestTakesThePrefillRooflineThenTheWeightsOverHbmPerToken) {
+  TempDir dir;
+  const json report = run(dir, "serving-alone.yaml", {}, "alone");
+  const json& w = workload(report, "small");
+  ASSERT_EQ(w["requests"]["completed"], 1);
+  Diagnostics diags;
+  const auto catalogue = load_model_catalogue(std::string(GTW_SOURCE_DIR) + "/calibration/models/llm.yaml", diags);
+  ASSERT_TRUE(catalogue);
+  const auto& m = *catalogue->find("llama-3.1-8b");
+  HardwareProfile h100;
+  ASSERT_TRUE(load_profile("H100-80GB-SXM", SourceLoc{}, "", h100, diags));
+  const double prompt = 1024, output = 129;
+  const double flops = prompt * m.matrix_flops_per_token() + m.attention_flops_per_token(prompt * (prompt + 1) / 2);
+  const double ttft = flops / h100.achievable_rate(DType::FP16).value;
+  EXPECT_NEAR(w["serving"]["ttft"]["p50_s"].get<double>(), ttft, 0.01 * ttft);
+  const double kv = m.kv_bytes_per_token(2);
+  const double tpot = (m.parameters() * 2 + (prompt + output / 2 + 1) * kv) / h100.hbm_achievable.value;
+  EXPECT_NEAR(w["serving"]["tpot"]["p50_s"].get<double>(), tpot, 0.01 * tpot);
+  EXPECT_EQ(w["serving"]["preemptions"], 0);
+}
+
+TEST(ServingScenario, SeventyBillionFp16RunsOnTensorParallelTwoFourAndEight) {
+  TempDir dir;
+  double previous = 1e9;
+  for (int tp : {2, 4, 8}) {
+    const json report =
+        run(dir, "serving-continuous.yaml", {"spec.workloads[large].parallelism.tensor=" + std::to_string(tp)},
+            "tp" + std::to_string(tp));
+    const json& w = workload(report, "large");
+    EXPECT_EQ(w["replicas_failed"], 0) << tp;
+    EXPECT_EQ(w["gpus"].size(), static_cast<size_t>(tp));
+    EXPECT_GT(w["requests"]["completed"].get<int>(), 20) << tp;
+    const double tpot = w["serving"]["tpot"]["p50_s"].get<double>();
+    EXPECT_LT(tpot, previous) << "a wider group reads a smaller weight shard per GPU, tp " << tp;
+    previous = tpot;
+  }
+}
+
+TEST(ServingScenario, PreemptionStartsWhenTheKvCacheIsTooSmallForTheLoad) {
+  TempDir dir;
+  const std::vector<std::string> load{"spec.workloads[small].arrival.process=poisson",
+                                      "spec.workloads[small].arrival.rate=20/s",
+                                      "spec.workloads[small].request.outputTokens=512"};
+  auto roomy = load;
+  const json plenty = run(dir, "serving-alone.yaml", roomy, "roomy");
+  auto tight = load;
+  // 0.215 x 80 GB = 17.2 GB: about 1.2 GB (10,000 tokens) of KV beside the 16 GB of weights.
+  tight.push_back("spec.workloads[small].kvCache.gpuMemoryUtilization=0.215");
+  const json scarce = run(dir, "serving-alone.yaml", tight, "tight");
+  EXPECT_EQ(workload(plenty, "small")["serving"]["preemptions"], 0);
+  EXPECT_GT(workload(scarce, "small")["serving"]["preemptions"].get<int>(), 0);
+  EXPECT_GT(workload(scarce, "small")["serving"]["kv_peak"].get<double>(), 0.95);
+  EXPECT_GT(workload(scarce, "small")["serving"]["ttft"]["p99_s"].get<double>(),
+            workload(plenty, "small")["serving"]["ttft"]["p99_s"].get<double>());
+}
+
+TEST(ServingScenario, ACoTenantMovesTheVictimsTokenLatenciesAgainstItsExclusiveBaseline) {
+  TempDir dir;
+  const json alone = run(dir, "serving-cotenants.yaml",
+                         {"spec.cluster.nodePools[0].sharing.mode=exclusive",
+                          "spec.cluster.nodePools[0].sharing.replicas=1", "spec.cluster.nodePools[0].gpusPerNode=2"},
+                         "exclusive");
+  const auto victim = [](const json& r) { return workload(r, "chat")["serving"]; };
+  for (const std::string mode : {"timeSlicing", "mps"}) {
+    const json shared = run(dir, "serving-cotenants.yaml", {"spec.cluster.nodePools[0].sharing.mode=" + mode}, mode);
+    EXPECT_GT(victim(shared)["tpot"]["p50_s"].get<double>(), 1.3 * victim(alone)["tpot"]["p50_s"].get<double>())
+        << mode << ": the neighbour's steps interleave with the victim's";
+    EXPECT_GT(victim(shared)["ttft"]["p99_s"].get<double>(), victim(alone)["ttft"]["p99_s"].get<double>()) << mode;
+  }
+}
+
+TEST(ServingScenario, TwoServersTakingNinetyPercentOfATimeSlicedGpuDoNotBothStart) {
+  TempDir dir;
+  const json report = run(dir, "serving-cotenants.yaml",
+                          {"spec.workloads[chat].kvCache.gpuMemoryUtilization=0.9",
+                           "spec.workloads[bulk].kvCache.gpuMemoryUtilization=0.9"},
+                          "greedy");
+  const int failed =
+      workload(report, "chat")["replicas_failed"].get<int>() + workload(report, "bulk")["replicas_failed"].get<int>();
+  EXPECT_EQ(failed, 1) << "the second server finds less than 90% of the GPU free";
+}
+
+TEST(ServingScenario, TheStaticBatcherStaysForTheScenariosThatAskForIt) {
+  TempDir dir;
+  const json report = run(dir, "serving-alone.yaml", {"spec.workloads[small].batching.mode=static"}, "static");
+  const json& w = workload(report, "small");
+  EXPECT_EQ(w["requests"]["completed"], 1);
+  EXPECT_FALSE(w.contains("serving"));
+}
+
+}  // namespace
+}  // namespace gtw::test
