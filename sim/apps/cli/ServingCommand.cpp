@@ -52,6 +52,10 @@ struct RunSpec {
   int max_num_batched_tokens = 8192;
   bool chunked_prefill = true;
   double gpu_memory_utilization = 0.9;
+  // TensorRT-LLM's default capacity scheduler (GUARANTEED_NO_EVICT) admits a request only when the blocks of
+  // its whole sequence (prompt + every output token) are free, so it never preempts. With the fixed lengths
+  // of a run this is a cap on the running sequences: KV blocks / blocks of one whole sequence.
+  bool reserve_full_sequence = false;
   double step_overhead_s = 0;
   uint64_t seed = 1;
 };
@@ -124,10 +128,17 @@ Metrics run_spec(const RunSpec& r, const ModelArchitecture& model, const Hardwar
   Metrics m;
   const serving::EngineSetup setup = setup_for(r, model, gpu);
   const KvCapacity kv = kv_capacity(model, gpu.memory.value, setup.step);
+  const long long kv_block = std::max(1, setup.step.block_size);
   m.kv_blocks = kv.blocks;
   m.kv_tokens = kv.tokens;
   m.fits = kv.fits;
   if (!kv.fits) return m;
+  serving::EngineSetup capped = setup;
+  if (r.reserve_full_sequence) {
+    const long long per_sequence = (static_cast<long long>(r.input) + r.output + kv_block - 1) / kv_block;
+    capped.batcher.max_num_seqs =
+        static_cast<int>(std::max(1LL, std::min<long long>(r.max_num_seqs, kv.blocks / per_sequence)));
+  }
   std::vector<serving::SequenceRequest> requests;
   requests.reserve(static_cast<size_t>(r.requests));
   RngStream arrivals = make_stream(r.seed, "serving/arrivals");
@@ -136,7 +147,8 @@ Metrics run_spec(const RunSpec& r, const ModelArchitecture& model, const Hardwar
     if (r.load == LoadKind::RATE) t += arrivals.exponential(r.rate);
     requests.push_back({static_cast<uint64_t>(i), t, r.input, r.output, 0});
   }
-  const auto run = serving::run_engine(setup, std::move(requests), r.load == LoadKind::CONCURRENCY ? r.concurrency : 0);
+  const auto run =
+      serving::run_engine(capped, std::move(requests), r.load == LoadKind::CONCURRENCY ? r.concurrency : 0);
   m.completed = run.completions.size();
   m.refused = run.refused.size();
   m.duration = run.end;
@@ -194,7 +206,7 @@ struct SingleOptions {
   int tp = 1, input = 0, output = 0, concurrency = 0, requests = 1000, max_num_seqs = 256,
       max_num_batched_tokens = 8192;
   double rate = 0, step_overhead_ms = 0;
-  bool offline = false, no_chunked_prefill = false;
+  bool offline = false, no_chunked_prefill = false, reserve_full_sequence = false;
   uint64_t seed = 1;
   std::string validate, out, targets;
   bool fit = false;
@@ -221,8 +233,9 @@ void print_metrics(const RunSpec& r, const Metrics& m) {
   std::printf("gputwin serving: %s on %d x %s (%s weights, %s KV), %d in / %d out, %s\n", r.model.c_str(), r.tp,
               r.gpu.c_str(), dtype_text(r.weights), r.kv_bytes_per_value < 2 ? "fp8" : "fp16", r.input, r.output,
               load_text(r).c_str());
-  std::printf("  scheduler: max-num-seqs %d, max-num-batched-tokens %d, chunked prefill %s, step overhead %.3f ms\n",
-              r.max_num_seqs, r.max_num_batched_tokens, r.chunked_prefill ? "on" : "off", r.step_overhead_s * 1e3);
+  std::printf("  scheduler: max-num-seqs %d%s, max-num-batched-tokens %d, chunked prefill %s, step overhead %.3f ms\n",
+              r.max_num_seqs, r.reserve_full_sequence ? " (whole sequences reserved)" : "", r.max_num_batched_tokens,
+              r.chunked_prefill ? "on" : "off", r.step_overhead_s * 1e3);
   std::printf("  KV cache: %lld blocks of 16 tokens (%lld tokens), peak %lld blocks in use; preemptions %lld\n",
               m.kv_blocks, m.kv_tokens, m.peak_blocks, m.preemptions);
   std::printf("  completed %zu requests (%zu refused: longer than the KV cache) in %.3f s, %lld engine steps\n",
@@ -281,6 +294,7 @@ int run_single(const SingleOptions& o, int load_options) {
   r.max_num_seqs = o.max_num_seqs;
   r.max_num_batched_tokens = o.max_num_batched_tokens;
   r.chunked_prefill = !o.no_chunked_prefill;
+  r.reserve_full_sequence = o.reserve_full_sequence;
   r.step_overhead_s = o.step_overhead_ms * 1e-3;
   r.seed = o.seed;
   const Metrics m = run_spec(r, *catalogue->find(r.model), *profiles.at(r.gpu));
@@ -413,6 +427,7 @@ class MappingParser {
       r.max_num_batched_tokens = static_cast<int>(*v);
     if (auto v = boolean(n, "chunkedPrefill", path)) r.chunked_prefill = *v;
     if (auto v = number(n, "gpuMemoryUtilization", path, false, 0.01, 1, false)) r.gpu_memory_utilization = *v;
+    if (auto v = boolean(n, "reserveFullSequence", path)) r.reserve_full_sequence = *v;
   }
 
   std::optional<Mapping> parse(const YAML::Node& root) {
@@ -452,8 +467,8 @@ class MappingParser {
       }
     }
     std::map<std::string, RunSpec> engines;
-    const std::vector<std::string> engine_keys = {"maxNumSeqs", "maxNumBatchedTokens", "chunkedPrefill",
-                                                  "gpuMemoryUtilization", "note"};
+    const std::vector<std::string> engine_keys = {"maxNumSeqs",           "maxNumBatchedTokens", "chunkedPrefill",
+                                                  "gpuMemoryUtilization", "reserveFullSequence", "note"};
     if (const YAML::Node es = root["engines"]) {
       if (!es.IsMap()) d_.error(loc(es), "engines", "expected a mapping of engine name to settings");
       for (const auto& kv : es.IsMap() ? es : YAML::Node()) {
@@ -528,7 +543,8 @@ class MappingParser {
             "maxNumSeqs",
             "maxNumBatchedTokens",
             "chunkedPrefill",
-            "gpuMemoryUtilization"});
+            "gpuMemoryUtilization",
+            "reserveFullSequence"});
       RunSpec& r = row.run;
       if (auto e = text(n, "engine", path, true)) {
         if (engines.count(*e) == 0)
@@ -959,6 +975,8 @@ Subcommand register_serving_command(CLI::App& app) {
   cmd->add_option("--max-num-seqs", o->max_num_seqs, "Running sequences at most (default 256)");
   cmd->add_option("--max-num-batched-tokens", o->max_num_batched_tokens, "Tokens per engine step (default 8192)");
   cmd->add_flag("--no-chunked-prefill", o->no_chunked_prefill, "A step is all prefill or all decode");
+  cmd->add_flag("--reserve-full-sequence", o->reserve_full_sequence,
+                "Admit a request only when its whole sequence's KV blocks are free (TensorRT-LLM's default)");
   cmd->add_option("--step-overhead-ms", o->step_overhead_ms, "Host time per engine step, ms (default 0)");
   cmd->add_option("--seed", o->seed, "Seed of the arrivals (default 1)");
   auto* validate = cmd->add_option("--validate", o->validate,
