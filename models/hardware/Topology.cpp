@@ -560,6 +560,7 @@ bool build_topology(const ScenarioSpec& spec, const std::map<std::string, Hardwa
   out.inter_node = spec.fabric.declared;
   for (const auto& w : spec.workloads) {
     if (w.nodes > 1) out.inter_node = true;
+    if (w.serving.prefill_replicas > 0) out.inter_node = true;  // KV caches may move between nodes
     if (w.io.request_bytes.value > 0 || w.io.response_bytes.value > 0) out.frontend = true;
   }
   for (const auto& d : spec.data)

@@ -46,6 +46,16 @@ void ContinuousBatcher::enqueue(const SequenceRequest& request) {
   insert_waiting(std::move(s), false);
 }
 
+void ContinuousBatcher::enqueue_prefilled(const SequenceRequest& request) {
+  Sequence s;
+  s.request = request;
+  s.request.prompt_tokens = std::max(1, request.prompt_tokens);
+  s.request.output_tokens = std::max(2, request.output_tokens);
+  s.kv = s.request.prompt_tokens;
+  s.generated = 1;
+  insert_waiting(std::move(s), false);
+}
+
 // Reserves the blocks `tokens` more KV tokens of `s` need; false (nothing reserved) when too few are free.
 bool ContinuousBatcher::grow(Sequence& s, long long tokens, StepPlan&) {
   const long long more = blocks_for(s.kv + tokens) - s.blocks;

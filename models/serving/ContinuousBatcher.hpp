@@ -82,6 +82,9 @@ class ContinuousBatcher {
   explicit ContinuousBatcher(BatcherConfig config);
 
   void enqueue(const SequenceRequest& request);
+  /// A request whose prompt was prefilled elsewhere and whose first token is out (disaggregated serving):
+  /// its prompt's KV arrives with it; it waits for blocks like any request, then decodes.
+  void enqueue_prefilled(const SequenceRequest& request);
   /// Plans the next step at time `now`: admits waiting sequences in order, allocates their blocks,
   /// preempts when blocks run out. A pure decode step may stand for up to `max_steps` identical steps.
   /// Returns steps == 0 when nothing can run (no sequence, or none fits the cache).

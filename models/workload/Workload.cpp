@@ -269,6 +269,10 @@ class InferenceService final : public Workload {
     int output_tokens = 0;
     int client = -1;   // another tenant's client workload (submit_query), -1: the service's own arrivals
     int priority = 1;  // continuous batching with batching.order priority: 0 urgent, 1 normal
+    // Disaggregated serving: set by the prefill replica when the request moves to a decode replica.
+    bool prefilled = false;
+    double first_token = -1;
+    double scheduled = -1;
   };
   struct Replica {
     ReplicaPlacement place;
@@ -285,6 +289,10 @@ class InferenceService final : public Workload {
     std::map<uint64_t, Request> held;
     uint64_t next_id = 0;
     double serving_since = 0;
+    double kv_bytes_per_token = 0;  // per GPU (the KV a disaggregated hand-off moves)
+    // A decode replica's runs of steps end when a hand-off is due (estimated at the link's bandwidth).
+    int handoffs_pending = 0;
+    double handoff_due = std::numeric_limits<double>::infinity();
   };
 
   static int gpu_of(const Replica& r) { return r.place.gpus.empty() ? -1 : r.place.gpus[0]->index(); }
@@ -320,12 +328,22 @@ class InferenceService final : public Workload {
     return Admission::ADMITTED;
   }
 
-  // Join-the-shortest-queue over the live replicas (ties: lowest index); -1 when none takes requests.
-  int shortest_queue() const {
+  // Disaggregated serving: the first prefillReplicas replicas prefill, the others decode.
+  enum class Role { ANY, PREFILL, DECODE };
+  Role role_of(size_t i) const {
+    const size_t prefill = static_cast<size_t>(spec_.continuous() ? spec_.serving.prefill_replicas : 0);
+    if (prefill == 0) return Role::ANY;
+    return i < prefill ? Role::PREFILL : Role::DECODE;
+  }
+
+  // Join-the-shortest-queue over the live replicas (ties: lowest index); -1 when none takes requests. New
+  // requests go to the replicas that prefill (all of them unless serving is disaggregated).
+  int shortest_queue(Role role = Role::PREFILL) const {
     int best = -1;
     size_t best_load = std::numeric_limits<size_t>::max();
     for (size_t i = 0; i < replicas_.size(); ++i) {
       const auto& r = *replicas_[i];
+      if (role_of(i) != Role::ANY && role_of(i) != role) continue;
       if (!r.alive || r.draining) continue;
       const size_t load = r.queue.size() + r.in_service.size() + (r.engine ? r.engine->in_flight() : 0);
       if (load < best_load) {
@@ -532,7 +550,13 @@ class InferenceService final : public Workload {
         continue;
       }
       const uint64_t id = r.next_id++;
-      engine.enqueue({id, q.arrival, q.prompt_tokens, std::max(1, q.output_tokens), q.priority});
+      if (q.prefilled) {
+        engine.enqueue_prefilled({id, q.arrival, q.prompt_tokens, q.output_tokens, q.priority});
+      } else {
+        // A prefill replica of a disaggregated service stops at the first token.
+        const bool prefill_only = role_of(static_cast<size_t>(replica)) == Role::PREFILL;
+        engine.enqueue({id, q.arrival, q.prompt_tokens, prefill_only ? 1 : std::max(1, q.output_tokens), q.priority});
+      }
       r.held.emplace(id, q);
     }
   }
@@ -579,15 +603,23 @@ class InferenceService final : public Workload {
 
   void emit_completion(int replica, Replica& r, const serving::Completion& c) {
     const auto it = r.held.find(c.request.id);
-    const Request q = it->second;
+    Request q = it->second;
     r.held.erase(it);
+    if (role_of(static_cast<size_t>(replica)) == Role::PREFILL && q.output_tokens > 1) {
+      q.first_token = c.first_token;
+      q.scheduled = c.scheduled;
+      hand_off(replica, q);
+      return;
+    }
     const int gpu = gpu_of(r);
-    const double tpot = c.request.output_tokens > 1 ? (c.done - c.first_token) / (c.request.output_tokens - 1) : 0;
+    const double first = q.first_token >= 0 ? q.first_token : c.first_token;
+    const double scheduled = q.scheduled >= 0 ? q.scheduled : c.scheduled;
+    const double tpot = q.output_tokens > 1 ? (c.done - first) / (q.output_tokens - 1) : 0;
     ctx_.emit(
         who(replica, gpu),
-        {.time = c.done, .type = EventType::REQUEST_DONE, .value = c.done - q.arrival, .aux = c.scheduled - q.arrival});
+        {.time = c.done, .type = EventType::REQUEST_DONE, .value = c.done - q.arrival, .aux = scheduled - q.arrival});
     ctx_.emit(who(replica, gpu),
-              {.time = c.done, .type = EventType::REQUEST_TOKENS, .value = c.first_token - q.arrival, .aux = tpot});
+              {.time = c.done, .type = EventType::REQUEST_TOKENS, .value = first - q.arrival, .aux = tpot});
     if (q.client >= 0)
       ctx_.emit({.time = c.done,
                  .type = EventType::ATTACK_OBSERVATION,
@@ -597,6 +629,45 @@ class InferenceService final : public Workload {
                  .gpu = gpu,
                  .value = c.done - q.arrival,
                  .aux = 1});
+  }
+
+  // Disaggregated serving: the prompt's KV moves from the prefill replica's GPUs to those of the decode
+  // replica with the fewest requests (GPU g to GPU g of the groups; NVLink inside a node, staged over the
+  // fabric between nodes), then the request joins that replica's queue. One short actor per hand-off, so
+  // the prefill replica's steps go on meanwhile.
+  void hand_off(int from, Request q) {
+    auto& src = *replicas_[static_cast<size_t>(from)];
+    const double bytes = static_cast<double>(q.prompt_tokens) * src.kv_bytes_per_token;
+    std::vector<GpuDevice*> gpus = src.place.gpus;
+    sg4::Actor::create(spec_.name + "-kv", gpus[0]->host(), [this, from, q, bytes, gpus] {
+      Request moved = q;
+      moved.prefilled = true;
+      const int to = shortest_queue(Role::DECODE);
+      const auto drop = [&](int replica, int gpu) {
+        const double now = sg4::Engine::get_clock();
+        ctx_.emit(who(replica, gpu),
+                  {.time = now, .type = EventType::REQUEST_DROPPED, .value = now - q.arrival, .aux = q.arrival});
+      };
+      if (to < 0) return drop(from, gpus[0]->index());
+      auto& dst = *replicas_[static_cast<size_t>(to)];
+      const bool same_node = gpus[0]->node() == dst.place.gpus[0]->node();
+      const auto& profile = gpus[0]->profile();
+      const double link = same_node ? profile.nvlink_achievable.value : profile.pcie_h2d_achievable.value;
+      ++dst.handoffs_pending;
+      dst.handoff_due = std::min(dst.handoff_due, sg4::Engine::get_clock() + (link > 0 ? bytes / link : 0));
+      const auto landed = [&dst] {
+        if (--dst.handoffs_pending == 0) dst.handoff_due = std::numeric_limits<double>::infinity();
+      };
+      std::vector<std::pair<GpuDevice*, GpuDevice*>> pairs;
+      for (size_t g = 0; g < gpus.size() && g < dst.place.gpus.size(); ++g)
+        pairs.emplace_back(gpus[g], dst.place.gpus[g]);
+      storage::transfer_between_gpus(ctx_, storage::mover_of(ctx_, index_, from), -1, pairs, bytes);
+      landed();
+      if (!dst.alive || dst.draining) return drop(to, gpu_of(dst));
+      std::unique_lock lock(*dst.mutex);
+      dst.queue.push_back(moved);
+      dst.cv->notify_all();
+    });
   }
 
   void serve_continuous(int replica_index, int generation) {
@@ -611,6 +682,7 @@ class InferenceService final : public Workload {
     bring_up(spec_, r.place, kv.weights_per_gpu, ctx_);
     if (!(r.alive && r.generation == generation)) return;
     r.engine = std::make_unique<serving::ContinuousBatcher>(serving::batcher_config(spec_, kv, cfg.block_size));
+    r.kv_bytes_per_token = kv.kv_bytes_per_token_per_gpu;
     r.serving_since = sg4::Engine::get_clock();
     XBT_VERB("%s[%d] (generation %d) serves with continuous batching on %zu GPU(s): %lld KV blocks of %d tokens",
              spec_.name.c_str(), replica_index, generation, r.place.gpus.size(), kv.blocks, cfg.block_size);
@@ -631,7 +703,10 @@ class InferenceService final : public Workload {
       // An arrival due now (its actor has not run yet at this instant) ends the run after one step.
       if (plan.steps > 1) {
         const double per_step = step_cost(arch, r.place.gpus[0]->profile(), cfg, plan.batch).total_s;
-        const double until = std::max(0.0, next_arrival_ - start);
+        const double due = role_of(static_cast<size_t>(replica_index)) == Role::DECODE
+                               ? r.handoff_due
+                               : std::min(next_arrival_, r.handoff_due);
+        const double until = std::max(0.0, due - start);
         if (per_step > 0 && plan.steps * per_step > until)
           engine.shorten(plan, static_cast<int>(std::floor(until / per_step)) + 1);
       }

@@ -276,6 +276,12 @@ const std::vector<FieldDoc>& field_docs() {
        "Share of each prompt found in the prefix cache, in whole blocks (default 0)."},
       {"spec.workloads[].kvCache.workspace", "size",
        "Activations and workspace per GPU beside weights and KV cache (default 0: assumed negligible)."},
+      {"spec.workloads[].disaggregation", "mapping",
+       "continuous: disaggregated prefill and decode (Splitwise, DistServe). Requests go to the prefill "
+       "replicas, which compute the prompt and the first token; the KV cache then moves to the decode replica "
+       "with the fewest requests (NVLink inside a node, the fabric between nodes) and decodes there."},
+      {"spec.workloads[].disaggregation.prefillReplicas", "int",
+       "How many of the replicas (the first ones) only prefill; the rest only decode."},
       {"spec.workloads[].parallelism", "mapping", "continuous: how a replica spans GPUs of one node."},
       {"spec.workloads[].parallelism.tensor", "int",
        "Tensor-parallel GPUs (default 1): weights and KV heads sharded, two all-reduces per layer over the "
@@ -653,6 +659,7 @@ const std::vector<FieldRange>& field_ranges() {
       {"spec.workloads[].kvCache.prefixHitRatio", 0, 1},
       {"spec.workloads[].kvCache.workspace", 0, 1e15},
       {"spec.workloads[].parallelism.tensor", 1, 64},
+      {"spec.workloads[].disaggregation.prefillReplicas", 1, 100000},
       {"spec.workloads[].parallelism.pipeline", 1, 64},
       {"spec.workloads[].request.priorityShare", 0, 1},
       {"spec.workloads[].model.architecture.hiddenSize", 1, 1000000},

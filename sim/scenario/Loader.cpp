@@ -1049,6 +1049,7 @@ void Loader::read_workload(const Ctx& c, WorkloadSpec& w) {
   only_for("swapping", inference, "inference");
   only_for("kvCache", inference, "inference");
   only_for("parallelism", inference, "inference");
+  only_for("disaggregation", inference, "inference");
   only_for("maxQueue", inference, "inference");
   only_for("arrival", inference || batch, "inference or batch");
   only_for("iterations", training, "training");
@@ -1121,6 +1122,10 @@ void Loader::read_workload(const Ctx& c, WorkloadSpec& w) {
         get_int(*par, "tensor", w.serving.tensor_parallel, false);
         get_int(*par, "pipeline", w.serving.pipeline_parallel, false);
       }
+    }
+    if (auto dis = child(c, "disaggregation")) {
+      w.serving.disaggregation_loc = dis->loc();
+      if (check_map(*dis)) get_int(*dis, "prefillReplicas", w.serving.prefill_replicas, true);
     }
     // Without an explicit mode a model with a shape is served with continuous batching.
     if (!w.serving.mode_given)

@@ -195,6 +195,10 @@ struct ServingSpec {
   bool swap_preemption = false;  // kvCache.preemption: swap (else recompute)
   double prefix_hit_ratio = 0;
   Bytes workspace{0};  // activations and workspace per GPU beside weights and KV
+  // disaggregation: the first prefill_replicas replicas only prefill (and produce the first token), the
+  // others only decode; a request's KV cache moves from one to the other over the GPU links or the fabric
+  int prefill_replicas = 0;
+  SourceLoc disaggregation_loc;
   // parallelism
   int tensor_parallel = 1;
   int pipeline_parallel = 1;

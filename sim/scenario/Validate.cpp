@@ -12,6 +12,11 @@ namespace {
 void check_serving(WorkloadSpec& w, const std::string& path, Diagnostics& diags) {
   const auto& s = w.serving;
   const int width = s.tensor_parallel * s.pipeline_parallel;
+  if (s.prefill_replicas > 0 && (!w.continuous() || s.prefill_replicas >= w.replicas))
+    diags.error(s.disaggregation_loc, path + ".disaggregation.prefillReplicas",
+                !w.continuous() ? std::string("disaggregation needs batching.mode continuous")
+                                : std::to_string(s.prefill_replicas) + " prefill replicas leave none of the " +
+                                      std::to_string(w.replicas) + " replicas to decode");
   if (!w.continuous()) {
     if (width > 1)
       diags.error(s.parallelism_loc, path + ".parallelism",

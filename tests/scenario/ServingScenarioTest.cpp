@@ -125,6 +125,27 @@ TEST(ServingScenario, TwoServersTakingNinetyPercentOfATimeSlicedGpuDoNotBothStar
   EXPECT_EQ(failed, 1) << "the second server finds less than 90% of the GPU free";
 }
 
+TEST(ServingScenario, DisaggregatedServingMovesEachPromptsKvFromThePrefillToADecodeReplica) {
+  TempDir dir;
+  const json report = run(dir, "serving-disaggregated.yaml", {}, "disaggregated");
+  const json& w = workload(report, "llama70b");
+  const int arrived = w["requests"]["arrived"].get<int>();
+  EXPECT_GT(arrived, 100);
+  EXPECT_EQ(w["requests"]["completed"].get<int>(), arrived);
+  // One KV transfer per request, from the prefill replica's GPUs (0, 1) to a decode replica's, of the
+  // prompt's KV: 3000 tokens x 2 x 80 layers x 4 KV heads per GPU x 128 x 2 bytes, on each of 2 GPU pairs.
+  int transfers = 0;
+  for (const auto& m : report["data_movements"]) {
+    if (m["operation"] != "transfer" || m["workload"] != "llama70b") continue;
+    ++transfers;
+    EXPECT_EQ(m["from"], "gpu:0");
+    EXPECT_NE(m["to"], "gpu:0");
+    EXPECT_DOUBLE_EQ(m["bytes"].get<double>(), 2 * 3000.0 * 2 * 80 * 4 * 128 * 2);
+  }
+  EXPECT_EQ(transfers, arrived);
+  EXPECT_LT(w["serving"]["ttft"]["p50_s"].get<double>(), 0.5);
+}
+
 TEST(ServingScenario, TheStaticBatcherStaysForTheScenariosThatAskForIt) {
   TempDir dir;
   const json report = run(dir, "serving-alone.yaml", {"spec.workloads[small].batching.mode=static"}, "static");
