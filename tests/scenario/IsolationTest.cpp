@@ -47,15 +47,17 @@ TEST(Isolation, VgpuEqualShareGivesTheSameSlotsWhateverTheNeighbourDoes) {
 
 TEST(Isolation, TimeSlicingAndMpsLetANoisierNeighbourRaiseLatency) {
   TempDir dir;
-  // Time-slicing takes whole quanta from chat: a large effect. Under MPS the compute-bound batch
-  // kernels are capped to half the SMs and only compete for HBM bandwidth with chat's memory-bound
-  // decode: a small but certain effect (docs/models/partitions.md).
+  // Time-slicing takes whole quanta from chat while a batch burst runs: chat's continuous-batching steps
+  // take twice as long then, which raises its mean (more bursts, more such time) more than its p99 (a
+  // request inside a burst is as slow at either burst rate). Under MPS the compute-bound batch kernels
+  // are capped to half the SMs and only compete for HBM bandwidth with chat's memory-bound decode: a
+  // small but certain effect (docs/models/partitions.md).
   const std::pair<const char*, double> cases[] = {{"time-slicing", 1.15}, {"mps", 1.01}};
   for (const auto& [mode, factor] : cases) {
     const auto quiet = chat_latency(run(dir, mode, "0.5/s"));
     const auto noisy = chat_latency(run(dir, mode, "2/s"));
-    EXPECT_GT(noisy["p99_s"].get<double>(), factor * quiet["p99_s"].get<double>()) << mode;
-    EXPECT_GT(noisy["mean_s"].get<double>(), quiet["mean_s"].get<double>()) << mode;
+    EXPECT_GT(noisy["mean_s"].get<double>(), factor * quiet["mean_s"].get<double>()) << mode;
+    EXPECT_GT(noisy["p99_s"].get<double>(), quiet["p99_s"].get<double>()) << mode;
   }
 }
 

@@ -6,6 +6,7 @@
 // time-sliced GPU do not both start (vLLM's gpu_memory_utilization); the static batcher stays as it was.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -144,6 +145,33 @@ TEST(ServingScenario, DisaggregatedServingMovesEachPromptsKvFromThePrefillToADec
   }
   EXPECT_EQ(transfers, arrived);
   EXPECT_LT(w["serving"]["ttft"]["p50_s"].get<double>(), 0.5);
+}
+
+// scenarios/examples/serving: the same two serving tenants under each sharing mode. The partitioned designs
+// keep the chat tenant's TTFT tail near its exclusive baseline; the shared ones (steps interleaved in time
+// slices, or SMs and bandwidth shared under MPS) let the neighbour's long prefills into it.
+TEST(ServingScenario, TheServingExamplesRankTheSharingModesByTheVictimsTtftTail) {
+  TempDir dir;
+  std::map<std::string, double> ttft_p99;
+  std::map<std::string, bool> met;
+  for (const std::string mode : {"exclusive", "mig", "time-slicing", "mps"}) {
+    const std::string out = dir.file("example-" + mode);
+    const auto r =
+        run_process({GTW_BINARY, "run", std::string(GTW_SOURCE_DIR) + "/scenarios/examples/serving/" + mode + ".yaml",
+                     "-o", out, "--progress", "none", "--format", "json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const json report = json::parse(read_text(out + "/report.json"));
+    ttft_p99[mode] = workload(report, "chat-svc")["serving"]["ttft"]["p99_s"].get<double>();
+    for (const auto& slo : report["tenants"][0]["slos"])
+      if (slo["name"] == "ttft-p99") met[mode] = slo["met"].get<bool>();
+  }
+  EXPECT_LT(ttft_p99["exclusive"], ttft_p99["mig"]);
+  EXPECT_LT(2 * ttft_p99["mig"], ttft_p99["time-slicing"]);
+  EXPECT_LT(2 * ttft_p99["mig"], ttft_p99["mps"]);
+  EXPECT_TRUE(met["exclusive"]);
+  EXPECT_TRUE(met["mig"]);
+  EXPECT_FALSE(met["time-slicing"]);
+  EXPECT_FALSE(met["mps"]);
 }
 
 TEST(ServingScenario, TheStaticBatcherStaysForTheScenariosThatAskForIt) {
