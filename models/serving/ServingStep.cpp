@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace gtw {
 
@@ -47,27 +48,61 @@ StepBatch& StepBatch::add_prefill(double tokens, double cached, double query_til
   return *this;
 }
 
+double all_reduce_time(double bytes, int tp, double link_bandwidth, const RingModel& ring) {
+  if (tp <= 1 || bytes <= 0) return 0;
+  const double steps = 2.0 * (tp - 1);
+  const double moved = steps / tp * bytes;  // through each GPU's link
+  double best = std::numeric_limits<double>::infinity();
+  for (int p = 0; p < 3; ++p)
+    best = std::min(
+        best, ring.base_latency[p] + steps * ring.step_latency[p] + moved / (ring.efficiency[p] * link_bandwidth));
+  return best;
+}
+
+double all_reduce_latency(double bytes, int tp, double link_bandwidth, const RingModel& ring) {
+  if (tp <= 1 || bytes <= 0) return 0;
+  return all_reduce_time(bytes, tp, link_bandwidth, ring) - 2.0 * (tp - 1) / tp * bytes / link_bandwidth;
+}
+
+double send_time(double bytes, double link_bandwidth, const RingModel& ring) {
+  if (bytes <= 0) return 0;
+  double best = std::numeric_limits<double>::infinity();
+  for (int p = 0; p < 3; ++p)
+    best = std::min(best, ring.base_latency[p] + ring.step_latency[p] + bytes / (ring.efficiency[p] * link_bandwidth));
+  return best;
+}
+
 StepCost step_cost(const ModelArchitecture& m, const HardwareProfile& gpu, const ServingConfig& c, const StepBatch& b) {
   StepCost s;
   const double tokens = b.decode_tokens + b.prefill_tokens;
   const int tp = std::max(1, c.tp);
   const int pp = std::max(1, c.pp);
-  s.flops = (tokens * m.matrix_flops_per_token() + m.attention_flops_per_token(b.attended_tokens)) / (tp * pp);
+  const double gemm_flops = tokens * m.matrix_flops_per_token() / (tp * pp);
+  const double attention_flops = m.attention_flops_per_token(b.attended_tokens) / (tp * pp);
+  s.flops = gemm_flops + attention_flops;
   const double kv_token = kv_bytes_per_token_per_gpu(m, c);
-  s.bytes = weight_bytes_read(m, c, tokens) + b.kv_read_tokens * kv_token + tokens * kv_token;
+  const double weight_bytes = weight_bytes_read(m, c, tokens);
+  const double kv_bytes = b.kv_read_tokens * kv_token + tokens * kv_token;
+  s.bytes = weight_bytes + kv_bytes;
+  s.gemm_flops = gemm_flops;
+  s.gemm_bytes = weight_bytes;
+  s.attention_flops = attention_flops;
+  s.attention_bytes = kv_bytes;
+  const double rate = gpu.achievable_rate(c.weights).value;
+  // Attention kernels (FlashAttention) compute in 16 bits whatever the weights' precision.
+  const double attention_rate = gpu.achievable_rate(DType::FP16).value;
+  const double hbm = gpu.hbm_achievable.value;
   // Per GPU of one stage; the stages run one after the other.
-  s.compute_s = pp * s.flops / gpu.achievable_rate(c.weights).value;
-  s.memory_s = pp * s.bytes / gpu.hbm_achievable.value;
+  s.compute_s = pp * s.flops / rate;
+  s.memory_s = pp * s.bytes / hbm;
+  s.gemm_s = pp * std::max(gemm_flops / rate, weight_bytes / hbm);
+  s.attention_s = pp * std::max(attention_flops / attention_rate, kv_bytes / hbm);
   const double buffer = tokens * m.hidden_size * 2.0;  // the step's activations in 16 bits
-  if (tp > 1 && tokens > 0) {
-    // Two all-reduces per layer (after attention and after the feed-forward); a ring moves 2 (tp - 1) / tp
-    // of the buffer through each GPU's link.
-    const double per_all_reduce = 2.0 * (tp - 1) / tp * buffer / gpu.nvlink_achievable.value + c.all_reduce_latency;
-    s.communication_s = 2.0 * m.layers * per_all_reduce;
-  }
-  if (pp > 1 && tokens > 0)
-    s.communication_s += (pp - 1) * (buffer / tp / gpu.nvlink_achievable.value + c.all_reduce_latency);
-  s.total_s = std::max(s.compute_s, s.memory_s) + s.communication_s;
+  const double link = gpu.nvlink_achievable.value;
+  // Two all-reduces per layer (after attention and after the feed-forward) in each stage.
+  if (tp > 1 && tokens > 0) s.communication_s = 2.0 * m.layers * all_reduce_time(buffer, tp, link);
+  if (pp > 1 && tokens > 0) s.communication_s += (pp - 1) * send_time(buffer / tp, link);
+  s.total_s = (s.gemm_s + s.attention_s + s.communication_s) / std::clamp(c.gpu_time_share, 1e-3, 1.0);
   return s;
 }
 

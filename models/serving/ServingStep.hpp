@@ -4,9 +4,13 @@
 // of `tp` GPUs. A step reads the weights once (per GPU: its shard; a mixture of experts reads the experts
 // its tokens are routed to), reads the KV cache of every token attended and writes the new tokens' KV,
 // computes 2 FLOPs per active weight per token plus attention over the context, and all-reduces the
-// activations twice per layer across the group. Its time is the roofline of that work on one GPU of the
-// group (max of compute and memory time) plus the all-reduces. With pipeline stages a step passes through
-// them in turn (no micro-batch overlap): pp times one stage's roofline plus the activations handed on.
+// activations twice per layer across the group. Its time on one GPU of the group is the sum of the roofline
+// of each kind of kernel, which run one after the other and do not overlap: the GEMMs (max of their FLOPs
+// at the weights' tensor rate and the weight reads) and attention (max of its FLOPs at the 16-bit rate and
+// the KV reads and writes); plus the all-reduces, priced by NCCL's own ring cost model (per-protocol base
+// latency, a latency per ring step, the protocol's share of the link bandwidth). With pipeline stages a
+// step passes through them in turn (no micro-batch overlap): pp times one stage plus the activations handed
+// on.
 // And how much KV cache fits.
 // The continuous batcher (ContinuousBatcher.hpp) plans the steps; this prices them.
 // SimGrid-free (models/hardware); the parameters it assumes are named in ServingConfig.
@@ -23,8 +27,32 @@ struct ServingConfig {
   double gpu_memory_utilization = 0.9;  // share of each GPU's memory the server may use (vLLM's default)
   double workspace_bytes = 0;           // activations and workspace kept per GPU beside weights and KV (assumed)
   int block_size = 16;                  // tokens per KV block (vLLM's default)
-  double all_reduce_latency = 8e-6;     // per all-reduce on NVLink, s (assumed: NCCL small-message latency order)
+  // Host time proportional to GPU time: a step takes its GPU time / gpu_time_share (1: none). For engines
+  // whose host work is published as a share of the run (vLLM before v0.6: 38 % on the GPU, serving-targets
+  // T080); the additive per-step overhead is EngineSetup::step_overhead_s.
+  double gpu_time_share = 1;
 };
+
+/// NCCL's ring cost model (NVIDIA/nccl src/graph/tuning.cc, NVLink, ring algorithm): for each protocol
+/// (LL, LL128, Simple) time = base latency + 2 (tp - 1) ring steps x a latency per step + the ring's bytes
+/// per GPU, 2 (tp - 1) / tp x the buffer, at the protocol's share of the link bandwidth; NCCL runs the
+/// fastest protocol for the size. Small messages are latency-bound (LL: ~15 us on 8 GPUs), large ones reach
+/// the link bandwidth less LL128's flag overhead.
+struct RingModel {
+  double base_latency[3] = {6.6e-6, 14.0e-6, 8.4e-6};  // s, LL / LL128 / Simple (NCCL tuning.cc baseLat, ring)
+  double step_latency[3] = {0.6e-6, 1.9e-6, 3.4e-6};   // s per ring step on NVLink (tuning.cc hwLat NVLINK ring)
+  double efficiency[3] = {0.5, 120.0 / 128.0, 1.0};    // payload share: LL 8 data bytes of 16, LL128 120 of 128
+};
+
+/// One ring all-reduce of `bytes` over `tp` GPUs whose links move `link_bandwidth` bytes/s each way: the
+/// fastest protocol of RingModel. 0 for tp <= 1.
+double all_reduce_time(double bytes, int tp, double link_bandwidth, const RingModel& ring = {});
+/// What all_reduce_time adds to the ring's bytes at the link bandwidth (2 (tp-1)/tp x bytes / bandwidth): the
+/// latencies and the protocol's bandwidth loss. The cluster simulation moves the bytes on its modelled links
+/// and sleeps this.
+double all_reduce_latency(double bytes, int tp, double link_bandwidth, const RingModel& ring = {});
+/// One point-to-point send of `bytes` between pipeline stages (one ring step of the fastest protocol).
+double send_time(double bytes, double link_bandwidth, const RingModel& ring = {});
 
 /// What one step runs: `decode_tokens` sequences each producing one token, `prefill_tokens` prompt tokens
 /// (one or several prompts, whole or a chunk); `attended_tokens` = the sum over all the step's tokens of the
@@ -45,12 +73,16 @@ struct StepBatch {
 };
 
 struct StepCost {
-  double flops = 0;            // per GPU of the group
-  double bytes = 0;            // HBM bytes per GPU
-  double compute_s = 0;        // flops / achievable tensor rate
-  double memory_s = 0;         // bytes / achievable HBM bandwidth
-  double communication_s = 0;  // tensor-parallel all-reduces
-  double total_s = 0;          // max(compute, memory) + communication
+  double flops = 0;                                 // per GPU of the group
+  double bytes = 0;                                 // HBM bytes per GPU
+  double gemm_flops = 0, gemm_bytes = 0;            // of which the GEMMs (weights)
+  double attention_flops = 0, attention_bytes = 0;  // and attention (KV cache)
+  double compute_s = 0;                             // flops / achievable tensor rate
+  double memory_s = 0;                              // bytes / achievable HBM bandwidth
+  double gemm_s = 0;                                // the GEMMs: max(their FLOPs / weights' rate, weight bytes / HBM)
+  double attention_s = 0;                           // attention: max(its FLOPs / 16-bit rate, KV bytes / HBM)
+  double communication_s = 0;                       // tensor-parallel all-reduces (and pipeline hand-offs)
+  double total_s = 0;                               // (gemm + attention + communication) / gpu_time_share
 };
 
 StepCost step_cost(const ModelArchitecture& model, const HardwareProfile& gpu, const ServingConfig& config,

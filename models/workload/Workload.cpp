@@ -576,14 +576,21 @@ class InferenceService final : public Workload {
     const double steps = plan.steps;
     const size_t tp = static_cast<size_t>(cfg.tp);
     const double tokens = plan.batch.decode_tokens + plan.batch.prefill_tokens;
+    // Attention runs at the 16-bit rate whatever the weights' precision (ServingStep).
+    const double attention_scale = 1.0;
     for (size_t stage = 0; stage * tp < place.gpus.size(); ++stage) {
-      std::vector<KernelPtr> kernels;
-      for (size_t g = stage * tp; g < (stage + 1) * tp; ++g)
-        kernels.push_back(place.gpus[g]->launch(place.contexts[g], steps * cost.flops * scale, steps * cost.bytes));
-      for (size_t k = 0; k < kernels.size(); ++k) place.gpus[stage * tp + k]->wait(kernels[k]);
+      // The GEMMs, then attention: kernels that follow each other, as ServingStep sums their rooflines.
+      for (const auto& [flops, bytes] : {std::pair{cost.gemm_flops * scale, cost.gemm_bytes},
+                                         std::pair{cost.attention_flops * attention_scale, cost.attention_bytes}}) {
+        std::vector<KernelPtr> kernels;
+        for (size_t g = stage * tp; g < (stage + 1) * tp; ++g)
+          kernels.push_back(place.gpus[g]->launch(place.contexts[g], steps * flops, steps * bytes));
+        for (size_t k = 0; k < kernels.size(); ++k) place.gpus[stage * tp + k]->wait(kernels[k]);
+      }
       if (tp > 1 && tokens > 0) {
         // Two ring all-reduces per layer of the stage, as one transfer per link for the whole plan (the
-        // bandwidth term on the modelled links) plus the per-all-reduce latency.
+        // bandwidth term on the modelled links) plus what NCCL's ring model adds to it per all-reduce
+        // (latencies, protocol overhead: ServingStep's all_reduce_latency at the profile's NVLink bandwidth).
         const double layers = static_cast<double>(arch.layers) / cfg.pp;
         const double buffer = tokens * arch.hidden_size * 2.0;
         const double ring = steps * 2.0 * layers * 2.0 * (tp - 1) / tp * buffer;
@@ -594,9 +601,14 @@ class InferenceService final : public Workload {
                                                   static_cast<uint64_t>(ring)));
         for (auto& c : comms) c->wait();
         ctx_.counters.transfers += comms.size();
-        sg4::this_actor::sleep_for(steps * 2.0 * layers * cfg.all_reduce_latency);
+        sg4::this_actor::sleep_for(steps * 2.0 * layers *
+                                   all_reduce_latency(buffer, cfg.tp, first.profile().nvlink_achievable.value));
       }
     }
+    // Host time proportional to the GPU's (ServingConfig::gpu_time_share; 1 by default: none), at the
+    // roofline estimate of the plan.
+    if (cfg.gpu_time_share < 1)
+      sg4::this_actor::sleep_for(steps * cost.total_s * (1 - std::max(cfg.gpu_time_share, 1e-3)));
     // Under CC the server synchronises with the host every step through the bounce buffers.
     if (const auto* cc = first.confidential()) sg4::this_actor::sleep_for(steps * cc->transfer_latency.value);
   }
