@@ -57,6 +57,9 @@ struct RunSpec {
   // of a run this is a cap on the running sequences: KV blocks / blocks of one whole sequence.
   bool reserve_full_sequence = false;
   double step_overhead_s = 0;
+  double gpu_time_share = 1;  // host time proportional to GPU time (ServingConfig::gpu_time_share)
+  // Per-request (prompt, output) lengths to draw from (seeded, stream serving/lengths) instead of input/output.
+  std::shared_ptr<const std::vector<std::pair<int, int>>> lengths;
   uint64_t seed = 1;
 };
 
@@ -121,6 +124,7 @@ serving::EngineSetup setup_for(const RunSpec& r, const ModelArchitecture& model,
   s.batcher.max_num_batched_tokens = r.max_num_batched_tokens;
   s.batcher.chunked_prefill = r.chunked_prefill;
   s.step_overhead_s = r.step_overhead_s;
+  s.step.gpu_time_share = r.gpu_time_share;
   return s;
 }
 
@@ -142,10 +146,19 @@ Metrics run_spec(const RunSpec& r, const ModelArchitecture& model, const Hardwar
   std::vector<serving::SequenceRequest> requests;
   requests.reserve(static_cast<size_t>(r.requests));
   RngStream arrivals = make_stream(r.seed, "serving/arrivals");
+  RngStream lengths = make_stream(r.seed, "serving/lengths");
   double t = 0;
   for (int i = 0; i < r.requests; ++i) {
     if (r.load == LoadKind::RATE) t += arrivals.exponential(r.rate);
-    requests.push_back({static_cast<uint64_t>(i), t, r.input, r.output, 0});
+    int input = r.input, output = r.output;
+    if (r.lengths && !r.lengths->empty()) {
+      const auto& pool = *r.lengths;
+      const auto k =
+          std::min(pool.size() - 1, static_cast<size_t>(lengths.uniform() * static_cast<double>(pool.size())));
+      input = pool[k].first;
+      output = pool[k].second;
+    }
+    requests.push_back({static_cast<uint64_t>(i), t, input, output, 0});
   }
   const auto run =
       serving::run_engine(capped, std::move(requests), r.load == LoadKind::CONCURRENCY ? r.concurrency : 0);
@@ -322,15 +335,27 @@ struct Row {
   SourceLoc metric_loc;
   bool sharegpt = false;
   std::string note;
+  std::string family;  // host-overhead family of the engine (hostOverhead:)
   RunSpec run;
+};
+
+// The host time of an engine family: an additive time per step (fitted on the family's fitted rows, or
+// a stated default) or a share of the time on the GPU (a published input).
+struct HostOverhead {
+  double step_s = 0;
+  double gpu_share = 1;
+  std::string same_as;  // a default: the value of another family
+  std::string source;
+  SourceLoc loc;
 };
 
 struct Mapping {
   std::string file;
-  std::string targets;  // the CSV, resolved
-  double step_overhead_s = 0;
-  std::string step_overhead_source;
+  std::string targets;                           // the CSV, resolved
+  std::map<std::string, HostOverhead> families;  // resolved: same_as copied
   int sharegpt_input = 0, sharegpt_output = 0;
+  std::string sharegpt_shape;  // a CSV of real (prompt, output) lengths whose shape stands in for ShareGPT's
+  std::shared_ptr<const std::vector<std::pair<int, int>>> sharegpt_lengths;
   std::vector<Row> rows;
 };
 
@@ -437,38 +462,69 @@ class MappingParser {
       d_.error(loc(root), "", "a serving mapping is a YAML mapping with kind: ServingTargets and rows:");
       return std::nullopt;
     }
-    keys(root, "", {"apiVersion", "kind", "targets", "stepOverhead", "sharegpt", "engines", "rows"});
+    keys(root, "", {"apiVersion", "kind", "targets", "hostOverhead", "sharegpt", "engines", "rows"});
     if (auto k = text(root, "kind", "", true); k && *k != "ServingTargets")
       d_.error(loc(root["kind"]), "kind", "expected ServingTargets, got '" + *k + "'");
     if (auto t = text(root, "targets", "", false)) out.targets = (fs::path(file_).parent_path() / *t).string();
-    if (const YAML::Node so = root["stepOverhead"]) {
-      if (!so.IsMap()) {
-        d_.error(loc(so), "stepOverhead", "expected a mapping with value: and source:");
-      } else {
-        keys(so, "stepOverhead", {"value", "source"});
-        if (auto v = text(so, "value", "stepOverhead", true)) {
-          const auto p = parse_duration(*v);
-          if (!p)
-            d_.error(loc(so["value"]), "stepOverhead.value", p.error);
-          else
-            out.step_overhead_s = p.quantity->value;
+    if (const YAML::Node ho = root["hostOverhead"]) {
+      if (!ho.IsMap()) d_.error(loc(ho), "hostOverhead", "expected a mapping of engine family to its host time");
+      for (const auto& kv : ho.IsMap() ? ho : YAML::Node()) {
+        const std::string name = kv.first.as<std::string>();
+        const std::string path = "hostOverhead." + name;
+        if (!kv.second.IsMap()) {
+          d_.error(loc(kv.second), path, "expected a mapping with stepOverhead:, gpuShare: or sameAs:, and source:");
+          continue;
         }
-        if (auto s = text(so, "source", "stepOverhead", true)) out.step_overhead_source = *s;
+        keys(kv.second, path, {"stepOverhead", "gpuShare", "sameAs", "source"});
+        HostOverhead h;
+        h.loc = loc(kv.second);
+        const int given =
+            (kv.second["stepOverhead"] ? 1 : 0) + (kv.second["gpuShare"] ? 1 : 0) + (kv.second["sameAs"] ? 1 : 0);
+        if (given != 1) d_.error(h.loc, path, "give exactly one of stepOverhead:, gpuShare:, sameAs:");
+        if (auto v = text(kv.second, "stepOverhead", path, false)) {
+          const auto q = parse_duration(*v);
+          if (!q)
+            d_.error(loc(kv.second["stepOverhead"]), path + ".stepOverhead", q.error);
+          else
+            h.step_s = q.quantity->value;
+        }
+        if (auto v = number(kv.second, "gpuShare", path, false, 0.01, 1, false)) h.gpu_share = *v;
+        if (auto v = text(kv.second, "sameAs", path, false)) h.same_as = *v;
+        if (auto v = text(kv.second, "source", path, true)) h.source = *v;
+        out.families[name] = h;
+      }
+      for (auto& [name, h] : out.families) {
+        if (h.same_as.empty()) continue;
+        const auto it = out.families.find(h.same_as);
+        if (it == out.families.end() || !it->second.same_as.empty()) {
+          d_.error(h.loc, "hostOverhead." + name + ".sameAs",
+                   "no family '" + h.same_as + "' with its own value under hostOverhead:");
+          continue;
+        }
+        h.step_s = it->second.step_s;
+        h.gpu_share = it->second.gpu_share;
       }
     }
     if (const YAML::Node sg = root["sharegpt"]) {
       if (!sg.IsMap()) {
         d_.error(loc(sg), "sharegpt", "expected a mapping with input:, output: and source:");
       } else {
-        keys(sg, "sharegpt", {"input", "output", "source"});
+        keys(sg, "sharegpt", {"input", "output", "shape", "source"});
         if (auto v = number(sg, "input", "sharegpt", true, 1, 1e6, true)) out.sharegpt_input = static_cast<int>(*v);
         if (auto v = number(sg, "output", "sharegpt", true, 1, 1e6, true)) out.sharegpt_output = static_cast<int>(*v);
+        if (auto v = text(sg, "shape", "sharegpt", false)) {
+          out.sharegpt_shape = (fs::path(file_).parent_path() / *v).string();
+          out.sharegpt_lengths =
+              sharegpt_lengths(out.sharegpt_shape, out.sharegpt_input, out.sharegpt_output, loc(sg["shape"]));
+        }
         text(sg, "source", "sharegpt", true);
       }
     }
     std::map<std::string, RunSpec> engines;
-    const std::vector<std::string> engine_keys = {"maxNumSeqs",           "maxNumBatchedTokens", "chunkedPrefill",
-                                                  "gpuMemoryUtilization", "reserveFullSequence", "note"};
+    const std::vector<std::string> engine_keys = {
+        "maxNumSeqs", "maxNumBatchedTokens", "chunkedPrefill", "gpuMemoryUtilization", "reserveFullSequence", "family",
+        "note"};
+    std::map<std::string, std::string> engine_family;
     if (const YAML::Node es = root["engines"]) {
       if (!es.IsMap()) d_.error(loc(es), "engines", "expected a mapping of engine name to settings");
       for (const auto& kv : es.IsMap() ? es : YAML::Node()) {
@@ -482,6 +538,11 @@ class MappingParser {
         RunSpec r;
         engine_fields(kv.second, path, r);
         engines[name] = r;
+        if (auto f = text(kv.second, "family", path, false)) {
+          if (out.families.count(*f) == 0)
+            d_.error(loc(kv.second["family"]), path + ".family", "no family '" + *f + "' under hostOverhead:");
+          engine_family[name] = *f;
+        }
       }
     }
     std::vector<std::string> engine_names;
@@ -553,6 +614,7 @@ class MappingParser {
         else
           r = engines[*e];
         row.engine = *e;
+        if (const auto f = engine_family.find(*e); f != engine_family.end()) row.family = f->second;
       }
       engine_fields(n, path, r);
       if (auto m = text(n, "model", path, true)) r.model = *m;
@@ -580,6 +642,7 @@ class MappingParser {
         row.sharegpt = true;
         r.input = out.sharegpt_input;
         r.output = out.sharegpt_output;
+        r.lengths = out.sharegpt_lengths;
         if (n["input"] || n["output"])
           d_.error(loc(n["lengths"]), path + ".lengths", "give either lengths: sharegpt or input: and output:");
       } else {
@@ -612,6 +675,43 @@ class MappingParser {
       out.rows.push_back(row);
     }
     return out;
+  }
+
+  // The (prompt, output) pairs of a trace of real requests (columns ContextTokens and GeneratedTokens, as the
+  // Azure LLM inference trace has them), each scaled so that the trace's means become `input` and `output`,
+  // rounded, then filtered as vLLM's and SGLang's benchmark scripts filter ShareGPT (prompt or output under 4
+  // tokens, prompt over 1024 or prompt + output over 2048: dropped).
+  std::shared_ptr<const std::vector<std::pair<int, int>>> sharegpt_lengths(const std::string& path, int input,
+                                                                           int output, const SourceLoc& where) {
+    if (!fs::exists(path)) {
+      d_.error(where, "sharegpt.shape", "no file " + path);
+      return nullptr;
+    }
+    CsvTable csv(path, d_);
+    const int ctx = csv.column("ContextTokens", true), gen = csv.column("GeneratedTokens", true);
+    if (d_.has_errors()) return nullptr;
+    std::vector<std::pair<double, double>> raw;
+    double sum_in = 0, sum_out = 0;
+    for (const auto& row : csv.rows()) {
+      const double a = static_cast<double>(csv.integer(row, ctx, "ContextTokens", 10000000));
+      const double b = static_cast<double>(csv.integer(row, gen, "GeneratedTokens", 10000000));
+      raw.emplace_back(a, b);
+      sum_in += a;
+      sum_out += b;
+    }
+    if (raw.empty() || sum_in <= 0 || sum_out <= 0) {
+      d_.error(where, "sharegpt.shape", "no lengths in " + path);
+      return nullptr;
+    }
+    const double n = static_cast<double>(raw.size());
+    const double scale_in = input / (sum_in / n), scale_out = output / (sum_out / n);
+    auto pool = std::make_shared<std::vector<std::pair<int, int>>>();
+    for (const auto& [a, b] : raw) {
+      const int p = static_cast<int>(std::lround(a * scale_in)), o = static_cast<int>(std::lround(b * scale_out));
+      if (p < 4 || o < 4 || p > 1024 || p + o > 2048) continue;
+      pool->emplace_back(p, o);
+    }
+    return pool;
   }
 
  private:
@@ -714,10 +814,12 @@ struct Context {
   std::map<std::string, std::unique_ptr<HardwareProfile>>* profiles = nullptr;
 };
 
-std::optional<double> evaluate(const Row& row, const Target& t, double step_overhead, const Context& c,
+// A row run with its family's host time (`host` null: none, the model alone).
+std::optional<double> evaluate(const Row& row, const Target& t, const HostOverhead* host, const Context& c,
                                std::string& problem) {
   RunSpec r = row.run;
-  r.step_overhead_s = step_overhead;
+  r.step_overhead_s = host ? host->step_s : 0;
+  r.gpu_time_share = host ? host->gpu_share : 1;
   const Metrics m = run_spec(r, *c.catalogue->find(r.model), *c.profiles->at(r.gpu));
   if (!m.fits) {
     problem = "does not fit";
@@ -786,9 +888,18 @@ std::string report_markdown(const Mapping& mapping, const std::vector<Result>& r
   std::ostringstream o;
   char line[512];
   o << "Targets: " << mapping.targets << "\nMapping: " << mapping.file << "\n";
-  std::snprintf(line, sizeof line, "Fitted step overhead: %.3f ms per engine step (%s)\n\n",
-                mapping.step_overhead_s * 1e3, mapping.step_overhead_source.c_str());
-  o << line;
+  o << "Host time per engine family (hostOverhead:):\n\n";
+  for (const auto& [name, h] : mapping.families) {
+    if (h.gpu_share < 1)
+      std::snprintf(line, sizeof line, "- %s: GPU time / %.2f (%s)\n", name.c_str(), h.gpu_share, h.source.c_str());
+    else
+      std::snprintf(line, sizeof line, "- %s: %.2f ms per step (%s)\n", name.c_str(), h.step_s * 1e3, h.source.c_str());
+    o << line;
+  }
+  if (!mapping.sharegpt_shape.empty())
+    o << "\nShareGPT rows: lengths drawn from " << mapping.sharegpt_shape << " scaled to the means "
+      << mapping.sharegpt_input << "/" << mapping.sharegpt_output << "\n";
+  o << "\n";
   o << "| id | source | config | metric | published | gputwin | error % | error % (no fit) | row |\n";
   o << "|---|---|---|---|---:|---:|---:|---:|---|\n";
   for (const auto& r : results) {
@@ -895,28 +1006,48 @@ int run_validate(const SingleOptions& o) {
   std::cerr << diags.format_all();  // warnings
   const Context ctx{&*catalogue, &profiles};
 
+  const auto host_of = [&](const Row& row) -> const HostOverhead* {
+    const auto it = mapping->families.find(row.family);
+    return it == mapping->families.end() ? nullptr : &it->second;
+  };
+
   if (o.fit) {
-    // One parameter, the host time per engine step, on the fitted rows only: the value on a 0.05 ms grid
-    // (0..20 ms) with the least median |error| over them (ties: the least mean |error|).
-    double best = 0, best_median = std::numeric_limits<double>::infinity(), best_mean = best_median;
-    for (int k = 0; k <= 400; ++k) {
-      const double overhead = k * 0.05e-3;
-      std::vector<double> errs;
-      for (const auto& row : mapping->rows) {
-        if (row.status != Status::FITTED) continue;
-        const Target& t = targets.at(row.id);
-        std::string problem;
-        if (auto v = evaluate(row, t, overhead, ctx, problem)) errs.push_back(std::fabs(*v - t.value) / t.value * 100);
+    // Per engine family with an additive step overhead of its own (not sameAs, not gpuShare), on that family's
+    // fitted rows only: the value on a 0.05 ms grid (0..40 ms) with the least median |error| over them (ties:
+    // the least mean |error|). Families without fitted rows keep their stated value.
+    for (const auto& [name, family] : mapping->families) {
+      if (!family.same_as.empty() || family.gpu_share < 1) continue;
+      std::vector<const Row*> rows;
+      std::string ids;
+      for (const auto& row : mapping->rows)
+        if (row.status == Status::FITTED && row.family == name) {
+          rows.push_back(&row);
+          ids += (ids.empty() ? "" : ", ") + row.id;
+        }
+      if (rows.empty()) {
+        std::printf("%s: no fitted rows, keeps %.2f ms\n", name.c_str(), family.step_s * 1e3);
+        continue;
       }
-      const double med = percentile(errs, 50), avg = mean(errs);
-      if (med < best_median - 1e-9 || (std::fabs(med - best_median) <= 1e-9 && avg < best_mean)) {
-        best = overhead;
-        best_median = med;
-        best_mean = avg;
+      double best = 0, best_median = std::numeric_limits<double>::infinity(), best_mean = best_median;
+      for (int k = 0; k <= 800; ++k) {
+        HostOverhead h;
+        h.step_s = k * 0.05e-3;
+        std::vector<double> errs;
+        for (const Row* row : rows) {
+          const Target& t = targets.at(row->id);
+          std::string problem;
+          if (auto v = evaluate(*row, t, &h, ctx, problem)) errs.push_back(std::fabs(*v - t.value) / t.value * 100);
+        }
+        const double med = percentile(errs, 50), avg = mean(errs);
+        if (med < best_median - 1e-9 || (std::fabs(med - best_median) <= 1e-9 && avg < best_mean)) {
+          best = h.step_s;
+          best_median = med;
+          best_mean = avg;
+        }
       }
+      std::printf("%s: stepOverhead %.2f ms over %zu fitted rows (%s): median |error| %.1f %%, mean %.1f %%\n",
+                  name.c_str(), best * 1e3, rows.size(), ids.c_str(), best_median, best_mean);
     }
-    std::printf("fitted stepOverhead over %zu fitted rows: %.2f ms (median |error| %.1f %%, mean %.1f %%)\n", fitted,
-                best * 1e3, best_median, best_mean);
     return EXIT_OK;
   }
 
@@ -928,8 +1059,8 @@ int run_validate(const SingleOptions& o) {
     r.row = &row;
     r.target = &targets.at(row.id);
     if (row.status != Status::EXCLUDED) {
-      const auto f = evaluate(row, *r.target, mapping->step_overhead_s, ctx, r.problem);
-      const auto u = evaluate(row, *r.target, 0, ctx, r.problem);
+      const auto f = evaluate(row, *r.target, host_of(row), ctx, r.problem);
+      const auto u = evaluate(row, *r.target, nullptr, ctx, r.problem);
       if (f && u) {
         r.ok = true;
         r.fitted_value = *f;
@@ -983,7 +1114,8 @@ Subcommand register_serving_command(CLI::App& app) {
                                    "Mapping file (calibration/serving/targets.yaml): print the validation table");
   cmd->add_option("--targets", o->targets, "Published targets CSV (default: the mapping's targets:)");
   cmd->add_option("--out", o->out, "With --validate: also write serving-validation.md and .csv here");
-  cmd->add_flag("--fit", o->fit, "With --validate: fit the step overhead on the fitted rows and print it");
+  cmd->add_flag("--fit", o->fit,
+                "With --validate: fit each engine family's step overhead on its fitted rows and print them");
   return {cmd, [o, conc, rate, offline, validate]() {
             if (validate->count() > 0) return run_validate(*o);
             const int loads = static_cast<int>(conc->count() + rate->count() + offline->count());
