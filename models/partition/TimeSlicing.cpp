@@ -85,21 +85,35 @@ void TimeSliceScheduler::start() {
 // slots of the vGPU type; each slot lasts one quantum whether its vGPU has work or not, so a vGPU's
 // share does not depend on its neighbours' load (performance isolation at the cost of idle time).
 // A context switch is paid whenever the loaded context changes. While no vGPU has work the GPU idles
-// and the rotation resumes with the next slot.
+// and the slots go on in time: work that arrives after an idle spell waits for its own vGPU's next
+// slot, so even then a vGPU's timeline does not depend on whether its neighbours had work.
 void TimeSliceScheduler::arbiter_strict() {
   std::unique_lock lock(*mutex_);
   int slot = -1;
+  double slot_end = -1;  // end of the previous slot: the slots form a fixed grid in time
   while (true) {
+    bool idled = false;
     while (next_with_work() < 0) {
       close_slice(sg4::Engine::get_clock());
       cv_->wait(lock);
+      idled = true;
     }
     const int contexts = static_cast<int>(gpu_.contexts().size());
     const int slots = gpu_.sharing().vgpu_scheduler == VgpuScheduler::FIXED_SHARE
                           ? std::max(contexts, gpu_.sharing().replicas)
                           : contexts;
+    const double now = sg4::Engine::get_clock();
+    if (slot_end < 0) slot_end = now;  // the grid starts with the first work
+    if (idled && now > slot_end) {
+      // The slots that passed while the GPU idled.
+      const auto passed = static_cast<long long>(std::floor((now - slot_end) / quantum_));
+      slot = static_cast<int>((slot + passed) % std::max(1, slots));
+      slot_end += static_cast<double>(passed) * quantum_;
+      // The GPU went through those slots' vGPUs: the last of them is the one loaded now.
+      if (passed > 0 && slot >= 0 && slot < contexts && gpu_.contexts()[static_cast<size_t>(slot)].alive) last_ = slot;
+    }
     slot = (slot + 1) % std::max(1, slots);
-    const double slot_end = sg4::Engine::get_clock() + quantum_;
+    slot_end += quantum_;
     if (slot >= contexts || !gpu_.contexts()[static_cast<size_t>(slot)].alive) {
       lock.unlock();
       sg4::this_actor::sleep_until(slot_end);  // an empty or dead vGPU slot: the GPU idles

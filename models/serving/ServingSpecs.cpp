@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "EngineOverhead.hpp"
 #include "ModelCatalogue.hpp"
 #include "Text.hpp"
 
@@ -63,6 +64,32 @@ void resolve_models(ScenarioSpec& spec, Diagnostics& diags) {
     if (w.model.has_shape() && w.model.parameters <= 0)
       w.model.parameters = architecture_of(w.model, w.name).parameters();
   }
+  resolve_engines(spec, diags);
+}
+
+void resolve_engines(ScenarioSpec& spec, Diagnostics& diags) {
+  std::optional<std::map<std::string, EngineOverhead>> engines;
+  bool tried = false;
+  for (size_t i = 0; i < spec.workloads.size(); ++i) {
+    auto& s = spec.workloads[i].serving;
+    if (!spec.workloads[i].continuous() || s.engine == "none") continue;
+    if (!tried) {
+      tried = true;
+      engines = load_engine_overheads(default_engine_overhead_path(), diags);
+    }
+    if (!engines) return;
+    const auto it = engines->find(s.engine);
+    if (it == engines->end()) {
+      std::vector<std::string> names{"none"};
+      for (const auto& [name, e] : *engines) names.push_back(name);
+      diags.error(s.engine_loc.line > 0 ? s.engine_loc : spec.workloads[i].loc,
+                  "spec.workloads[" + std::to_string(i) + "].batching.engine",
+                  "no serving engine family '" + s.engine + "'; valid: " + join(names, ", "));
+      continue;
+    }
+    s.step_overhead_s = it->second.step_overhead_s;
+    s.gpu_time_share = it->second.gpu_share;
+  }
 }
 
 ServingConfig step_config(const WorkloadSpec& w) {
@@ -74,6 +101,7 @@ ServingConfig step_config(const WorkloadSpec& w) {
   c.gpu_memory_utilization = w.serving.gpu_memory_utilization;
   c.workspace_bytes = w.serving.workspace.value;
   c.block_size = w.serving.block_size;
+  c.gpu_time_share = w.serving.gpu_time_share;
   return c;
 }
 

@@ -17,6 +17,9 @@ void fill_from_catalogue(ModelSpec& model, const ModelArchitecture& entry);
 /// shape); an unknown id is a located error naming the catalogue's ids. The catalogue is read once, and
 /// only when some workload names an id.
 void resolve_models(ScenarioSpec& spec, Diagnostics& diags);
+/// Each continuous-batching workload's host time per step from its batching.engine (called by
+/// resolve_models); an unknown family is a located error naming the valid ones.
+void resolve_engines(ScenarioSpec& spec, Diagnostics& diags);
 
 /// The step model's settings for a workload: tensor/pipeline width, precisions, memory use.
 ServingConfig step_config(const WorkloadSpec& w);

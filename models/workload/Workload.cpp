@@ -609,6 +609,8 @@ class InferenceService final : public Workload {
     // roofline estimate of the plan.
     if (cfg.gpu_time_share < 1)
       sg4::this_actor::sleep_for(steps * cost.total_s * (1 - std::max(cfg.gpu_time_share, 1e-3)));
+    // The engine's host time per step (batching.engine; scheduling, sampling, launches): the GPU idles.
+    if (spec_.serving.step_overhead_s > 0) sg4::this_actor::sleep_for(steps * spec_.serving.step_overhead_s);
     // Under CC the server synchronises with the host every step through the bounce buffers.
     if (const auto* cc = first.confidential()) sg4::this_actor::sleep_for(steps * cc->transfer_latency.value);
   }
@@ -714,7 +716,8 @@ class InferenceService final : public Workload {
       // A run of decode steps ends at the service's next arrival (estimated at the roofline alone).
       // An arrival due now (its actor has not run yet at this instant) ends the run after one step.
       if (plan.steps > 1) {
-        const double per_step = step_cost(arch, r.place.gpus[0]->profile(), cfg, plan.batch).total_s;
+        const double per_step =
+            step_cost(arch, r.place.gpus[0]->profile(), cfg, plan.batch).total_s + spec_.serving.step_overhead_s;
         const double due = role_of(static_cast<size_t>(replica_index)) == Role::DECODE
                                ? r.handoff_due
                                : std::min(next_arrival_, r.handoff_due);

@@ -260,6 +260,10 @@ const std::vector<FieldDoc>& field_docs() {
       {"spec.workloads[].batching.chunkedPrefill", "bool",
        "continuous: prompts are split across steps beside the decodes (Sarathi-Serve; default true). false: a "
        "step is all prefill or all decode (vLLM v0)."},
+      {"spec.workloads[].batching.engine", "string",
+       "continuous: the serving engine family whose host time per step (scheduling, sampling, launches) is "
+       "added to the GPU's: vllm-v1 (default), vllm-v0, sglang, trtllm, splitwise (the values fitted in "
+       "calibration/serving/targets.yaml hostOverhead:, docs/validation/serving.md), or none."},
       {"spec.workloads[].batching.order", "enum: fcfs|priority",
        "continuous: admission order (default fcfs). priority: lower request priority first (request.priorityShare)."},
       {"spec.workloads[].kvCache", "mapping", "continuous: the paged KV cache."},

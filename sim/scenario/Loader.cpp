@@ -974,6 +974,8 @@ void Loader::read_continuous_batching(const Ctx& c, ServingSpec& s) {
   get_int(c, "maxNumSeqs", s.max_num_seqs, false);
   get_int(c, "maxNumBatchedTokens", s.max_num_batched_tokens, false);
   get_bool(c, "chunkedPrefill", s.chunked_prefill);
+  get_string(c, "engine", s.engine, false);
+  if (auto engine = child(c, "engine")) s.engine_loc = engine->loc();
   static const std::vector<std::string> orders = {"fcfs", "priority"};
   int order = 0;
   get_enum(c, "order", order, orders, false);

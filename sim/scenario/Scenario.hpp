@@ -187,7 +187,13 @@ struct ServingSpec {
   int max_num_batched_tokens = 8192;
   bool chunked_prefill = true;
   bool priority_order = false;  // batching.order: priority (lower request priority first), else fcfs
-  double priority_share = 0;    // request.priorityShare: share of requests with the urgent priority 0 (others 1)
+  // batching.engine: the serving engine family whose host time per step applies (hostOverhead: of
+  // calibration/serving/targets.yaml); "none": the GPU's time only. Resolved at setup.
+  std::string engine = "vllm-v1";
+  SourceLoc engine_loc;
+  double step_overhead_s = 0;
+  double gpu_time_share = 1;
+  double priority_share = 0;  // request.priorityShare: share of requests with the urgent priority 0 (others 1)
   // kvCache
   int block_size = 16;
   double gpu_memory_utilization = 0.9;
