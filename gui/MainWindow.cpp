@@ -24,6 +24,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QStackedWidget>
@@ -39,6 +40,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <cmath>
 
 #include "ChartExport.hpp"
 #include "ChartPanel.hpp"
@@ -258,11 +260,66 @@ QWidget* MainWindow::build_workload_tab() {
                                 QStringLiteral("Mean completion"), QStringLiteral("Slowdown mean / max")});
   workload_table_->horizontalHeader()->setStretchLastSection(false);
   latency_chart_ = new ChartPanel;
-  auto* split = new QSplitter(Qt::Vertical);
-  split->addWidget(latency_chart_);
-  split->addWidget(workload_table_);
-  split->setSizes({460, 300});
-  return split;
+
+  // Continuous batching has nine numbers of its own: a second table rather than nine more columns in one
+  // already eleven wide (docs/gui.md, "Serving metrics").
+  serving_panel_ = new QWidget;
+  auto* serving_layout = new QVBoxLayout(serving_panel_);
+  serving_layout->setContentsMargins(0, 4, 0, 0);
+  serving_layout->setSpacing(2);
+  serving_title_ = new QLabel;
+  serving_title_->setTextFormat(Qt::RichText);
+  serving_title_->setWordWrap(true);
+  serving_layout->addWidget(serving_title_);
+  serving_table_ =
+      make_table({QStringLiteral("Tenant"), QStringLiteral("Workload"), QStringLiteral("Run"),
+                  QStringLiteral("Batching"), QStringLiteral("TTFT p50"), QStringLiteral("TTFT p99"),
+                  QStringLiteral("TPOT p50"), QStringLiteral("TPOT p99"), QStringLiteral("Output tokens/s"),
+                  QStringLiteral("Goodput"), QStringLiteral("KV use mean / peak"), QStringLiteral("Preemptions")});
+  serving_table_->horizontalHeader()->setStretchLastSection(false);
+  const std::pair<int, const char*> header_tips[] = {
+      {COL_S_BATCHING, "batching.mode: continuous (iteration-level, paged KV cache) or static (whole batches)"},
+      {COL_S_TTFT_P50, "time to first token: arrival to the end of the step that produced it"},
+      {COL_S_TTFT_P99, "time to first token: arrival to the end of the step that produced it"},
+      {COL_S_TPOT_P50, "time per output token after the first"},
+      {COL_S_TPOT_P99, "time per output token after the first"},
+      {COL_S_TOKENS, "output tokens generated per second of the run"},
+      {COL_S_GOODPUT,
+       "share of the requests that arrived meeting every ttft and tpot SLO of the workload (dropped ones "
+       "count as missing); - when it has no such SLO"},
+      {COL_S_KV, "share of the KV cache blocks in use: mean over the run / peak"},
+      {COL_S_PREEMPTIONS, "sequences preempted because the KV cache was full"}};
+  for (const auto& [column, tip] : header_tips)
+    serving_table_->horizontalHeaderItem(column)->setToolTip(QString::fromUtf8(tip));
+  serving_layout->addWidget(serving_table_, 1);
+  serving_panel_->setVisible(false);
+
+  workload_split_ = new QSplitter(Qt::Vertical);
+  workload_split_->addWidget(latency_chart_);
+  workload_split_->addWidget(workload_table_);
+  workload_split_->addWidget(serving_panel_);
+  workload_split_->setSizes({380, 200, 220});
+  return workload_split_;
+}
+
+// The tables as tall as their rows (no empty band), the chart the rest, but never under 260 pixels:
+// tables longer than that scroll.
+void MainWindow::fit_workload_split() {
+  const auto rows_height = [](QTableWidget* t) {
+    return t->horizontalHeader()->sizeHint().height() + t->verticalHeader()->length() + 2 * t->frameWidth() + 2 +
+           (t->horizontalScrollBar()->isVisible() ? t->horizontalScrollBar()->sizeHint().height() : 0);
+  };
+  const int total = std::max(760, workload_split_->height());
+  int table = rows_height(workload_table_);
+  int serving = serving_panel_->isHidden() ? 0 : serving_title_->sizeHint().height() + 6 + rows_height(serving_table_);
+  const int room = total - 260;
+  if (table + serving > room) {
+    // Shrink both in proportion to their wish, keeping a few rows of each.
+    const double k = static_cast<double>(room) / (table + serving);
+    table = std::max(110, static_cast<int>(table * k));
+    serving = serving == 0 ? 0 : std::max(150, static_cast<int>(serving * k));
+  }
+  workload_split_->setSizes({total - table - serving, table, serving});
 }
 
 bool MainWindow::open_report(const QString& path, QString* error) {
@@ -288,6 +345,7 @@ void MainWindow::show_report(Report report) {
   gpu_chart_->setMinimumHeight(gpu_chart_min_height(*report_));
   fill_gpu_table();
   fill_workload_table();
+  fill_serving_table();
   refresh_charts();
   fill_compliance();
   pages_->setCurrentIndex(1);
@@ -513,6 +571,114 @@ void MainWindow::fill_workload_table() {
     }
   }
   fit_columns(workload_table_, 260);
+}
+
+void MainWindow::fill_serving_table() {
+  serving_table_->clearContents();
+  serving_table_->setRowCount(0);
+  if (!report_) return;
+  const Report* base = baseline();
+  // Every inference workload of either run, matched by tenant and name; the current run's order first.
+  struct Entry {
+    const Workload* now = nullptr;
+    const Workload* base = nullptr;
+  };
+  std::vector<Entry> entries;
+  bool any_continuous = false;
+  for (const auto& w : report_->workloads)
+    if (w.inference()) {
+      entries.push_back({&w, nullptr});
+      any_continuous = any_continuous || w.continuous();
+    }
+  if (base)
+    for (const auto& w : base->workloads) {
+      if (!w.inference()) continue;
+      any_continuous = any_continuous || w.continuous();
+      const auto same = std::find_if(entries.begin(), entries.end(), [&w](const Entry& e) {
+        return e.now && e.now->tenant == w.tenant && e.now->name == w.name;
+      });
+      if (same != entries.end())
+        same->base = &w;
+      else
+        entries.push_back({nullptr, &w});
+    }
+  serving_panel_->setVisible(any_continuous);
+  serving_table_->setColumnHidden(COL_S_RUN, base == nullptr);
+  serving_title_->setText(
+      base ? QStringLiteral("<b>Serving (continuous batching)</b> <span style='color:#555'>per workload: the "
+                            "baseline, the current run and the change (green better, red worse)</span>")
+           : QStringLiteral("<b>Serving (continuous batching)</b> <span style='color:#555'>TTFT: time to first "
+                            "token, TPOT: time per output token; - for statically batched workloads</span>"));
+
+  // The metrics of serving_metrics() in each column from COL_S_TTFT_P50 on (KV use shows two).
+  const auto& metrics = serving_metrics();
+  const std::vector<std::vector<size_t>> columns = {{0}, {1}, {2}, {3}, {4}, {5}, {6, 7}, {8}};
+  const auto add_row = [&](const Workload& any, const QString& run) {
+    const int row = serving_table_->rowCount();
+    serving_table_->insertRow(row);
+    serving_table_->setItem(row, COL_S_TENANT, cell(q(any.tenant)));
+    serving_table_->setItem(row, COL_S_WORKLOAD, cell(q(any.name)));
+    serving_table_->setItem(row, COL_S_RUN, cell(run));
+    return row;
+  };
+  const auto fill_values = [&](int row, const Workload* w) {
+    const ServingStats* s = w && w->serving ? &*w->serving : nullptr;
+    serving_table_->setItem(row, COL_S_BATCHING,
+                            cell(!w  ? QStringLiteral("(not in this run)")
+                                 : s ? q(s->batching)
+                                     : QStringLiteral("static")));
+    for (size_t c = 0; c < columns.size(); ++c) {
+      QStringList parts;
+      for (size_t m : columns[c])
+        parts << (s ? q(format_value(metrics[m].value(*s), metrics[m].unit)) : QStringLiteral("-"));
+      auto* item = number_cell(s ? parts.join(QStringLiteral(" / ")) : QStringLiteral("-"));
+      if (s && c == 5 && std::isnan(s->goodput))
+        item->setToolTip(QStringLiteral("no ttft or tpot SLO on this workload: goodput is not defined"));
+      serving_table_->setItem(row, COL_S_TTFT_P50 + static_cast<int>(c), item);
+    }
+  };
+  const auto fill_change = [&](int row, const Workload* now, const Workload* was) {
+    const ServingStats* a = now && now->serving ? &*now->serving : nullptr;
+    const ServingStats* b = was && was->serving ? &*was->serving : nullptr;
+    // A change of batching mode is the change that matters most: say it.
+    const QString from = was ? (b ? q(b->batching) : QStringLiteral("static")) : QString();
+    const QString to = now ? (a ? q(a->batching) : QStringLiteral("static")) : QString();
+    serving_table_->setItem(
+        row, COL_S_BATCHING,
+        cell(!from.isEmpty() && !to.isEmpty() && from != to ? QStringLiteral("%1 \u2192 %2").arg(from, to)
+                                                            : QString()));
+    for (size_t c = 0; c < columns.size(); ++c) {
+      QStringList parts, tips;
+      int direction = 0;
+      for (size_t m : columns[c]) {
+        const double x = a ? metrics[m].value(*a) : NO_VALUE;
+        const double y = b ? metrics[m].value(*b) : NO_VALUE;
+        parts << q(format_delta(x, y, metrics[m].unit, true));
+        tips << q(format_delta(x, y, metrics[m].unit));
+        direction += delta_direction(metrics[m], x, y);
+      }
+      auto* item = number_cell(a && b ? parts.join(QStringLiteral(" / ")) : QStringLiteral("-"));
+      if (a && b) item->setToolTip(tips.join(QStringLiteral(" / ")));
+      item->setData(Qt::UserRole, direction);  // > 0 better, < 0 worse
+      if (direction != 0) item->setForeground(direction > 0 ? met_color() : violation_color());
+      serving_table_->setItem(row, COL_S_TTFT_P50 + static_cast<int>(c), item);
+    }
+  };
+  const QColor change_bg(0xf3f6fa);
+  for (const Entry& e : entries) {
+    const Workload& any = e.now ? *e.now : *e.base;
+    if (!base) {
+      fill_values(add_row(any, QStringLiteral("current")), e.now);
+      continue;
+    }
+    fill_values(add_row(any, QStringLiteral("baseline")), e.base);
+    fill_values(add_row(any, QStringLiteral("current")), e.now);
+    const int row = add_row(any, QStringLiteral("change"));
+    fill_change(row, e.now, e.base);
+    for (int c = 0; c < SERVING_COLUMNS; ++c) serving_table_->item(row, c)->setBackground(change_bg);
+  }
+  fit_columns(serving_table_, 260);
+  fit_workload_split();
 }
 
 bool MainWindow::save_screenshot(const QString& path, QString* error) {

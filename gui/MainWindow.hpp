@@ -53,6 +53,24 @@ class MainWindow : public QMainWindow {
     SLO_COLUMNS
   };
 
+  // Columns of the serving table (Workloads tab): continuous-batching metrics per inference workload; with a
+  // baseline pinned each workload has a baseline, a current and a change row (COL_S_RUN says which).
+  enum ServingColumn {
+    COL_S_TENANT,
+    COL_S_WORKLOAD,
+    COL_S_RUN,
+    COL_S_BATCHING,
+    COL_S_TTFT_P50,
+    COL_S_TTFT_P99,
+    COL_S_TPOT_P50,
+    COL_S_TPOT_P99,
+    COL_S_TOKENS,
+    COL_S_GOODPUT,
+    COL_S_KV,
+    COL_S_PREEMPTIONS,
+    SERVING_COLUMNS
+  };
+
   // Tabs, in order (`--tab` names: overview, placements, leakage, compliance, slos, gpus, workloads).
   enum Tab { TAB_OVERVIEW, TAB_PLACEMENTS, TAB_LEAKAGE, TAB_COMPLIANCE, TAB_SLOS, TAB_GPUS, TAB_WORKLOADS };
 
@@ -106,6 +124,8 @@ class MainWindow : public QMainWindow {
   QLabel* header() const { return header_; }
   QTableWidget* slo_table() const { return slo_table_; }
   QTableWidget* workload_table() const { return workload_table_; }
+  QTableWidget* serving_table() const { return serving_table_; }
+  QWidget* serving_panel() const { return serving_panel_; }  // hidden when no workload batches continuously
   QTabWidget* tabs() const { return tabs_; }
   ChartPanel* slo_chart() const { return slo_chart_; }
   ChartPanel* attribution_chart() const { return attribution_chart_; }
@@ -136,6 +156,8 @@ class MainWindow : public QMainWindow {
   void fill_header();
   void fill_slo_table();
   void fill_workload_table();
+  void fill_serving_table();
+  void fit_workload_split();
   void fill_gpu_table();
   void open_directory_dialog();
   void reload();
@@ -206,6 +228,10 @@ class MainWindow : public QMainWindow {
   ChartPanel* gpu_chart_ = nullptr;
   QTableWidget* gpu_table_ = nullptr;
   QTableWidget* workload_table_ = nullptr;
+  QSplitter* workload_split_ = nullptr;  // latency chart, workload table, serving panel
+  QWidget* serving_panel_ = nullptr;
+  QLabel* serving_title_ = nullptr;
+  QTableWidget* serving_table_ = nullptr;
 };
 
 }  // namespace gtw::gui

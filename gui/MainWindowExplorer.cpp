@@ -536,6 +536,7 @@ void MainWindow::pin_baseline() {
   baseline_overrides_ = report_overrides_;
   statusBar()->showMessage(QStringLiteral("Pinned as baseline: change something and run again"));
   fill_header();
+  fill_serving_table();
   refresh_charts();
   fill_compliance();
   update_buttons();
@@ -546,6 +547,7 @@ void MainWindow::clear_baseline() {
   baseline_overrides_.clear();
   if (report_) {
     fill_header();
+    fill_serving_table();
     refresh_charts();
     fill_compliance();
   }

@@ -105,6 +105,45 @@ LatencySummary read_latency(const json& j, const std::string& where) {
   return l;
 }
 
+// An object that must be one when present: the serving block and its percentile summaries.
+const json& object_field(const json& obj, const std::string& where, const char* key) {
+  const json& v = field(obj, where, key);
+  if (!v.is_object()) throw FieldError("'" + at(where, key) + "' is not an object");
+  return v;
+}
+
+// A share of 0..1; null (goodput without a ttft/tpot SLO) is "no value", not unbounded.
+double share(const json& obj, const std::string& where, const char* key) {
+  const auto it = obj.find(key);
+  if (it == obj.end() || it->is_null()) return NO_VALUE;
+  if (!it->is_number()) throw FieldError("'" + at(where, key) + "' is not a number");
+  const double v = it->get<double>();
+  // A little slack for rounding in the writer; anything else is not a share.
+  if (!(v >= -1e-6 && v <= 1 + 1e-6))
+    throw FieldError("'" + at(where, key) + "' is " + std::to_string(v) + ", not a share between 0 and 1");
+  return v;
+}
+
+ServingStats read_serving(const json& j, const std::string& where) {
+  ServingStats s;
+  s.batching = str(j, where, "batching");
+  if (s.batching.empty()) s.batching = "continuous";
+  s.ttft = read_latency(object_field(j, where, "ttft"), at(where, "ttft"));
+  s.tpot = read_latency(object_field(j, where, "tpot"), at(where, "tpot"));
+  // No served request: the writer's nulls mean "none", not "unbounded" as for a dropped request's latency.
+  for (LatencySummary* l : {&s.ttft, &s.tpot})
+    if (l->count == 0) *l = LatencySummary{};
+  s.output_tokens_per_s = number(j, where, "output_tokens_per_s");
+  s.generated_tokens = number(j, where, "generated_tokens");
+  s.prefill_tokens = number(j, where, "prefill_tokens");
+  s.steps = integer(j, where, "steps");
+  s.preemptions = integer(j, where, "preemptions");
+  s.kv_utilisation = share(j, where, "kv_utilisation");
+  s.kv_peak = share(j, where, "kv_peak");
+  s.goodput = share(j, where, "goodput");
+  return s;
+}
+
 Slo read_slo(const json& j, const std::string& where, const std::string& tenant) {
   Slo s;
   s.tenant = tenant;
@@ -173,6 +212,12 @@ Workload read_workload(const json& j, const std::string& where, const std::strin
       if (point.is_array() && point.size() == 2 && point[0].is_number())
         w.latency_cdf.emplace_back(point[0].get<double>(), point[1].is_number() ? point[1].get<double>() : INF);
   w.mean_batch = number(j, where, "mean_batch");
+  // Only continuously batched workloads have it; a report that has it wrong is refused, not half-read.
+  if (const auto it = j.find("serving"); it != j.end() && !it->is_null()) {
+    const std::string sw = at(where, "serving");
+    if (!it->is_object()) throw FieldError("'" + sw + "' is not an object");
+    w.serving = read_serving(*it, sw);
+  }
   if (const json& jobs = object_or_empty(j, "jobs"); !jobs.empty()) {
     const std::string jw = at(where, "jobs");
     w.jobs_submitted = static_cast<long>(integer(jobs, jw, "submitted"));
@@ -455,6 +500,21 @@ LoadResult load_report(const fs::path& path) {
   return parse_report(*text, file);
 }
 
+const std::vector<ServingMetric>& serving_metrics() {
+  static const std::vector<ServingMetric> metrics = {
+      {"TTFT p50", "s", -1, [](const ServingStats& s) { return s.ttft.p50_s; }},
+      {"TTFT p99", "s", -1, [](const ServingStats& s) { return s.ttft.p99_s; }},
+      {"TPOT p50", "s", -1, [](const ServingStats& s) { return s.tpot.p50_s; }},
+      {"TPOT p99", "s", -1, [](const ServingStats& s) { return s.tpot.p99_s; }},
+      {"Output tokens/s", "tok/s", +1, [](const ServingStats& s) { return s.output_tokens_per_s; }},
+      {"Goodput", "share", +1, [](const ServingStats& s) { return s.goodput; }},
+      {"KV use mean", "share", 0, [](const ServingStats& s) { return s.kv_utilisation; }},
+      {"KV use peak", "share", 0, [](const ServingStats& s) { return s.kv_peak; }},
+      {"Preemptions", "count", -1, [](const ServingStats& s) { return static_cast<double>(s.preemptions); }},
+  };
+  return metrics;
+}
+
 std::optional<std::pair<double, Bound>> parse_objective_bound(const std::string& objective) {
   Bound bound = Bound::AT_MOST;
   size_t op = objective.find("<=");
@@ -499,6 +559,17 @@ std::string format_value(double v, const std::string& unit) {
     return sig3(v / 3600, " h");
   }
   if (unit == "1/s") return sig3(v, "/s");
+  if (unit == "tok/s") return sig3(v, " tok/s");
+  if (unit == "share") {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.1f%%", v * 100);
+    return buf;
+  }
+  if (unit == "count") {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+    return buf;
+  }
   if (unit == "x") {
     // Slowdowns sit near 1, where "1.04x" says more than "1x".
     char buf[64];
@@ -506,6 +577,33 @@ std::string format_value(double v, const std::string& unit) {
     return buf;
   }
   return sig3(v, unit.empty() ? "" : (" " + unit).c_str());
+}
+
+std::string format_delta(double now, double base, const std::string& unit, bool relative) {
+  if (!std::isfinite(now) || !std::isfinite(base)) return "-";
+  const double d = now - base;
+  if (d == 0) return "\u00b10";
+  const char* sign = d > 0 ? "+" : "-";
+  if (unit == "share") {
+    // Shares change by percentage points; a relative change of a percentage reads ambiguously.
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%s%.1f pp", sign, std::fabs(d) * 100);
+    return buf;
+  }
+  if (unit != "count" && base != 0) {
+    char buf[64];
+    // One decimal below 1%: "-0.3%", not "-0%" for a change that is small but not nothing.
+    const double rel = 100 * d / std::fabs(base);
+    std::snprintf(buf, sizeof buf, std::fabs(rel) < 0.95 ? "%+.1f%%" : "%+.0f%%", rel);
+    if (relative) return buf;
+    return sign + format_value(std::fabs(d), unit) + " (" + buf + ")";
+  }
+  return sign + format_value(std::fabs(d), unit);
+}
+
+int delta_direction(const ServingMetric& metric, double now, double base) {
+  if (!std::isfinite(now) || !std::isfinite(base) || now == base || metric.better == 0) return 0;
+  return (now > base) == (metric.better > 0) ? 1 : -1;
 }
 
 }  // namespace gtw::gui

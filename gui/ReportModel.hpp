@@ -29,7 +29,7 @@ enum class Bound { AT_MOST, AT_LEAST };
 struct Slo {
   std::string tenant;
   std::string name;
-  std::string kind;  // latency, throughput, slowdown, completionTime
+  std::string kind;  // latency, throughput, slowdown, completionTime, availability, ttft, tpot
   std::string workload;
   std::string objective;            // human text, e.g. "p99 latency <= 2.50 s per 60.00 s window"
   std::optional<double> threshold;  // in `unit`; from the objective text (the report has no number for it)
@@ -58,6 +58,22 @@ struct LatencySummary {
   double max_s = NO_VALUE;
 };
 
+// The token-level view of an inference workload served with continuous batching (report.json
+// tenants[].workloads[].serving, docs/models/serving.md); absent for statically batched ones.
+struct ServingStats {
+  std::string batching = "continuous";
+  LatencySummary ttft;  // time to first token
+  LatencySummary tpot;  // time per output token after the first
+  double output_tokens_per_s = NO_VALUE;
+  double generated_tokens = NO_VALUE;
+  double prefill_tokens = NO_VALUE;
+  long long steps = 0;
+  long long preemptions = 0;
+  double kv_utilisation = NO_VALUE;  // mean share of the KV cache in use, 0..1
+  double kv_peak = NO_VALUE;         // its peak, 0..1
+  double goodput = NO_VALUE;         // share of requests meeting the ttft/tpot SLOs; NaN: no such SLO (null)
+};
+
 struct Workload {
   std::string tenant;
   std::string name;
@@ -74,6 +90,7 @@ struct Workload {
   LatencySummary queueing;
   std::vector<std::pair<double, double>> latency_cdf;  // (percentile, seconds), ascending; empty in older reports
   double mean_batch = NO_VALUE;
+  std::optional<ServingStats> serving;  // continuous batching only; empty in older reports
   // training and batch
   long jobs_submitted = 0;
   long jobs_completed = 0;
@@ -84,7 +101,18 @@ struct Workload {
   double max_slowdown = NO_VALUE;
 
   bool inference() const { return kind == "inference"; }
+  bool continuous() const { return serving.has_value(); }
 };
+
+// One number of ServingStats as the window and the summary show it, in this order.
+struct ServingMetric {
+  const char* label;  // "TTFT p99"
+  const char* unit;   // for format_value: s, tok/s, share, count
+  int better;         // -1: lower is better, +1: higher is better, 0: neither (KV use)
+  double (*value)(const ServingStats&);
+};
+/// TTFT p50 / p99, TPOT p50 / p99, output tokens/s, goodput, KV use mean / peak, preemptions.
+const std::vector<ServingMetric>& serving_metrics();
 
 struct Tenant {
   std::string name;
@@ -228,7 +256,16 @@ LoadResult parse_report(const std::string& text, const std::filesystem::path& so
 /// 2.5, AT_MOST), converted to the SLO's unit (durations to seconds). Empty when the text has no bound.
 std::optional<std::pair<double, Bound>> parse_objective_bound(const std::string& objective);
 
-/// "2.50 s", "850 ms", "29.2/s", "1.10x", "-" for NaN and "inf" for unbounded values.
+/// "2.50 s", "850 ms", "29.2/s", "1.10x", "3226 tok/s", "68.3%" (unit share), "30" (unit count), "-" for NaN
+/// and "unbounded" for +inf.
 std::string format_value(double v, const std::string& unit);
+
+/// The change from `base` to `now` in `unit`: "+119 ms (+18%)", "-540 tok/s (-14%)", "+3.1 pp" for shares,
+/// "+4" for counts, "±0" when equal, "-" when either is missing or unbounded.
+/// `relative`: durations and rates as the relative change only ("+18%"), where the two values are shown
+/// beside it (the window's serving table); shares and counts as above.
+std::string format_delta(double now, double base, const std::string& unit, bool relative = false);
+/// +1 when `now` is better than `base` by `metric`'s sense, -1 when worse, 0 when equal, neutral or missing.
+int delta_direction(const ServingMetric& metric, double now, double base);
 
 }  // namespace gtw::gui

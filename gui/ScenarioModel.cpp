@@ -10,6 +10,7 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <type_traits>
 
 #include "FieldDocs.hpp"
 #include "HardwareProfile.hpp"
@@ -31,6 +32,15 @@ namespace fs = std::filesystem;
 std::string fmt(const char* f, double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+// Several whole numbers ("%d layers, hidden %d").
+template <typename... Ints>
+std::string fmt_ints(const char* f, Ints... v) {
+  static_assert((std::is_same_v<Ints, int> && ...), "whole numbers only");
+  char buf[160];
+  std::snprintf(buf, sizeof buf, f, v...);
   return buf;
 }
 
@@ -266,6 +276,10 @@ std::vector<TreeNode> build_structure(const ScenarioSpec& spec, const YAML::Node
       std::string what = slo_kind_name(s.kind);
       if (s.kind == SloKind::LATENCY)
         what = fmt("p%g latency", s.percentile) + " <= " + duration_text(s.threshold.value);
+      else if (s.kind == SloKind::TTFT)
+        what = fmt("p%g time to first token", s.percentile) + " <= " + duration_text(s.threshold.value);
+      else if (s.kind == SloKind::TPOT)
+        what = fmt("p%g time per output token", s.percentile) + " <= " + duration_text(s.threshold.value);
       else if (s.kind == SloKind::THROUGHPUT)
         what = "throughput >= " + rate_text(s.min_rate.value);
       else if (s.kind == SloKind::SLOWDOWN)
@@ -274,7 +288,9 @@ std::vector<TreeNode> build_structure(const ScenarioSpec& spec, const YAML::Node
         what = fmt("availability >= %g%%", s.min_availability * 100);
       else
         what = "completion <= " + duration_text(s.threshold.value);
+      if (is_request_slo(s.kind)) what += " per " + duration_text(s.window.value) + " window";
       if (s.target < 1) what += fmt(" in %g%% of windows", s.target * 100);
+      if (!s.workload.empty()) what += " (" + s.workload + ")";
       tn.children.push_back({"SLO " + s.name, what, {}});
     }
     tenants.children.push_back(std::move(tn));
@@ -288,13 +304,41 @@ std::vector<TreeNode> build_structure(const ScenarioSpec& spec, const YAML::Node
       d += ", " + std::to_string(w.gpus) + " GPUs, " + std::to_string(w.iterations) + " steps";
     else
       d += ", " + std::to_string(w.replicas) + (w.kind == WorkloadKind::INFERENCE ? " replicas" : " workers");
-    if (w.kind == WorkloadKind::INFERENCE) d += fmt(", %gB params", w.model.parameters / 1e9);
+    if (w.kind == WorkloadKind::INFERENCE) {
+      // A catalogue model's size is resolved at setup, after loading: its id says more than "0B params".
+      if (!w.model.id.empty())
+        d += ", " + w.model.id;
+      else if (w.model.parameters > 0)
+        d += fmt(", %gB params", w.model.parameters / 1e9);
+      d += w.continuous() ? ", continuous batching" : ", static batching";
+      if (w.serving.tensor_parallel > 1) d += fmt_ints(", TP %d", w.serving.tensor_parallel);
+    }
     if (w.kind != WorkloadKind::TRAINING) {
       d += ", " + arrival_process_names()[static_cast<size_t>(w.arrival.process)] + " " +
            rate_text(w.arrival.rate.value);
       if (w.arrival.process == ArrivalProcess::BURSTY) d += " (bursts " + rate_text(w.arrival.burst_rate.value) + ")";
     }
     TreeNode wn{w.name, d, {}};
+    if (w.kind == WorkloadKind::INFERENCE) {
+      const ServingSpec& sv = w.serving;
+      std::string mode = w.continuous() ? fmt_ints("continuous, up to %d sequences, %d tokens per step",
+                                                   sv.max_num_seqs, sv.max_num_batched_tokens)
+                                        : fmt_ints("static, batches of up to %d", w.max_batch);
+      if (!sv.mode_given)
+        mode += w.continuous() ? " (default: the model has an id or an architecture)"
+                               : " (default: no model.id or model.architecture)";
+      wn.children.push_back({"batching.mode", mode, {}});
+      if (!w.model.id.empty()) wn.children.push_back({"model.id", w.model.id, {}});
+      if (w.model.has_shape())
+        wn.children.push_back(
+            {"model.architecture",
+             fmt_ints("%d layers, hidden %d, %d heads (%d KV)", w.model.layers, w.model.shape.hidden_size,
+                      w.model.shape.attention_heads, w.model.shape.kv_heads),
+             {}});
+      if (w.continuous() || sv.tensor_parallel > 1 || sv.pipeline_parallel > 1)
+        wn.children.push_back(
+            {"parallelism", fmt_ints("tensor %d, pipeline %d", sv.tensor_parallel, sv.pipeline_parallel), {}});
+    }
     if (!w.node_pool.empty()) wn.children.push_back({"placement.nodePool", w.node_pool, {}});
     if (!w.mig_profile.empty()) wn.children.push_back({"placement.migProfile", w.mig_profile, {}});
     if (!w.allowed_sharing.empty()) {

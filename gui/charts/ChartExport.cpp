@@ -4,6 +4,7 @@
 #include <QChartView>
 #include <QCoreApplication>
 #include <QDir>
+#include <QFontMetrics>
 #include <QPainter>
 
 #include <algorithm>
@@ -196,6 +197,60 @@ QImage render_summary(const Report& now, const Report* base, const QStringList& 
     p.setPen(s.met ? met_color() : violation_color());
     p.drawText(QRect(box.left() + 12, ty, box.width() - 24, 22), Qt::AlignLeft | Qt::AlignVCenter, text);
     ty += 24;
+  }
+  // Continuous-batching services under the SLOs: their token-level numbers and the change from the baseline.
+  const auto text_line = [&](const QString& text, QColor color) {
+    if (ty > box.bottom() - 24) return;
+    p.setPen(color);
+    const QRect r(box.left() + 12, ty, box.width() - 24, 22);
+    p.drawText(r, Qt::AlignLeft | Qt::AlignVCenter, p.fontMetrics().elidedText(text, Qt::ElideRight, r.width()));
+    ty += 24;
+  };
+  const auto& metrics = serving_metrics();
+  const auto metric_text = [&](const ServingStats& sv, size_t m) {
+    return QStringLiteral("%1 %2").arg(QString::fromUtf8(metrics[m].label),
+                                       QString::fromStdString(format_value(metrics[m].value(sv), metrics[m].unit)));
+  };
+  bool serving_title = false;
+  for (const auto& w : now.workloads) {
+    if (!w.serving || ty > box.bottom() - 72) continue;
+    if (!serving_title) {
+      ty += 10;
+      p.setFont(head);
+      text_line(QStringLiteral("Serving (continuous batching)"), QColor(0x222222));
+      p.setFont(small);
+      serving_title = true;
+    }
+    const ServingStats& sv = *w.serving;
+    const QString who = QString::fromStdString(w.tenant + "/" + w.name);
+    text_line(QStringLiteral("%1: %2, %3, %4 out")
+                  .arg(who, metric_text(sv, 1), metric_text(sv, 3),
+                       QString::fromStdString(format_value(sv.output_tokens_per_s, "tok/s"))),
+              QColor(0x222222));
+    text_line(QStringLiteral("    goodput %1, KV use %2 / %3, %4 preemptions")
+                  .arg(QString::fromStdString(format_value(sv.goodput, "share")),
+                       QString::fromStdString(format_value(sv.kv_utilisation, "share")),
+                       QString::fromStdString(format_value(sv.kv_peak, "share")))
+                  .arg(sv.preemptions),
+              QColor(0x444444));
+    if (!base) continue;
+    const ServingStats* was = nullptr;
+    for (const auto& b : base->workloads)
+      if (b.tenant == w.tenant && b.name == w.name && b.serving) was = &*b.serving;
+    if (!was) {
+      text_line(QStringLiteral("    baseline: not served with continuous batching"), QColor(0x555555));
+      continue;
+    }
+    const auto change = [&](size_t m, const char* label) {
+      return QStringLiteral("%1 %2").arg(
+          QString::fromUtf8(label),
+          QString::fromStdString(format_delta(metrics[m].value(sv), metrics[m].value(*was), metrics[m].unit)));
+    };
+    text_line(QStringLiteral("    vs baseline: %1, %2").arg(change(1, "TTFT p99"), change(3, "TPOT p99")),
+              QColor(0x555555));
+    text_line(
+        QStringLiteral("        %1, %2, %3").arg(change(4, "output"), change(5, "goodput"), change(8, "preemptions")),
+        QColor(0x555555));
   }
   p.end();
   return image;
