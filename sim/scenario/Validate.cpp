@@ -33,6 +33,15 @@ void check_serving(WorkloadSpec& w, const std::string& path, Diagnostics& diags)
         "continuous batching needs the model's shape: model.id (one of `gputwin models`) or model.architecture");
   if (w.model.has_shape() && w.model.layers == 0)
     diags.error(w.loc, path + ".model.layers", "model.architecture needs model.layers");
+  const auto& sh = w.model.shape;
+  if (w.model.has_shape() && (sh.kv_heads > sh.attention_heads || sh.attention_heads % sh.kv_heads != 0))
+    diags.error(w.loc, path + ".model.architecture.kvHeads",
+                std::to_string(sh.kv_heads) + " KV heads must divide the " + std::to_string(sh.attention_heads) +
+                    " attention heads (grouped-query attention)");
+  if (w.model.has_shape() && sh.active_experts > sh.experts)
+    diags.error(
+        w.loc, path + ".model.architecture.activeExperts",
+        std::to_string(sh.active_experts) + " experts per token, but the model has " + std::to_string(sh.experts));
   if (w.gpus == 1) {
     w.gpus = width;
   } else if (w.gpus != width) {
