@@ -50,8 +50,20 @@ std::optional<std::map<std::string, EngineOverhead>> load_engine_overheads(const
       diags.error(loc_of(path, v), field, "expected stepOverhead:, gpuShare: or sameAs:, and source:");
       continue;
     }
+    for (const auto& key : v) {
+      const std::string k = key.first.as<std::string>("");
+      if (k != "stepOverhead" && k != "gpuShare" && k != "sameAs" && k != "source")
+        diags.error(loc_of(path, key.first), field + "." + k,
+                    "unknown field; valid: stepOverhead, gpuShare, sameAs, source");
+    }
+    const int given = (v["stepOverhead"] ? 1 : 0) + (v["gpuShare"] ? 1 : 0) + (v["sameAs"] ? 1 : 0);
+    if (given != 1) {
+      diags.error(loc_of(path, v), field, "give exactly one of stepOverhead:, gpuShare:, sameAs:");
+      continue;
+    }
     EngineOverhead e;
     e.source = v["source"] ? v["source"].as<std::string>("") : "";
+    if (e.source.empty()) diags.error(loc_of(path, v), field + ".source", "say where the value comes from");
     if (v["sameAs"]) {
       aliases[name] = {v["sameAs"].as<std::string>(""), loc_of(path, v["sameAs"])};
       continue;
@@ -68,8 +80,6 @@ std::optional<std::map<std::string, EngineOverhead>> load_engine_overheads(const
         diags.error(loc_of(path, v["gpuShare"]), field + ".gpuShare", "expected a share in (0, 1]");
       else
         e.gpu_share = share;
-    } else {
-      diags.error(loc_of(path, v), field, "give stepOverhead:, gpuShare: or sameAs:");
     }
     out[name] = e;
   }

@@ -6,8 +6,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 
 #include "ContinuousBatcher.hpp"
+#include "EngineOverhead.hpp"
 #include "HardwareProfile.hpp"
 #include "ModelCatalogue.hpp"
 #include "ServingRun.hpp"
@@ -274,6 +276,27 @@ TEST(ServingRun, ClosedLoopKeepsTheConcurrency) {
   ASSERT_EQ(many.completions.size(), 64u);
   // Batching 32 decodes costs little more than one (weights dominate): far more tokens per second.
   EXPECT_GT(one.end / many.end, 10.0);
+}
+
+TEST(EngineOverhead, TheShippedFamiliesAndALocatedErrorForABadOne) {
+  Diagnostics diags;
+  const auto shipped = load_engine_overheads(default_engine_overhead_path(), diags);
+  ASSERT_TRUE(shipped) << diags.format_all();
+  for (const char* family : {"vllm-v1", "vllm-v0", "sglang", "trtllm"}) EXPECT_TRUE(shipped->count(family)) << family;
+  EXPECT_EQ(shipped->at("sglang").step_overhead_s, shipped->at("vllm-v1").step_overhead_s) << "sameAs";
+  EXPECT_LT(shipped->at("vllm-v0").gpu_share, 1);
+  const std::string bad = std::string(::testing::TempDir()) + "/engines.yaml";
+  {
+    std::FILE* f = std::fopen(bad.c_str(), "w");
+    ASSERT_TRUE(f);
+    std::fputs("hostOverhead:\n  a: {stepOverhead: 2ms, gpuShare: 0.5, source: x}\n  b: {sameAs: c, source: y}\n", f);
+    std::fclose(f);
+  }
+  Diagnostics errors;
+  EXPECT_FALSE(load_engine_overheads(bad, errors));
+  const std::string text = errors.format_all();
+  EXPECT_NE(text.find("engines.yaml:2:6: error: hostOverhead.a: give exactly one of"), std::string::npos) << text;
+  EXPECT_NE(text.find("hostOverhead.b.sameAs: no family 'c'"), std::string::npos) << text;
 }
 
 }  // namespace
