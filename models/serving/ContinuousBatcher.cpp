@@ -157,7 +157,12 @@ void ContinuousBatcher::admit_waiting(StepPlan& plan, int& budget, bool whole_pr
     } else {
       n = std::min<long long>(n, budget);
     }
-    if (!grow(s, n, plan)) {
+    // No-evict admission reserves the sequence's final KV now (its later growth then needs no block).
+    const long long reserve = config_.reserve_whole_sequence
+                                  ? std::max<long long>(n, static_cast<long long>(s.request.prompt_tokens) +
+                                                               s.request.output_tokens - 1 - s.kv)
+                                  : n;
+    if (!grow(s, reserve, plan)) {
       s.kv -= cached;
       break;
     }

@@ -29,7 +29,11 @@ struct BatcherConfig {
   bool chunked_prefill = true;        // prompts may be split across steps, decodes first
   AdmissionOrder order = AdmissionOrder::FCFS;
   Preemption preemption = Preemption::RECOMPUTE;
-  double prefix_hit_ratio = 0;            // share of each prompt found in the prefix cache (whole blocks)
+  double prefix_hit_ratio = 0;
+  // Admission that never preempts (TensorRT-LLM's GUARANTEED_NO_EVICT capacity scheduler): a sequence is
+  // admitted only when the blocks of its whole final KV (prompt and every output token) are free, and
+  // holds them from admission on.
+  bool reserve_whole_sequence = false;    // share of each prompt found in the prefix cache (whole blocks)
   long long kv_blocks = 0;                // the group's KV blocks
   int block_size = 16;                    // tokens per block
   double kv_bytes_per_token_per_gpu = 0;  // for swap traffic

@@ -6,6 +6,10 @@
 // time-sliced GPU do not both start (vLLM's gpu_memory_utilization); the static batcher stays as it was.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -182,6 +186,34 @@ TEST(ServingScenario, TheServingExamplesRankTheSharingModesByTheVictimsTtftTail)
   EXPECT_TRUE(met["mig"]);
   EXPECT_FALSE(met["time-slicing"]);
   EXPECT_FALSE(met["mps"]);
+}
+
+// The engines' host-time file ($GPUTWIN_SERVING_TARGETS) is input like any other: a directory, a FIFO,
+// /dev/zero, an absurd value or an empty one is exit 2 with its location, and nothing is written.
+TEST(ServingScenario, AHostileEngineFileIsExit2AndWritesNothing) {
+  TempDir dir;
+  write_text(dir.file("huge.yaml"), "hostOverhead:\n  vllm-v1: {stepOverhead: 1e308s, source: x}\n");
+  write_text(dir.file("empty.yaml"), "hostOverhead:\n  vllm-v1: {gpuShare: , source: x}\n");
+  const std::string fifo = dir.file("fifo");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  const std::pair<std::string, std::string> cases[] = {
+      {dir.path(), "is a directory"},
+      {fifo, "FIFO"},
+      {"/dev/zero", "character device"},
+      {dir.file("huge.yaml"), "huge.yaml:2:27: error: hostOverhead.vllm-v1.stepOverhead"},
+      {dir.file("empty.yaml"), "empty.yaml:2:23: error: hostOverhead.vllm-v1.gpuShare"}};
+  for (const auto& [path, expected] : cases) {
+    ProcessOptions options;
+    options.env = {{"GPUTWIN_SERVING_TARGETS", path}};
+    const std::string out = dir.file("out-" + std::to_string(std::hash<std::string>{}(path)));
+    const auto r =
+        run_process({GTW_BINARY, "run", std::string(GTW_SOURCE_DIR) + "/tests/fixtures/scenarios/serving-alone.yaml",
+                     "-o", out, "--progress", "none"},
+                    options);
+    EXPECT_EQ(r.exit_code, 2) << path << ": " << r.err;
+    EXPECT_NE(r.err.find(expected), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(out)) << path;
+  }
 }
 
 TEST(ServingScenario, TheStaticBatcherStaysForTheScenariosThatAskForIt) {

@@ -67,6 +67,24 @@ TEST(ContinuousBatcher, PreemptsExactlyWhenTheBlocksRunOut) {
   EXPECT_EQ(b.stats().preemptions, 1);
 }
 
+TEST(ContinuousBatcher, NoEvictAdmissionReservesTheWholeSequenceAndNeverPreempts) {
+  // The preemption case above with TensorRT-LLM's no-evict admission: each sequence's final KV (16 + 39
+  // tokens) needs all 4 blocks, so the second waits for the first instead of being preempted.
+  auto c = small_cache(4);
+  c.reserve_whole_sequence = true;
+  ContinuousBatcher b(c);
+  b.enqueue({1, 0, 16, 40});
+  b.enqueue({2, 0, 16, 40});
+  auto first = b.plan(0);
+  EXPECT_EQ(first.admitted, (std::vector<uint64_t>{1}));
+  EXPECT_EQ(b.used_blocks(), 4);
+  b.complete(first, 0, 1);
+  const auto done = run_unit_steps(b);
+  ASSERT_EQ(done.size(), 2u);
+  EXPECT_EQ(b.stats().preemptions, 0);
+  EXPECT_LT(done[0].done, done[1].first_token) << "one after the other";
+}
+
 TEST(ContinuousBatcher, NoPreemptionWhileTheCacheHoldsEveryone) {
   ContinuousBatcher b(small_cache(6));
   b.enqueue({1, 0, 16, 33});  // KV at most 16 + 32 = 48 tokens = 3 blocks

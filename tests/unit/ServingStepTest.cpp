@@ -104,11 +104,11 @@ TEST(ServingStep, AMixtureOfExpertsReadsOnlyTheExpertsItsTokensAreRoutedTo) {
   EXPECT_NEAR(big.bytes - 256 * m.kv_bytes_per_token(2), all, all * 1e-6) << "every expert is touched";
 }
 
-// Predictions (not fitted: computeEfficiency is the profiles' 0.70 assumption) of published time-to-
-// first-token at batch 1, prompt 2048 (../shared/reference/serving-targets.csv T027-T029; TensorRT-LLM
-// 0.9.0): docs/models/workloads.md records them with their errors. The bound is loose on purpose: the
-// test guards the order of magnitude; the page states the error.
-TEST(ServingStep, PrefillLatencyPredictionsOfPublishedMeasurements) {
+// Calibration guard, not a validation: T027-T029 (../shared/reference/serving-targets.csv, TensorRT-LLM
+// 0.9.0, batch 1, prompt 2048, time to first token) are among the rows the TensorRT-LLM host time per step
+// is fitted to (calibration/serving/targets.yaml). The step cost alone, without that host time, must stay
+// within half of them; the predictions and their errors are in docs/validation/serving.md.
+TEST(ServingStep, PrefillCostStaysNearTheFittedTensorRtLlmRows) {
   const auto& m = *catalogue().find("llama-2-7b");
   ServingConfig fp8;
   fp8.weights = DType::FP8;

@@ -53,8 +53,8 @@ struct RunSpec {
   bool chunked_prefill = true;
   double gpu_memory_utilization = 0.9;
   // TensorRT-LLM's default capacity scheduler (GUARANTEED_NO_EVICT) admits a request only when the blocks of
-  // its whole sequence (prompt + every output token) are free, so it never preempts. With the fixed lengths
-  // of a run this is a cap on the running sequences: KV blocks / blocks of one whole sequence.
+  // its whole sequence (prompt + every output token) are free, so it never preempts: the batcher's
+  // reserve_whole_sequence (models/serving/ContinuousBatcher.hpp).
   bool reserve_full_sequence = false;
   double step_overhead_s = 0;
   double gpu_time_share = 1;  // host time proportional to GPU time (ServingConfig::gpu_time_share)
@@ -132,17 +132,12 @@ Metrics run_spec(const RunSpec& r, const ModelArchitecture& model, const Hardwar
   Metrics m;
   const serving::EngineSetup setup = setup_for(r, model, gpu);
   const KvCapacity kv = kv_capacity(model, gpu.memory.value, setup.step);
-  const long long kv_block = std::max(1, setup.step.block_size);
   m.kv_blocks = kv.blocks;
   m.kv_tokens = kv.tokens;
   m.fits = kv.fits;
   if (!kv.fits) return m;
   serving::EngineSetup capped = setup;
-  if (r.reserve_full_sequence) {
-    const long long per_sequence = (static_cast<long long>(r.input) + r.output + kv_block - 1) / kv_block;
-    capped.batcher.max_num_seqs =
-        static_cast<int>(std::max(1LL, std::min<long long>(r.max_num_seqs, kv.blocks / per_sequence)));
-  }
+  capped.batcher.reserve_whole_sequence = r.reserve_full_sequence;
   std::vector<serving::SequenceRequest> requests;
   requests.reserve(static_cast<size_t>(r.requests));
   RngStream arrivals = make_stream(r.seed, "serving/arrivals");
