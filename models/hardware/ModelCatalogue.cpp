@@ -36,8 +36,9 @@ double ModelArchitecture::kv_bytes_per_token(double bytes_per_value) const {
   return 2.0 * layers * kv_heads * head_dim * bytes_per_value;
 }
 
-double ModelArchitecture::matrix_flops_per_token() const {
-  return 2.0 * (active_parameters() - static_cast<double>(vocab_size) * hidden_size);
+double ModelArchitecture::body_matrix_flops_per_token() const {
+  const double embedding_tables = static_cast<double>(vocab_size) * hidden_size * (tied_embeddings ? 1 : 2);
+  return 2.0 * (active_parameters() - embedding_tables);
 }
 
 double ModelArchitecture::attention_flops_per_token(double context) const {

@@ -40,8 +40,13 @@ struct ModelArchitecture {
   /// Bytes of KV cache one token occupies: K and V, per layer, per KV head, head_dim values.
   double kv_bytes_per_token(double bytes_per_value) const;
   /// Matrix FLOPs of one token through the model, excluding attention over the context: 2 x the active
-  /// parameters (a multiply-add per weight) less the input embedding, which is a lookup.
-  double matrix_flops_per_token() const;
+  /// parameters (a multiply-add per weight) less the input embedding, which is a lookup; the output head
+  /// counts whether or not its weights are tied to the embedding.
+  double matrix_flops_per_token() const { return body_matrix_flops_per_token() + output_head_flops(); }
+  /// The same through the layers only (no embedding, no output head): what every token computes.
+  double body_matrix_flops_per_token() const;
+  /// The output head of one token: hidden size x vocabulary multiply-adds (the logits).
+  double output_head_flops() const { return 2.0 * vocab_size * static_cast<double>(hidden_size); }
   /// Attention FLOPs of one token over a context of `context` tokens (QK^T and the weighted sum of V).
   double attention_flops_per_token(double context) const;
 };

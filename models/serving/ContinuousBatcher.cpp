@@ -252,7 +252,7 @@ void ContinuousBatcher::reserve_run(StepPlan& plan, int steps) {
       used_blocks_ += more;
       plan.batch.add_decode(static_cast<double>(s.kv) + 1 + mean_extra);
     } else {
-      plan.batch.add_prefill(s.scheduled_now, static_cast<double>(s.kv));
+      plan.batch.add_prefill(s.scheduled_now, static_cast<double>(s.kv), s.scheduled_now == s.need());
     }
   }
 }

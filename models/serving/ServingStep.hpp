@@ -6,11 +6,13 @@
 // computes 2 FLOPs per active weight per token plus attention over the context, and all-reduces the
 // activations twice per layer across the group. Its time on one GPU of the group is the sum of the roofline
 // of each kind of kernel, which run one after the other and do not overlap: the GEMMs (max of their FLOPs
-// at the weights' tensor rate and the weight reads) and attention (max of its FLOPs at the 16-bit rate and
-// the KV reads and writes); plus the all-reduces, priced by NCCL's own ring cost model (per-protocol base
-// latency, a latency per ring step, the protocol's share of the link bandwidth). With pipeline stages a
-// step passes through them in turn (no micro-batch overlap): pp times one stage plus the activations handed
-// on.
+// at the weights' tensor rate and the weight reads; the output head only for the sequences that sample),
+// attention (max of its FLOPs at the 16-bit rate and the KV reads and writes), and the memory-bound kernels
+// between them (residual adds and RMSNorms, rotary embedding, the SwiGLU activation, FP8 quantisation of
+// GEMM inputs, the logits the sampler reads: their bytes at the HBM bandwidth); plus the all-reduces,
+// priced by NCCL's own ring cost model (per-protocol base latency, a latency per ring step, the protocol's
+// share of the link bandwidth). With pipeline stages a step passes through them in turn (no micro-batch
+// overlap): pp times one stage plus the activations handed on.
 // And how much KV cache fits.
 // The continuous batcher (ContinuousBatcher.hpp) plans the steps; this prices them.
 // SimGrid-free (models/hardware); the parameters it assumes are named in ServingConfig.
@@ -56,20 +58,24 @@ double send_time(double bytes, double link_bandwidth, const RingModel& ring = {}
 
 /// What one step runs: `decode_tokens` sequences each producing one token, `prefill_tokens` prompt tokens
 /// (one or several prompts, whole or a chunk); `attended_tokens` = the sum over all the step's tokens of the
-/// context each attends to (attention FLOPs), `kv_read_tokens` = the KV entries read from HBM. Build it
-/// with add_decode / add_prefill.
+/// context each attends to (attention FLOPs), `kv_read_tokens` = the KV entries read from HBM, `sampled` =
+/// the sequences that produce a token this step (every decode, and a prompt whose last chunk runs): only
+/// their last hidden state goes through the output head and the sampler. Build it with add_decode /
+/// add_prefill.
 struct StepBatch {
   double decode_tokens = 0;
   double prefill_tokens = 0;
   double attended_tokens = 0;
   double kv_read_tokens = 0;
+  double sampled = 0;
 
   /// A sequence of `context` tokens producing its next one: it attends and reads its whole cache.
   StepBatch& add_decode(double context, double sequences = 1);
   /// A causal prefill of `tokens` new tokens after `cached` ones: it attends tokens*cached + tokens*(tokens+1)/2
   /// entries; fused attention (FlashAttention) reads the keys and values once per tile of `query_tile` queries,
   /// so the HBM reads are ceil(tokens / query_tile) passes over the cached prefix and half the chunk.
-  StepBatch& add_prefill(double tokens, double cached = 0, double query_tile = 128);
+  /// `completes_prompt`: this chunk ends the prompt, so the sequence samples its first token.
+  StepBatch& add_prefill(double tokens, double cached = 0, bool completes_prompt = true, double query_tile = 128);
 };
 
 struct StepCost {
@@ -77,12 +83,14 @@ struct StepCost {
   double bytes = 0;                                 // HBM bytes per GPU
   double gemm_flops = 0, gemm_bytes = 0;            // of which the GEMMs (weights)
   double attention_flops = 0, attention_bytes = 0;  // and attention (KV cache)
+  double elementwise_bytes = 0;                     // norms, rotary, activation, quantisation, logits
   double compute_s = 0;                             // flops / achievable tensor rate
   double memory_s = 0;                              // bytes / achievable HBM bandwidth
   double gemm_s = 0;                                // the GEMMs: max(their FLOPs / weights' rate, weight bytes / HBM)
   double attention_s = 0;                           // attention: max(its FLOPs / 16-bit rate, KV bytes / HBM)
+  double elementwise_s = 0;                         // the memory-bound kernels between them: bytes / HBM
   double communication_s = 0;                       // tensor-parallel all-reduces (and pipeline hand-offs)
-  double total_s = 0;                               // (gemm + attention + communication) / gpu_time_share
+  double total_s = 0;                               // (gemm + attention + elementwise + communication) / gpu_time_share
 };
 
 StepCost step_cost(const ModelArchitecture& model, const HardwareProfile& gpu, const ServingConfig& config,

@@ -576,12 +576,16 @@ class InferenceService final : public Workload {
     const double steps = plan.steps;
     const size_t tp = static_cast<size_t>(cfg.tp);
     const double tokens = plan.batch.decode_tokens + plan.batch.prefill_tokens;
-    // Attention runs at the 16-bit rate whatever the weights' precision (ServingStep).
-    const double attention_scale = 1.0;
+    // Attention runs at the 16-bit rate whatever the weights' precision (ServingStep). The memory-bound
+    // kernels ride in the attention kernel: adding their bytes to its bytes and the FLOPs the 16-bit rate
+    // does in the same time to its FLOPs adds exactly their time to its roofline, with one launch.
+    const double elementwise_flops = cost.elementwise_bytes * first.profile().achievable_rate(DType::FP16).value /
+                                     first.profile().hbm_achievable.value;
     for (size_t stage = 0; stage * tp < place.gpus.size(); ++stage) {
       // The GEMMs, then attention: kernels that follow each other, as ServingStep sums their rooflines.
-      for (const auto& [flops, bytes] : {std::pair{cost.gemm_flops * scale, cost.gemm_bytes},
-                                         std::pair{cost.attention_flops * attention_scale, cost.attention_bytes}}) {
+      for (const auto& [flops, bytes] :
+           {std::pair{cost.gemm_flops * scale, cost.gemm_bytes},
+            std::pair{cost.attention_flops + elementwise_flops, cost.attention_bytes + cost.elementwise_bytes}}) {
         std::vector<KernelPtr> kernels;
         for (size_t g = stage * tp; g < (stage + 1) * tp; ++g)
           kernels.push_back(place.gpus[g]->launch(place.contexts[g], steps * flops, steps * bytes));

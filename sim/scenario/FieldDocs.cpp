@@ -584,7 +584,7 @@ std::string normalise_path(std::string_view path) {
 
 namespace {
 
-constexpr double US = 1e-6, MS = 1e-3, MINUTE = 60, HOUR = 3600, DAY = 86400, YEAR = 365.25 * DAY;
+constexpr double US = 1e-6, MS = 1e-3, HOUR = 3600, DAY = 86400, YEAR = 365.25 * DAY;
 constexpr double KIB = 1024, MIB = KIB * KIB, GIB = MIB * KIB, TIB = GIB * KIB, PIB = TIB * KIB;
 // A run simulates at most a year; times inside it (starts, faults, grants) at most that far.
 constexpr double RUN_MAX = 366 * DAY;

@@ -34,7 +34,9 @@ void check_serving(WorkloadSpec& w, const std::string& path, Diagnostics& diags)
   if (w.model.has_shape() && w.model.layers == 0)
     diags.error(w.loc, path + ".model.layers", "model.architecture needs model.layers");
   const auto& sh = w.model.shape;
-  if (w.model.has_shape() && (sh.kv_heads > sh.attention_heads || sh.attention_heads % sh.kv_heads != 0))
+  // Heads of 0 were already refused by their range; the division below must not see them.
+  const bool heads_read = sh.kv_heads > 0 && sh.attention_heads > 0;
+  if (w.model.has_shape() && heads_read && (sh.kv_heads > sh.attention_heads || sh.attention_heads % sh.kv_heads != 0))
     diags.error(w.loc, path + ".model.architecture.kvHeads",
                 std::to_string(sh.kv_heads) + " KV heads must divide the " + std::to_string(sh.attention_heads) +
                     " attention heads (grouped-query attention)");

@@ -304,7 +304,7 @@ TEST(Serving, TheStructureDescribesBatchingAndTokenSlos) {
   ASSERT_TRUE(chat);
   const TreeNode* ttft = child_named(*chat, "SLO ttft-p99");
   ASSERT_TRUE(ttft);
-  EXPECT_EQ(ttft->detail, "p99 time to first token <= 300ms per 30s window in 75% of windows (chat-svc)");
+  EXPECT_EQ(ttft->detail, "p99 time to first token <= 250ms per 30s window in 75% of windows (chat-svc)");
   const TreeNode* tpot = child_named(*chat, "SLO tpot-p99");
   ASSERT_TRUE(tpot);
   EXPECT_NE(tpot->detail.find("p99 time per output token <= 25ms"), std::string::npos) << tpot->detail;

@@ -256,15 +256,25 @@ TEST(ServingRun, ALoneRequestTakesItsPrefillRooflineThenTheWeightsOverHbmPerToke
   const auto run = run_engine(setup, {{1, 0, prompt, output}});
   ASSERT_EQ(run.completions.size(), 1u);
   const auto& c = run.completions[0];
-  // TTFT: 2 x active parameters x prompt FLOPs (plus attention) at the achievable FP16 rate.
-  const double prefill_flops =
-      prompt * m.matrix_flops_per_token() + m.attention_flops_per_token(prompt * (prompt + 1) / 2.0);
-  EXPECT_NEAR(c.first_token, prefill_flops / h100.achievable_rate(DType::FP16).value, 1e-9);
-  // TPOT at batch 1: the FP16 weights and the KV read (and written) once per token, over HBM.
+  // TTFT: 2 x the layers' parameters x prompt FLOPs, the output head once, attention, at the achievable FP16
+  // rate; plus the memory-bound kernels (hand-counted for Llama 3.1 8B in 16 bits: per token and layer two
+  // residual-add RMSNorms of 4 x 4096 values, rotary on 4096 + 1024 read and written, SwiGLU on 3 x 14336;
+  // the logits of the sampled token, 128256 FP32 values written and read) over HBM.
+  const double elementwise_per_token = 32 * (2 * 4 * 4096 + 2 * (4096 + 1024) + 3 * 14336) * 2.0;
+  const double logits = 2 * 4 * 128256.0;
+  const double prefill_flops = prompt * m.body_matrix_flops_per_token() + m.output_head_flops() +
+                               m.attention_flops_per_token(prompt * (prompt + 1) / 2.0);
+  const double prefill_bytes = prompt * elementwise_per_token + logits;
+  EXPECT_NEAR(c.first_token,
+              prefill_flops / h100.achievable_rate(DType::FP16).value + prefill_bytes / h100.hbm_achievable.value,
+              1e-9);
+  // TPOT at batch 1: the FP16 weights and the KV read (and written) once per token, and the token's
+  // memory-bound kernels, over HBM.
   const double tpot = (c.done - c.first_token) / (output - 1);
   const double mean_context = prompt + output / 2.0;
   const double expected =
-      (m.parameters() * 2 + (mean_context + 1) * m.kv_bytes_per_token(2)) / h100.hbm_achievable.value;
+      (m.parameters() * 2 + (mean_context + 1) * m.kv_bytes_per_token(2) + elementwise_per_token + logits) /
+      h100.hbm_achievable.value;
   EXPECT_NEAR(tpot, expected, 1e-3 * expected);
   EXPECT_LE(run.stats.plans, 3) << "prefill, then one run of decode steps";
 }

@@ -34,8 +34,13 @@ TEST(ServingStep, ABatchOfOneDecodeIsTheWeightsAndTheKvOverTheHbmBandwidth) {
   const ServingConfig fp16;
   const double context = 1000;
   const StepCost s = step_cost(m, h100, fp16, StepBatch{}.add_decode(context));
-  const double expected_bytes = m.parameters() * 2 + (context + 1) * m.kv_bytes_per_token(2);
+  // Weights, the KV read and written, and the token's memory-bound kernels (hand-counted: per layer two
+  // residual-add RMSNorms of 4 x 4096 values, rotary on 4096 + 1024 values read and written, SwiGLU on
+  // 3 x 14336, all 16-bit; FP32 logits over 128256 entries written and read once).
+  const double elementwise = 32 * (2 * 4 * 4096 + 2 * (4096 + 1024) + 3 * 14336) * 2.0 + 2 * 4 * 128256.0;
+  const double expected_bytes = m.parameters() * 2 + (context + 1) * m.kv_bytes_per_token(2) + elementwise;
   EXPECT_DOUBLE_EQ(s.bytes, expected_bytes);
+  EXPECT_DOUBLE_EQ(s.elementwise_bytes, elementwise);
   EXPECT_LT(s.compute_s, s.memory_s) << "a single token is memory-bound";
   EXPECT_DOUBLE_EQ(s.total_s, expected_bytes / h100.hbm_achievable.value);
   EXPECT_NEAR(s.total_s * 1e3, 6.3, 0.1) << "16.1 GB of weights at 2.57 TB/s";
@@ -47,7 +52,8 @@ TEST(ServingStep, ALongPrefillIsComputeBoundAndDecodeBatchesAmortiseTheWeights) 
   const ServingConfig fp16;
   const StepCost prefill = step_cost(m, h100, fp16, StepBatch{}.add_prefill(4096));
   EXPECT_GT(prefill.compute_s, prefill.memory_s);
-  EXPECT_DOUBLE_EQ(prefill.total_s, prefill.flops / h100.achievable_rate(DType::FP16).value);
+  EXPECT_DOUBLE_EQ(prefill.gemm_s, prefill.gemm_flops / h100.achievable_rate(DType::FP16).value);
+  EXPECT_DOUBLE_EQ(prefill.total_s, prefill.gemm_s + prefill.attention_s + prefill.elementwise_s);
   // 64 decode tokens cost far less than 64 batch-1 steps: the weights are read once per step.
   const StepCost one = step_cost(m, h100, fp16, StepBatch{}.add_decode(500));
   const StepCost many = step_cost(m, h100, fp16, StepBatch{}.add_decode(500, 64));
@@ -62,7 +68,11 @@ TEST(ServingStep, TensorParallelismShardsWeightsAndKvAndPaysAllReduces) {
   tp4.tp = 4;
   const StepCost a = step_cost(m, h100, tp1, StepBatch{}.add_decode(1000, 8));
   const StepCost b = step_cost(m, h100, tp4, StepBatch{}.add_decode(1000, 8));
-  EXPECT_NEAR(b.bytes, a.bytes / 4, a.bytes * 1e-9);
+  EXPECT_NEAR(b.gemm_bytes, a.gemm_bytes / 4, a.gemm_bytes * 1e-9);
+  EXPECT_NEAR(b.attention_bytes, a.attention_bytes / 4, a.attention_bytes * 1e-9);
+  // The norms run on the whole hidden state on every GPU of the group: the memory-bound kernels shrink less.
+  EXPECT_GT(b.elementwise_bytes, a.elementwise_bytes / 4);
+  EXPECT_LT(b.elementwise_bytes, a.elementwise_bytes);
   EXPECT_EQ(a.communication_s, 0);
   // 2 all-reduces x 80 layers of 8 tokens x 8192 x 2 bytes (128 KiB): NCCL's LL protocol, latency-dominated at
   // this size: 6.6 us + 2 x 3 ring steps x 0.6 us + 1.5 x 128 KiB at half the link bandwidth.
@@ -99,9 +109,10 @@ TEST(ServingStep, AMixtureOfExpertsReadsOnlyTheExpertsItsTokensAreRoutedTo) {
   const ServingConfig fp16;
   const double all = m.parameters() * 2;
   const StepCost one = step_cost(m, h100, fp16, StepBatch{}.add_decode(0));
-  EXPECT_NEAR(one.bytes, m.active_parameters() * 2 + m.kv_bytes_per_token(2), all * 1e-6) << "2 of 8 experts";
+  EXPECT_NEAR(one.gemm_bytes + one.attention_bytes, m.active_parameters() * 2 + m.kv_bytes_per_token(2), all * 1e-6)
+      << "2 of 8 experts";
   const StepCost big = step_cost(m, h100, fp16, StepBatch{}.add_decode(0, 256));
-  EXPECT_NEAR(big.bytes - 256 * m.kv_bytes_per_token(2), all, all * 1e-6) << "every expert is touched";
+  EXPECT_NEAR(big.gemm_bytes, all, all * 1e-6) << "every expert is touched";
 }
 
 // Calibration guard, not a validation: T027-T029 (../shared/reference/serving-targets.csv, TensorRT-LLM
@@ -151,12 +162,32 @@ TEST(ServingStep, GemmsAndAttentionAreSeparateKernelsWhoseRooflinesAdd) {
   const StepCost s = step_cost(m, h100, fp8, StepBatch{}.add_decode(2000, 512));
   EXPECT_NEAR(s.gemm_s, 512 * m.matrix_flops_per_token() / h100.achievable_rate(DType::FP8).value, 1e-12);
   EXPECT_NEAR(s.attention_s, (512 * 2000 + 512) * m.kv_bytes_per_token(2) / h100.hbm_achievable.value, 1e-12);
-  EXPECT_DOUBLE_EQ(s.total_s, s.gemm_s + s.attention_s);
+  EXPECT_NEAR(s.elementwise_s, s.elementwise_bytes / h100.hbm_achievable.value, 1e-15);
+  EXPECT_DOUBLE_EQ(s.total_s, s.gemm_s + s.attention_s + s.elementwise_s);
   EXPECT_GT(s.total_s, std::max(s.compute_s, s.memory_s)) << "no overlap between the kernels";
   // A published GPU share of the time makes a step GPU time / share.
   ServingConfig shared = fp8;
   shared.gpu_time_share = 0.38;
   EXPECT_NEAR(step_cost(m, h100, shared, StepBatch{}.add_decode(2000, 512)).total_s, s.total_s / 0.38, 1e-12);
+}
+
+// Engines gather the last hidden state of each sequence that samples: a prompt chunk that does not end its
+// prompt computes no logits, one that does computes one row; FP8 weights add the quantisation of each
+// GEMM's input (16 bits read, 8 written) to the memory-bound kernels.
+TEST(ServingStep, OnlySamplingSequencesPayTheOutputHeadAndFp8PaysItsQuantisation) {
+  const auto& m = *catalogue().find("llama-3.1-8b");
+  const auto h100 = profile("H100-80GB-SXM");
+  const ServingConfig fp16;
+  const StepCost chunk = step_cost(m, h100, fp16, StepBatch{}.add_prefill(2048, 0, false));
+  const StepCost last = step_cost(m, h100, fp16, StepBatch{}.add_prefill(2048, 0, true));
+  EXPECT_DOUBLE_EQ(chunk.gemm_flops, 2048 * m.body_matrix_flops_per_token());
+  EXPECT_DOUBLE_EQ(last.gemm_flops - chunk.gemm_flops, 2.0 * 128256 * 4096);
+  EXPECT_DOUBLE_EQ(last.elementwise_bytes - chunk.elementwise_bytes, 2 * 4 * 128256.0);
+  EXPECT_DOUBLE_EQ(m.matrix_flops_per_token(), m.body_matrix_flops_per_token() + m.output_head_flops());
+  ServingConfig fp8;
+  fp8.weights = DType::FP8;
+  const StepCost q = step_cost(m, h100, fp8, StepBatch{}.add_prefill(2048, 0, false));
+  EXPECT_DOUBLE_EQ(q.elementwise_bytes - chunk.elementwise_bytes, 2048 * 32 * (4096 + 4096 + 4096 + 14336) * 3.0);
 }
 
 }  // namespace
