@@ -35,63 +35,90 @@ std::optional<std::map<std::string, EngineOverhead>> load_engine_overheads(const
     return std::nullopt;
   }
   const YAML::Node section = root.IsMap() ? root["hostOverhead"] : YAML::Node();
-  if (!section || !section.IsMap()) {
+  if (!section) {
     diags.error({path, 1, 1}, "hostOverhead", "expected a mapping of engine family to its host time per step");
     return std::nullopt;
   }
+  return read_engine_overheads(section, path, diags);
+}
+
+namespace {
+
+// One family's entry: exactly one of stepOverhead, gpuShare, sameAs, and a source. False on an error.
+bool read_family(const YAML::Node& v, const std::string& file, const std::string& field, EngineOverhead& e,
+                 Diagnostics& diags) {
+  e.loc = loc_of(file, v);
+  if (!v.IsMap()) {
+    diags.error(e.loc, field, "expected stepOverhead:, gpuShare: or sameAs:, and source:");
+    return false;
+  }
+  bool ok = true;
+  for (const auto& key : v) {
+    const std::string k = key.first.as<std::string>("");
+    if (k != "stepOverhead" && k != "gpuShare" && k != "sameAs" && k != "source") {
+      diags.error(loc_of(file, key.first), field + "." + k,
+                  "unknown field; valid: stepOverhead, gpuShare, sameAs, source");
+      ok = false;
+    }
+  }
+  const int given = (v["stepOverhead"] ? 1 : 0) + (v["gpuShare"] ? 1 : 0) + (v["sameAs"] ? 1 : 0);
+  if (given != 1) {
+    diags.error(e.loc, field, "give exactly one of stepOverhead:, gpuShare:, sameAs:");
+    return false;
+  }
+  e.source = v["source"] && v["source"].IsScalar() ? v["source"].as<std::string>("") : "";
+  if (e.source.empty()) {
+    diags.error(e.loc, field + ".source", "say where the value comes from");
+    ok = false;
+  }
+  if (v["sameAs"]) {
+    e.same_as = v["sameAs"].IsScalar() ? v["sameAs"].as<std::string>("") : "";
+  } else if (v["stepOverhead"]) {
+    const auto d = parse_duration(v["stepOverhead"].IsScalar() ? v["stepOverhead"].as<std::string>("") : "");
+    if (!d || !(d.quantity->value >= 0 && d.quantity->value < 1)) {
+      diags.error(loc_of(file, v["stepOverhead"]), field + ".stepOverhead", "expected a duration in [0, 1s)");
+      ok = false;
+    } else {
+      e.step_overhead_s = d.quantity->value;
+    }
+  } else {
+    const double share = v["gpuShare"].IsScalar() ? v["gpuShare"].as<double>(-1) : -1;
+    if (!(share > 0 && share <= 1)) {
+      diags.error(loc_of(file, v["gpuShare"]), field + ".gpuShare", "expected a share in (0, 1]");
+      ok = false;
+    } else {
+      e.gpu_share = share;
+    }
+  }
+  return ok;
+}
+
+}  // namespace
+
+std::optional<std::map<std::string, EngineOverhead>> read_engine_overheads(const YAML::Node& section,
+                                                                           const std::string& file,
+                                                                           Diagnostics& diags) {
+  if (!section.IsMap()) {
+    diags.error(loc_of(file, section), "hostOverhead", "expected a mapping of engine family to its host time per step");
+    return std::nullopt;
+  }
   std::map<std::string, EngineOverhead> out;
-  std::map<std::string, std::pair<std::string, SourceLoc>> aliases;
   const size_t errors = diags.error_count();
   for (const auto& kv : section) {
     const std::string name = kv.first.as<std::string>("");
-    const YAML::Node v = kv.second;
-    const std::string field = "hostOverhead." + name;
-    if (!v.IsMap()) {
-      diags.error(loc_of(path, v), field, "expected stepOverhead:, gpuShare: or sameAs:, and source:");
-      continue;
-    }
-    for (const auto& key : v) {
-      const std::string k = key.first.as<std::string>("");
-      if (k != "stepOverhead" && k != "gpuShare" && k != "sameAs" && k != "source")
-        diags.error(loc_of(path, key.first), field + "." + k,
-                    "unknown field; valid: stepOverhead, gpuShare, sameAs, source");
-    }
-    const int given = (v["stepOverhead"] ? 1 : 0) + (v["gpuShare"] ? 1 : 0) + (v["sameAs"] ? 1 : 0);
-    if (given != 1) {
-      diags.error(loc_of(path, v), field, "give exactly one of stepOverhead:, gpuShare:, sameAs:");
-      continue;
-    }
     EngineOverhead e;
-    e.source = v["source"] ? v["source"].as<std::string>("") : "";
-    if (e.source.empty()) diags.error(loc_of(path, v), field + ".source", "say where the value comes from");
-    if (v["sameAs"]) {
-      aliases[name] = {v["sameAs"].as<std::string>(""), loc_of(path, v["sameAs"])};
-      continue;
-    }
-    if (v["stepOverhead"]) {
-      const auto d = parse_duration(v["stepOverhead"].as<std::string>(""));
-      if (!d || !(d.quantity->value >= 0 && d.quantity->value < 1))
-        diags.error(loc_of(path, v["stepOverhead"]), field + ".stepOverhead", "expected a duration in [0, 1s)");
-      else
-        e.step_overhead_s = d.quantity->value;
-    } else if (v["gpuShare"]) {
-      const double share = v["gpuShare"].as<double>(-1);
-      if (!(share > 0 && share <= 1))
-        diags.error(loc_of(path, v["gpuShare"]), field + ".gpuShare", "expected a share in (0, 1]");
-      else
-        e.gpu_share = share;
-    }
-    out[name] = e;
+    if (read_family(kv.second, file, "hostOverhead." + name, e, diags)) out[name] = e;
   }
-  for (const auto& [name, alias] : aliases) {
-    const auto it = out.find(alias.first);
-    if (it == out.end()) {
-      diags.error(alias.second, "hostOverhead." + name + ".sameAs",
-                  "no family '" + alias.first + "' with its own value");
+  // A default names a family with a value of its own (no chains).
+  for (auto& [name, e] : out) {
+    if (e.same_as.empty()) continue;
+    const auto it = out.find(e.same_as);
+    if (it == out.end() || !it->second.same_as.empty()) {
+      diags.error(e.loc, "hostOverhead." + name + ".sameAs", "no family '" + e.same_as + "' with its own value");
       continue;
     }
-    EngineOverhead e = it->second;
-    out[name] = e;
+    e.step_overhead_s = it->second.step_overhead_s;
+    e.gpu_share = it->second.gpu_share;
   }
   if (diags.error_count() > errors) return std::nullopt;
   return out;

@@ -97,6 +97,28 @@ TEST(ServingCli, BadMappingIsExit2AtItsLine) {
   EXPECT_NE(r.err.find("unknown metric 'output_tokens_per_sec'"), std::string::npos) << r.err;
 }
 
+// The mapping's hostOverhead: section goes through the same reader as the cluster's (EngineOverhead): the
+// same located errors.
+TEST(ServingCli, BadHostOverheadInTheMappingIsExit2AtItsLine) {
+  TempDir dir;
+  const std::string bad = dir.file("host.yaml");
+  write_text(bad,
+             "kind: ServingTargets\n"
+             "hostOverhead:\n"
+             "  a: {stepOverhead: 2ms, gpuShare: 0.5, source: x}\n"
+             "  b: {sameAs: c, source: y}\n"
+             "  d: {stepOverhead: 5s, source: z}\n"
+             "engines: {e: {maxNumSeqs: 8, family: a}}\n"
+             "rows: []\n");
+  const auto r = run_process({GTW_BINARY, "serving", "--validate", bad, "--targets", TARGETS}, 60);
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.err.find(bad + ":3:6: error: hostOverhead.a: give exactly one of"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(bad + ":4:6: error: hostOverhead.b.sameAs: no family 'c'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(bad + ":5:21: error: hostOverhead.d.stepOverhead: expected a duration in [0, 1s)"),
+            std::string::npos)
+      << r.err;
+}
+
 TEST(ServingCli, MappingRowMustAgreeWithThePublishedConfiguration) {
   if (!std::filesystem::exists(TARGETS)) GTEST_SKIP() << "no " << TARGETS;
   TempDir dir;

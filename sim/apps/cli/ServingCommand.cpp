@@ -22,6 +22,7 @@
 
 #include "AtomicFile.hpp"
 #include "Csv.hpp"
+#include "EngineOverhead.hpp"
 #include "Errors.hpp"
 #include "HardwareProfile.hpp"
 #include "ModelCatalogue.hpp"
@@ -334,20 +335,10 @@ struct Row {
   RunSpec run;
 };
 
-// The host time of an engine family: an additive time per step (fitted on the family's fitted rows, or
-// a stated default) or a share of the time on the GPU (a published input).
-struct HostOverhead {
-  double step_s = 0;
-  double gpu_share = 1;
-  std::string same_as;  // a default: the value of another family
-  std::string source;
-  SourceLoc loc;
-};
-
 struct Mapping {
   std::string file;
-  std::string targets;                           // the CSV, resolved
-  std::map<std::string, HostOverhead> families;  // resolved: same_as copied
+  std::string targets;                                      // the CSV, resolved
+  std::map<std::string, serving::EngineOverhead> families;  // resolved: same_as copied
   int sharegpt_input = 0, sharegpt_output = 0;
   std::string sharegpt_shape;  // a CSV of real (prompt, output) lengths whose shape stands in for ShareGPT's
   std::shared_ptr<const std::vector<std::pair<int, int>>> sharegpt_lengths;
@@ -462,43 +453,7 @@ class MappingParser {
       d_.error(loc(root["kind"]), "kind", "expected ServingTargets, got '" + *k + "'");
     if (auto t = text(root, "targets", "", false)) out.targets = (fs::path(file_).parent_path() / *t).string();
     if (const YAML::Node ho = root["hostOverhead"]) {
-      if (!ho.IsMap()) d_.error(loc(ho), "hostOverhead", "expected a mapping of engine family to its host time");
-      for (const auto& kv : ho.IsMap() ? ho : YAML::Node()) {
-        const std::string name = kv.first.as<std::string>();
-        const std::string path = "hostOverhead." + name;
-        if (!kv.second.IsMap()) {
-          d_.error(loc(kv.second), path, "expected a mapping with stepOverhead:, gpuShare: or sameAs:, and source:");
-          continue;
-        }
-        keys(kv.second, path, {"stepOverhead", "gpuShare", "sameAs", "source"});
-        HostOverhead h;
-        h.loc = loc(kv.second);
-        const int given =
-            (kv.second["stepOverhead"] ? 1 : 0) + (kv.second["gpuShare"] ? 1 : 0) + (kv.second["sameAs"] ? 1 : 0);
-        if (given != 1) d_.error(h.loc, path, "give exactly one of stepOverhead:, gpuShare:, sameAs:");
-        if (auto v = text(kv.second, "stepOverhead", path, false)) {
-          const auto q = parse_duration(*v);
-          if (!q)
-            d_.error(loc(kv.second["stepOverhead"]), path + ".stepOverhead", q.error);
-          else
-            h.step_s = q.quantity->value;
-        }
-        if (auto v = number(kv.second, "gpuShare", path, false, 0.01, 1, false)) h.gpu_share = *v;
-        if (auto v = text(kv.second, "sameAs", path, false)) h.same_as = *v;
-        if (auto v = text(kv.second, "source", path, true)) h.source = *v;
-        out.families[name] = h;
-      }
-      for (auto& [name, h] : out.families) {
-        if (h.same_as.empty()) continue;
-        const auto it = out.families.find(h.same_as);
-        if (it == out.families.end() || !it->second.same_as.empty()) {
-          d_.error(h.loc, "hostOverhead." + name + ".sameAs",
-                   "no family '" + h.same_as + "' with its own value under hostOverhead:");
-          continue;
-        }
-        h.step_s = it->second.step_s;
-        h.gpu_share = it->second.gpu_share;
-      }
+      if (auto families = serving::read_engine_overheads(ho, file_, d_)) out.families = std::move(*families);
     }
     if (const YAML::Node sg = root["sharegpt"]) {
       if (!sg.IsMap()) {
@@ -810,10 +765,10 @@ struct Context {
 };
 
 // A row run with its family's host time (`host` null: none, the model alone).
-std::optional<double> evaluate(const Row& row, const Target& t, const HostOverhead* host, const Context& c,
+std::optional<double> evaluate(const Row& row, const Target& t, const serving::EngineOverhead* host, const Context& c,
                                std::string& problem) {
   RunSpec r = row.run;
-  r.step_overhead_s = host ? host->step_s : 0;
+  r.step_overhead_s = host ? host->step_overhead_s : 0;
   r.gpu_time_share = host ? host->gpu_share : 1;
   const Metrics m = run_spec(r, *c.catalogue->find(r.model), *c.profiles->at(r.gpu));
   if (!m.fits) {
@@ -888,7 +843,8 @@ std::string report_markdown(const Mapping& mapping, const std::vector<Result>& r
     if (h.gpu_share < 1)
       std::snprintf(line, sizeof line, "- %s: GPU time / %.2f (%s)\n", name.c_str(), h.gpu_share, h.source.c_str());
     else
-      std::snprintf(line, sizeof line, "- %s: %.2f ms per step (%s)\n", name.c_str(), h.step_s * 1e3, h.source.c_str());
+      std::snprintf(line, sizeof line, "- %s: %.2f ms per step (%s)\n", name.c_str(), h.step_overhead_s * 1e3,
+                    h.source.c_str());
     o << line;
   }
   if (!mapping.sharegpt_shape.empty())
@@ -1001,7 +957,7 @@ int run_validate(const SingleOptions& o) {
   std::cerr << diags.format_all();  // warnings
   const Context ctx{&*catalogue, &profiles};
 
-  const auto host_of = [&](const Row& row) -> const HostOverhead* {
+  const auto host_of = [&](const Row& row) -> const serving::EngineOverhead* {
     const auto it = mapping->families.find(row.family);
     return it == mapping->families.end() ? nullptr : &it->second;
   };
@@ -1020,13 +976,13 @@ int run_validate(const SingleOptions& o) {
           ids += (ids.empty() ? "" : ", ") + row.id;
         }
       if (rows.empty()) {
-        std::printf("%s: no fitted rows, keeps %.2f ms\n", name.c_str(), family.step_s * 1e3);
+        std::printf("%s: no fitted rows, keeps %.2f ms\n", name.c_str(), family.step_overhead_s * 1e3);
         continue;
       }
       double best = 0, best_median = std::numeric_limits<double>::infinity(), best_mean = best_median;
       for (int k = 0; k <= 800; ++k) {
-        HostOverhead h;
-        h.step_s = k * 0.05e-3;
+        serving::EngineOverhead h;
+        h.step_overhead_s = k * 0.05e-3;
         std::vector<double> errs;
         for (const Row* row : rows) {
           const Target& t = targets.at(row->id);
@@ -1035,7 +991,7 @@ int run_validate(const SingleOptions& o) {
         }
         const double med = percentile(errs, 50), avg = mean(errs);
         if (med < best_median - 1e-9 || (std::fabs(med - best_median) <= 1e-9 && avg < best_mean)) {
-          best = h.step_s;
+          best = h.step_overhead_s;
           best_median = med;
           best_mean = avg;
         }
