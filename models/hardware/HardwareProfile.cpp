@@ -13,6 +13,7 @@
 #include <map>
 #include <set>
 
+#include "ParameterProvenance.hpp"
 #include "Sha256.hpp"
 
 #ifndef GTW_PROFILE_DIR
@@ -83,6 +84,17 @@ SourceLoc mark_loc(const std::string& file, const YAML::Node& n) {
   return m.is_null() ? SourceLoc{file, 0, 0} : SourceLoc{file, m.line + 1, m.column + 1};
 }
 
+// A source starts with its provenance, "(datasheet) ...", "(fitted, ...) ...": false and a located error
+// otherwise.
+bool check_provenance(const YAML::Node& source, const std::string& file, const std::string& path, Diagnostics& diags) {
+  if (provenance_of(source.Scalar())) return true;
+  std::string valid;
+  for (const auto& name : provenance_names()) valid += (valid.empty() ? "" : ", ") + ("(" + name + ")");
+  diags.error(mark_loc(file, source), path + ".source",
+              "must start with its provenance, one of " + valid + "; got \"" + source.Scalar().substr(0, 40) + "\"");
+  return false;
+}
+
 // Each profile field is {value: "<quantity>", source: "<where it comes from>"}.
 template <class T>
 bool read_field(const YAML::Node& spec, const std::string& file, const std::string& key,
@@ -104,6 +116,7 @@ bool read_field(const YAML::Node& spec, const std::string& file, const std::stri
     diags.error(mark_loc(file, field["value"]), path + ".value", error);
     return false;
   }
+  if (!check_provenance(field["source"], file, path, diags)) return false;
   sources[key] = field["source"].Scalar();
   return true;
 }
@@ -152,6 +165,7 @@ void read_mig(const YAML::Node& mig, const std::string& file, HardwareProfile& o
   }
   MigGeometry g;
   g.source = mig["source"].Scalar();
+  if (!check_provenance(mig["source"], file, "spec.mig", diags)) return;
   // Re-partitioning time: {value, source}, like the scalar fields.
   const YAML::Node rc = mig["reconfiguration"];
   const auto rc_value = rc && rc.IsMap() && rc["value"] && rc["value"].IsScalar() ? parse_duration(rc["value"].Scalar())
@@ -163,7 +177,8 @@ void read_mig(const YAML::Node& mig, const std::string& file, HardwareProfile& o
   } else {
     g.reconfiguration_s = rc_value.quantity->value;
     g.reconfiguration_source = rc["source"].Scalar();
-    out.sources["mig.reconfiguration"] = g.reconfiguration_source;
+    if (check_provenance(rc["source"], file, "spec.mig.reconfiguration", diags))
+      out.sources["mig.reconfiguration"] = g.reconfiguration_source;
   }
   size_t i = 0;
   for (const auto& p : mig["profiles"]) {
@@ -245,7 +260,7 @@ bool apply_profile_overrides(const HardwareProfile& base, const std::map<std::st
     }
     YAML::Node entry;
     entry["value"] = value;
-    entry["source"] = "scenario override at " + loc.file + ":" + std::to_string(loc.line);
+    entry["source"] = "(scenario) override at " + loc.file + ":" + std::to_string(loc.line);
     root["spec"][field] = entry;
   }
   if (!ok) return false;

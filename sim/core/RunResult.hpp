@@ -8,6 +8,7 @@
 
 #include "DataEvents.hpp"
 #include "EventLog.hpp"
+#include "ParameterProvenance.hpp"
 #include "SharingMode.hpp"
 
 namespace gtw {
@@ -68,6 +69,7 @@ struct RunResult {
   double end_time = 0;                       // simulated time when the run stopped
   double wall_seconds = 0;                   // engine wall time (provenance only)
   std::vector<std::string> profile_sha256;   // per profile used, "name:sha"
+  ProvenanceSummary parameter_provenance;    // the parameters the run rests on, by provenance (report.json)
   std::vector<DataMovement> data_movements;  // details of DATA_MOVE / DATA_DENIED events (docs/models/storage.md)
   std::vector<ServingReplicaStats> serving;  // continuous-batching replicas, in the order their lives ended
 };

@@ -229,6 +229,36 @@ class Simulation {
     platform_->finish();
     root->seal();
     for (const auto& [name, profile] : profiles_) result_.profile_sha256.push_back(name + ":" + profile.sha256);
+    record_parameter_provenance();
+  }
+
+  // The parameters the run rests on, by provenance (report.json parameter_provenance): every field of the
+  // hardware profiles of its node pools, the runtime model of each runtime its workloads can run in (runc, or
+  // a confidential VM on a confidential pool, for `auto`), and the host time of each serving engine family.
+  void record_parameter_provenance() {
+    auto& p = result_.parameter_provenance;
+    for (const auto& [name, profile] : profiles_)
+      for (const auto& [field, source] : profile.sources) p.add(name + "." + field, source);
+    bool confidential_pool = false;
+    for (const auto& pool : spec_.node_pools)
+      confidential_pool = confidential_pool || pool.sharing.mode == SharingMode::CONFIDENTIAL;
+    std::set<RuntimeKind> runtimes;
+    std::map<std::string, std::string> engines;
+    for (const auto& w : spec_.workloads) {
+      if (w.runtime != RuntimeKind::AUTO) {
+        runtimes.insert(w.runtime);
+      } else {
+        runtimes.insert(RuntimeKind::RUNC);
+        if (confidential_pool) runtimes.insert(RuntimeKind::CVM);
+      }
+      if (w.continuous() && w.serving.engine != "none") engines[w.serving.engine] = w.serving.step_overhead_source;
+    }
+    for (const RuntimeKind r : runtimes) {
+      const std::string name = std::string("runtime.") + runtime_kind_name(r);
+      for (const char* field : {".startup", ".ioEfficiency", ".transferOverhead"})
+        p.add(name + field, runtime_model(r).source);
+    }
+    for (const auto& [family, source] : engines) p.add("serving." + family + ".hostTime", source);
   }
 
   policy::ClusterView make_view() const {

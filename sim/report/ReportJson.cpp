@@ -235,6 +235,22 @@ json data_movements_json(const ScenarioSpec& spec, const RunResult& run) {
   }
   return out;
 }
+
+// What the run's parameters rest on: counts by provenance, the shares a reader should weigh (fitted:
+// calibrated to a target, not predicted; assumed: no source yet), and those parameters by name.
+json parameter_provenance_json(const ProvenanceSummary& p) {
+  const int total = p.total();
+  const auto share = [total](size_t n) { return total > 0 ? static_cast<double>(n) / total : 0.0; };
+  json by_kind = json::object();
+  for (const auto& [kind, count] : p.by_kind) by_kind[kind] = count;
+  return {{"parameters", total},
+          {"by_kind", by_kind},
+          {"fitted_share", share(p.fitted.size())},
+          {"assumed_share", share(p.assumed.size())},
+          {"fitted_or_assumed_share", share(p.fitted.size() + p.assumed.size())},
+          {"fitted", p.fitted},
+          {"assumed", p.assumed}};
+}
 }  // namespace
 
 std::string report_json(const ScenarioSpec& spec, const RunResult& run, const Analysis& a, const Provenance& p,
@@ -457,6 +473,7 @@ std::string report_json(const ScenarioSpec& spec, const RunResult& run, const An
   json profiles = json::array();
   for (const auto& s : run.profile_sha256) profiles.push_back(s);
   root["hardware_profiles"] = profiles;
+  root["parameter_provenance"] = parameter_provenance_json(run.parameter_provenance);
   if (leakage) root["leakage"] = leakage_json(spec, *leakage);
   // null when the scenario declares no compliance rules (readers tell "not evaluated" from "all passed").
   root["compliance"] = compliance && compliance->configured ? compliance_json(spec, *compliance) : json();

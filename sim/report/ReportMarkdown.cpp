@@ -195,6 +195,18 @@ void leakage_markdown(std::ostringstream& md, const ScenarioSpec& spec, const Le
   }
 }
 
+// One line on what the numbers rest on (report.json parameter_provenance has the names).
+std::string parameter_provenance_line(const ProvenanceSummary& p) {
+  const int total = p.total();
+  if (total == 0) return "";
+  std::string kinds;
+  for (const auto& [kind, count] : p.by_kind)
+    if (count > 0) kinds += (kinds.empty() ? "" : ", ") + std::to_string(count) + " " + kind;
+  const double share = static_cast<double>(p.fitted.size() + p.assumed.size()) / total;
+  return "Parameters behind these numbers: " + std::to_string(total) + " (" + kinds + "); " + pct(share) +
+         " fitted or assumed (report.json `parameter_provenance` names them).\n\n";
+}
+
 }  // namespace
 
 std::string report_markdown(const ScenarioSpec& spec, const RunResult& run, const Analysis& a,
@@ -209,6 +221,7 @@ std::string report_markdown(const ScenarioSpec& spec, const RunResult& run, cons
     md << "Cost over the run: " << two_decimals(a.cost.total) << " (" << two_decimals(a.cost.provisioned_gpu_hours)
        << " GPU-hours provisioned); " << two_decimals(a.cost.allocated) << " charged back to tenants, "
        << two_decimals(a.cost.idle) << " idle.\n\n";
+  md << parameter_provenance_line(run.parameter_provenance);
 
   md << "## Verdict\n\n";
   if (a.slos_missed == 0) {

@@ -190,6 +190,7 @@ struct ServingSpec {
   // batching.engine: the serving engine family whose host time per step applies (hostOverhead: of
   // calibration/serving/targets.yaml); "none": the GPU's time only. Resolved at setup.
   std::string engine = "vllm-v1";
+  std::string step_overhead_source;  // where the family's host time comes from (hostOverhead: source)
   SourceLoc engine_loc;
   double step_overhead_s = 0;
   double gpu_time_share = 1;

@@ -105,16 +105,21 @@ TEST(ServingCli, BadHostOverheadInTheMappingIsExit2AtItsLine) {
   write_text(bad,
              "kind: ServingTargets\n"
              "hostOverhead:\n"
-             "  a: {stepOverhead: 2ms, gpuShare: 0.5, source: x}\n"
-             "  b: {sameAs: c, source: y}\n"
-             "  d: {stepOverhead: 5s, source: z}\n"
-             "engines: {e: {maxNumSeqs: 8, family: a}}\n"
+             "  a: {stepOverhead: 2ms, gpuShare: 0.5, source: (fitted) x}\n"
+             "  b: {sameAs: c, source: (assumed) y}\n"
+             "  d: {stepOverhead: 5s, source: (measured) z}\n"
+             "  e: {stepOverhead: 1ms, source: guessed}\n"
+             "engines: {x: {maxNumSeqs: 8, family: a}}\n"
              "rows: []\n");
   const auto r = run_process({GTW_BINARY, "serving", "--validate", bad, "--targets", TARGETS}, 60);
   EXPECT_EQ(r.exit_code, 2) << r.out;
   EXPECT_NE(r.err.find(bad + ":3:6: error: hostOverhead.a: give exactly one of"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find(bad + ":4:6: error: hostOverhead.b.sameAs: no family 'c'"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find(bad + ":5:21: error: hostOverhead.d.stepOverhead: expected a duration in [0, 1s)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find(bad + ":6:34: error: hostOverhead.e.source: say where the value comes from, starting with its "
+                             "provenance: one of (datasheet), (measured), (derived), (fitted), (assumed)"),
             std::string::npos)
       << r.err;
 }

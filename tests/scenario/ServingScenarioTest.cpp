@@ -201,8 +201,8 @@ TEST(ServingScenario, TheServingExamplesRankTheSharingModesByTheVictimsTtftTail)
 // /dev/zero, an absurd value or an empty one is exit 2 with its location, and nothing is written.
 TEST(ServingScenario, AHostileEngineFileIsExit2AndWritesNothing) {
   TempDir dir;
-  write_text(dir.file("huge.yaml"), "hostOverhead:\n  vllm-v1: {stepOverhead: 1e308s, source: x}\n");
-  write_text(dir.file("empty.yaml"), "hostOverhead:\n  vllm-v1: {gpuShare: , source: x}\n");
+  write_text(dir.file("huge.yaml"), "hostOverhead:\n  vllm-v1: {stepOverhead: 1e308s, source: (assumed) x}\n");
+  write_text(dir.file("empty.yaml"), "hostOverhead:\n  vllm-v1: {gpuShare: , source: (assumed) x}\n");
   const std::string fifo = dir.file("fifo");
   ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
   const std::pair<std::string, std::string> cases[] = {

@@ -317,7 +317,10 @@ TEST(EngineOverhead, TheShippedFamiliesAndALocatedErrorForABadOne) {
   {
     std::FILE* f = std::fopen(bad.c_str(), "w");
     ASSERT_TRUE(f);
-    std::fputs("hostOverhead:\n  a: {stepOverhead: 2ms, gpuShare: 0.5, source: x}\n  b: {sameAs: c, source: y}\n", f);
+    std::fputs(
+        "hostOverhead:\n  a: {stepOverhead: 2ms, gpuShare: 0.5, source: (assumed) x}\n  b: {sameAs: c, source: "
+        "(assumed) y}\n",
+        f);
     std::fclose(f);
   }
   Diagnostics errors;

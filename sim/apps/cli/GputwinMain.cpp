@@ -30,6 +30,7 @@
 #include "ModelCatalogue.hpp"
 #include "OutputName.hpp"
 #include "PackCommand.hpp"
+#include "ParameterProvenance.hpp"
 #include "Placement.hpp"
 #include "RunBudget.hpp"
 #include "ServingCommand.hpp"
@@ -434,6 +435,39 @@ int cmd_profiles() {
   return status;
 }
 
+// gputwin profiles --provenance: where each number of each profile comes from, and the shares a reader should
+// weigh (fitted: chosen to reproduce a target; assumed: awaiting a measurement).
+int cmd_profile_provenance(std::vector<std::string> names) {
+  if (names.empty()) names = available_profiles();
+  int status = EXIT_OK;
+  for (const auto& name : names) {
+    Diagnostics diags;
+    HardwareProfile p;
+    if (!load_profile(name, SourceLoc{}, "", p, diags)) {
+      std::cerr << diags.format_all();
+      status = EXIT_INVALID_INPUT;
+      continue;
+    }
+    ProvenanceSummary summary;
+    for (const auto& [field, source] : p.sources) summary.add(field, source);
+    std::string kinds;
+    for (const auto& kind : provenance_names())
+      if (summary.by_kind[kind] > 0)
+        kinds += (kinds.empty() ? "" : ", ") + std::to_string(summary.by_kind[kind]) + " " + kind;
+    std::printf(
+        "%s (%s): %d parameters: %s; fitted %zu, assumed %zu (%.0f %% fitted or assumed)\n", p.name.c_str(),
+        p.file.c_str(), summary.total(), kinds.c_str(), summary.fitted.size(), summary.assumed.size(),
+        100.0 * static_cast<double>(summary.fitted.size() + summary.assumed.size()) / std::max(1, summary.total()));
+    std::printf("  %-36s %-10s %s\n", "PARAMETER", "KIND", "SOURCE");
+    for (const auto& [field, source] : p.sources) {
+      const auto kind = provenance_of(source);
+      std::printf("  %-36s %-10s %s\n", field.c_str(), kind ? provenance_name(*kind).c_str() : "?", source.c_str());
+    }
+    std::printf("\n");
+  }
+  return status;
+}
+
 // gputwin models: the model catalogue, with what follows from each architecture (docs/models/workloads.md).
 int cmd_models() {
   Diagnostics diags;
@@ -499,6 +533,11 @@ int main(int argc, char** argv) {
   explain_cmd->add_option("field", field, "Field path, 'policies' or 'compliance'")->required();
 
   auto* profiles = app.add_subcommand("profiles", "List the hardware profiles");
+  bool provenance = false;
+  std::vector<std::string> profile_names;
+  profiles->add_flag("--provenance", provenance,
+                     "Each parameter's provenance (datasheet, measured, derived, fitted, assumed) and source");
+  profiles->add_option("name", profile_names, "Profiles to show with --provenance (default: all)");
   auto* models = app.add_subcommand("models", "List the model catalogue (architectures of the served models)");
   const auto test_cmd = cli::register_test_command(app);
   const auto diff_cmd = cli::register_diff_command(app);
@@ -528,7 +567,7 @@ int main(int argc, char** argv) {
     }
     if (*validate) return cmd_validate(file, sets, budget);
     if (*explain_cmd) return cmd_explain(field);
-    if (*profiles) return cmd_profiles();
+    if (*profiles) return provenance ? cmd_profile_provenance(profile_names) : cmd_profiles();
     if (*models) return cmd_models();
     if (*test_cmd.app) return test_cmd.run();
     if (*diff_cmd.app) return diff_cmd.run();
