@@ -414,6 +414,8 @@ Report read_report(const json& root) {
         c.capacity_bps = cap != cj.end() && cap->is_number() ? cap->get<double>() : NO_VALUE;
         const auto bound = cj.find("bound_bits");
         c.bound_bits = bound != cj.end() && bound->is_number() ? bound->get<double>() : NO_VALUE;
+        const auto counted = cj.find("counted");
+        c.counted = counted == cj.end() || !counted->is_boolean() || counted->get<bool>();
         r.leak_channels.push_back(std::move(c));
       }
     if (const auto d = it->find("discrete"); d != it->end() && d->is_array())

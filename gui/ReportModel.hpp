@@ -166,6 +166,7 @@ struct LeakChannel {
   double exposure_s = 0;
   double capacity_bps = NO_VALUE;
   double bound_bits = NO_VALUE;  // NaN when unquantified
+  bool counted = true;           // false: the same measurement counts in another resource's channel of the pair
 };
 
 // One discrete exposure (unscrubbed memory, plaintext on PCIe) of the leakage surface.

@@ -348,7 +348,8 @@ QChart* make_leakage_heatmap(const Report& now, const Report* base, const QStrin
       if (!resource.isEmpty() && q(c.resource) != resource) continue;
       Cell& cell = cells[{c.observer, c.source}];
       cell.open = true;
-      if (std::isfinite(c.bound_bits))
+      // Over every resource a measurement seen through several resources counts once, as in the totals.
+      if (std::isfinite(c.bound_bits) && (c.counted || !resource.isEmpty()))
         cell.bits += c.bound_bits;
       else
         cell.unquantified = true;

@@ -272,6 +272,31 @@ LeakageChannel open_channel(const channel::Catalogue& catalogue, const channel::
   return c;
 }
 
+// One measurement counts once per pair and relation: under MPS the SM, L1, L2 and HBM cells all rest on A1's
+// 4 Mbit/s, which is one receiver probing one sender, not four channels. In each group of open, quantified
+// channels of a pair and relation with the same capacity source, the largest bound counts (ties: the first
+// resource); the others point at it.
+void count_each_measurement_once(std::vector<LeakageChannel>& channels) {
+  std::map<std::tuple<int, int, Mode, std::string>, size_t> carrier;
+  for (size_t i = 0; i < channels.size(); ++i) {
+    auto& c = channels[i];
+    c.counted = true;
+    c.counted_in = c.resource;
+    if (c.state != State::OPEN) continue;
+    const auto [it, first] = carrier.emplace(std::make_tuple(c.observer, c.source, c.mode, c.capacity_source), i);
+    if (first) continue;
+    auto& held = channels[it->second];
+    if (c.bound_bits > held.bound_bits) {
+      held.counted = false;
+      it->second = i;
+    } else {
+      c.counted = false;
+    }
+  }
+  for (auto& c : channels)
+    if (!c.counted) c.counted_in = channels[carrier.at({c.observer, c.source, c.mode, c.capacity_source})].resource;
+}
+
 // The channels (open, and closed by the design) of every co-active pair, sorted by (observer, source, resource,
 // mode).
 void channels(std::map<std::tuple<int, int, Mode>, Merged> merged, const channel::Catalogue& catalogue,
@@ -315,6 +340,7 @@ void channels(std::map<std::tuple<int, int, Mode>, Merged> merged, const channel
   };
   std::sort(rep.channels.begin(), rep.channels.end(), by_key);
   std::sort(rep.closed.begin(), rep.closed.end(), by_key);
+  count_each_measurement_once(rep.channels);
 }
 
 using Handed = std::map<std::tuple<int, int, int, int>, DiscreteExposure>;  // (observer, source, workload, gpu)
@@ -522,10 +548,11 @@ void totals(const ScenarioSpec& spec, LeakageReport& rep) {
   for (const auto& c : rep.channels) {
     ++rep.open_channels;
     if (c.state != State::OPEN) ++rep.unquantified_channels;
+    ++rep.tenants[static_cast<size_t>(c.source)].open_channels_as_source;
+    if (!c.counted) continue;  // its measurement counts in another resource's channel
     rep.total_bits += c.bound_bits;
     rep.tenants[static_cast<size_t>(c.observer)].bits_as_observer += c.bound_bits;
     rep.tenants[static_cast<size_t>(c.source)].bits_as_source += c.bound_bits;
-    ++rep.tenants[static_cast<size_t>(c.source)].open_channels_as_source;
   }
   for (const auto& d : rep.discrete) {
     if (d.closed) continue;
@@ -630,7 +657,7 @@ ModelExposure architecture_exposure(const ScenarioSpec& spec, const LeakageRepor
     const bool here = std::any_of(c.gpus.begin(), c.gpus.end(), [&](int g) { return gpus.count(g); });
     if (!here) continue;
     who.insert(c.observer);
-    x.bits += c.bound_bits;
+    if (c.counted) x.bits += c.bound_bits;
     closers.insert(c.closed_by.begin(), c.closed_by.end());
   }
   x.tenants = tenant_names(spec, who);

@@ -24,7 +24,7 @@ struct IsolationOptions {
   double timer_resolution_s = 0;  // coarser timers: one probe per resolution at most; 0 = native timers
   double query_rate_limit = 0;    // per-client queries/s on inference services; 0 = unlimited
   double noise_injection_s = 0;   // std dev of the delay added to timed operations (lowers replayed attacks)
-  GpuVisibility gpu_visibility = GpuVisibility::NODE;  // ALLOCATED closes channels that need peer access
+  GpuVisibility gpu_visibility = GpuVisibility::ALLOCATED;  // NODE opens channels that need peer access
 };
 IsolationOptions isolation_options(const ScenarioSpec& spec);
 
@@ -52,6 +52,11 @@ struct LeakageChannel {
   std::vector<std::string> closed_by;
   std::vector<std::string> atlas;
   std::vector<int> gpus;  // the source's devices on which the pair met (sorted)
+  /// Whether its bits count in the totals. Channels of one pair and relation whose capacity comes from the
+  /// same measurement (the same published attack, calibration or derivation) are one channel observed through
+  /// several resources: only the largest bound counts, the others name it in `counted_in`.
+  bool counted = true;
+  channel::Resource counted_in = channel::Resource::SM;
 };
 
 /// A channel the design closed while the pair was co-active (what a mitigation removed).

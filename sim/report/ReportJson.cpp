@@ -62,6 +62,8 @@ json leakage_json(const ScenarioSpec& spec, const LeakageReport& l) {
                         {"capacity_bps", quantified ? json(c.capacity_bps) : json(nullptr)},
                         {"bound_bits", quantified ? json(c.bound_bits) : json(nullptr)},
                         {"capacity_source", c.capacity_source},
+                        {"counted", c.counted},
+                        {"same_measurement_as", c.counted ? json(nullptr) : json(channel::resource_name(c.counted_in))},
                         {"gpus", c.gpus}});
   }
   out["channels"] = channels;

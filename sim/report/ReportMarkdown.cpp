@@ -135,7 +135,11 @@ void leakage_markdown(std::ostringstream& md, const ScenarioSpec& spec, const Le
       md << "| " << tenant_of(spec, c.observer) << " <- " << tenant_of(spec, c.source) << " | "
          << channel::resource_description(c.resource) << " | " << channel::mode_name(c.mode) << " | "
          << format_duration(Seconds(c.exposure_s)) << " | " << (q ? rate_text(c.capacity_bps) : "unquantified") << " | "
-         << (q ? bits_text(c.bound_bits) : "-") << " | " << c.capacity_source << " |\n";
+         << (q ? bits_text(c.bound_bits) : "-")
+         << (c.counted
+                 ? std::string()
+                 : std::string(" (same measurement as ") + channel::resource_name(c.counted_in) + ": counted once)")
+         << " | " << c.capacity_source << " |\n";
     }
     if (rows.size() > MAX_ROWS) md << "\n" << rows.size() - MAX_ROWS << " more in report.json.\n";
   }

@@ -337,6 +337,7 @@ struct LeakChannelRow {
   double capacity_bps;
   double bound_bits;
   const char* capacity_source;
+  uint8_t counted;  // 0: its measurement counts in another resource's channel of the pair
 };
 
 struct LeakClosedRow {
@@ -416,7 +417,8 @@ void write_leakage(hid_t root, const LeakageReport& l, hid_t str) {
     const bool q = c.state == State::OPEN;
     channels.push_back({c.observer, c.source, channel::resource_name(c.resource), channel::mode_name(c.mode),
                         channel::state_name(c.state), c.exposure_s, q ? c.bit_rate_bps : nan, q ? c.error_rate : nan,
-                        q ? c.capacity_bps : nan, q ? c.bound_bits : nan, c.capacity_source.c_str()});
+                        q ? c.capacity_bps : nan, q ? c.bound_bits : nan, c.capacity_source.c_str(),
+                        static_cast<uint8_t>(c.counted ? 1 : 0)});
   }
   const hid_t i32 = H5T_NATIVE_INT32, f64 = H5T_NATIVE_DOUBLE, u8 = H5T_NATIVE_UINT8;
   const hid_t fi32 = H5T_STD_I32LE, ff64 = H5T_IEEE_F64LE, fu8 = H5T_STD_U8LE;
@@ -426,7 +428,7 @@ void write_leakage(hid_t root, const LeakageReport& l, hid_t str) {
                GTW_FIELD(LeakChannelRow, state, str, str), GTW_FIELD(LeakChannelRow, exposure_s, f64, ff64),
                GTW_FIELD(LeakChannelRow, bit_rate_bps, f64, ff64), GTW_FIELD(LeakChannelRow, error_rate, f64, ff64),
                GTW_FIELD(LeakChannelRow, capacity_bps, f64, ff64), GTW_FIELD(LeakChannelRow, bound_bits, f64, ff64),
-               GTW_FIELD(LeakChannelRow, capacity_source, str, str)});
+               GTW_FIELD(LeakChannelRow, capacity_source, str, str), GTW_FIELD(LeakChannelRow, counted, u8, fu8)});
   std::vector<LeakClosedRow> closed;
   for (const auto& c : l.closed)
     closed.push_back({c.observer, c.source, channel::resource_name(c.resource), channel::mode_name(c.mode),

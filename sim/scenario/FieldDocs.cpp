@@ -556,11 +556,12 @@ const std::vector<FieldDoc>& field_docs() {
        "not served. Applies to other tenants' clients (queryExtraction attackers), not to the service's own "
        "arrivals."},
       {"spec.policies.isolation.gpuVisibility", "enum: node|allocated",
-       "Which GPUs of its node a tenant's processes can see. node (default, conservative): every GPU of the node "
-       "(bare metal, no device cgroup), so a spy can enable CUDA peer access to a neighbour's GPU and prime+probe "
-       "its L2 over NVLink (A4). allocated: only the GPUs allocated to the tenant (Kubernetes NVIDIA device "
-       "plugin, CUDA_VISIBLE_DEVICES with cgroup device isolation, one VM per GPU): closes the cross-GPU L2 "
-       "channel; NVLink and PCIe contention stay open (they need only the spy's own GPUs)."},
+       "Which GPUs of its node a tenant's processes can see. allocated (default): only the GPUs allocated to the "
+       "tenant, as the Kubernetes NVIDIA device plugin deploys them (NVIDIA_VISIBLE_DEVICES with cgroup device "
+       "isolation; one VM per GPU): the cross-GPU L2 channel (A4) is closed; NVLink and PCIe contention stay open "
+       "(they need only the spy's own GPUs). node: every GPU of the node (bare metal or a batch scheduler "
+       "without device cgroups), so a spy can enable CUDA peer access to a neighbour's GPU and prime+probe its "
+       "L2 over NVLink (A4)."},
 
   };
   return docs;

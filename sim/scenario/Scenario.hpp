@@ -380,7 +380,8 @@ const std::vector<std::string>& gpu_visibility_names();
 
 /// Isolation mitigations in force (spec.policies.isolation; docs/models/leakage.md, "Mitigations").
 struct IsolationPolicySpec {
-  GpuVisibility gpu_visibility = GpuVisibility::NODE;  // conservative: a neighbour's GPU is reachable
+  // The device plugin's isolation (docs/models/leakage.md, "Exposure", step 5); `node` for bare metal.
+  GpuVisibility gpu_visibility = GpuVisibility::ALLOCATED;
   bool scrub_on_free = false;     // freed device memory is overwritten (HBM write time) before reuse
   Seconds timer_resolution{0};    // coarsest timer a tenant can read; 0 = native timers
   Seconds noise_injection{0};     // std dev of random delay added to every timed operation a tenant sees

@@ -130,12 +130,26 @@ TEST(LeakageExposure, OverlapOnAnMpsGpuIsExactAndBoundIsCapacityTimesExposure) {
   ASSERT_NE(back, nullptr);
   EXPECT_DOUBLE_EQ(back->exposure_s, 10.0);
   for (const auto& c : r.channels) EXPECT_NE(c.observer, c.source);
-  // Totals are the sums of the bounds.
-  double sum = 0;
-  for (const auto& c : r.channels) sum += c.bound_bits;
-  EXPECT_DOUBLE_EQ(r.total_bits, sum);
+  // SM, L1, L2 and HBM under MPS all rest on A1's one measurement: one receiver probing one sender. It counts
+  // once, in the first resource; the others point at it.
+  for (const Resource res : {Resource::L1, Resource::L2, Resource::HBM}) {
+    const auto* c = find(r, a, b, res, Mode::MPS);
+    ASSERT_NE(c, nullptr);
+    EXPECT_DOUBLE_EQ(c->bound_bits, 4e7) << "its own bound is kept";
+    EXPECT_FALSE(c->counted);
+    EXPECT_EQ(c->counted_in, Resource::SM);
+  }
+  EXPECT_TRUE(sm->counted);
+  // Totals are the sums of the counted bounds.
+  double counted = 0, all = 0;
+  for (const auto& c : r.channels) {
+    all += c.bound_bits;
+    if (c.counted) counted += c.bound_bits;
+  }
+  EXPECT_DOUBLE_EQ(r.total_bits, counted);
+  EXPECT_LE(r.total_bits, all - 2 * 3 * 4e7) << "three A1 channels per direction not counted again";
   EXPECT_DOUBLE_EQ(
-      r.tenants[static_cast<size_t>(a)].bits_as_observer + r.tenants[static_cast<size_t>(b)].bits_as_observer, sum);
+      r.tenants[static_cast<size_t>(a)].bits_as_observer + r.tenants[static_cast<size_t>(b)].bits_as_observer, counted);
 }
 
 TEST(LeakageExposure, TimeSlicesAreJoinedAcrossOneRoundOfTheOthers) {

@@ -4,8 +4,10 @@
 #include <gtest/gtest.h>
 #include <hdf5.h>
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <tuple>
 
 #include "Subprocess.hpp"
 
@@ -163,6 +165,35 @@ TEST(LeakageCli, ProfileChannelsCalibrateTheRun) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("H100-80GB-SXM.yaml:"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("spec.channels[0].probeRate"), std::string::npos) << r.err;
+}
+
+// A measurement seen through several resources counts once per pair and relation (docs/models/leakage.md):
+// under MPS the SM, L1, L2 and HBM channels all rest on A1; report.json keeps each channel's own bound and
+// says which one carries the bits; the totals add the carriers only.
+TEST(LeakageCli, OneMeasurementCountsOncePerPairAndRelation) {
+  TempDir dir;
+  const std::string out = run_example(dir, "mps", "json,md");
+  const json l = leakage_of(out);
+  std::map<std::tuple<std::string, std::string, std::string, std::string>, int> carriers;
+  double counted = 0;
+  int not_counted = 0;
+  for (const auto& c : l["channels"]) {
+    if (c["state"] != "open") continue;
+    const auto key = std::make_tuple(c["observer"].get<std::string>(), c["source"].get<std::string>(),
+                                     c["mode"].get<std::string>(), c["capacity_source"].get<std::string>());
+    if (c["counted"].get<bool>()) {
+      ++carriers[key];
+      counted += c["bound_bits"].get<double>();
+      EXPECT_TRUE(c["same_measurement_as"].is_null());
+    } else {
+      ++not_counted;
+      EXPECT_TRUE(c["same_measurement_as"].is_string()) << c.dump();
+    }
+  }
+  for (const auto& [key, n] : carriers) EXPECT_EQ(n, 1) << std::get<3>(key);
+  EXPECT_GT(not_counted, 0) << "the MPS channels of A1 share one measurement";
+  EXPECT_NEAR(l["totals"]["bits"].get<double>(), counted, 1e-9 * counted);
+  EXPECT_NE(read_text(out + "/report.md").find("counted once)"), std::string::npos);
 }
 
 TEST(LeakageCli, SameSeedSameLeakageSection) {
