@@ -36,17 +36,29 @@ constexpr const char* MODE_NAMES[] = {"exclusive", "timeSlicing",  "mps",       
 const std::vector<Measurement>& published_measurements() {
   static const std::vector<Measurement> m = {
       {"A1", "Constructing and Characterizing Covert Channels on GPGPUs, MICRO 2017: error-free > 4 Mbps",
-       "3 NVIDIA GPUs (Kepler, Maxwell, Pascal)", 4e6, 1, 0, true},
+       "3 NVIDIA GPUs (Kepler, Maxwell, Pascal)", 4e6, 1, 0, true, true,
+       "taken as is: co-resident kernels share the same structures (functional units, warp schedulers, L1 and "
+       "constant caches, L2, DRAM) on every NVIDIA GPU since, and the probe loops run at SM clocks of the same "
+       "order (1.5-1.9 GHz then, 1.4-2.0 GHz on A100/H100/H200); not re-measured there"},
       {"A4", "Spy in the GPU-box, arXiv 2203.15981: remote L2 covert channel over NVLink, best 3.95 MB/s", "DGX-1 V100",
-       3.95e6 * 8, 1, 0, false},
+       3.95e6 * 8, 1, 0, false, true,
+       "taken as is on NVLink-connected GPUs with peer access: the attack needs only peer access and the victim "
+       "GPU's L2; the larger L2 of later GPUs (40-60 MB against 6 MB) needs more probe work per set and their "
+       "faster links shorten each probe, neither modelled; not re-measured there"},
       {"A5", "Beyond the Bridge, arXiv 2404.03877: NVLink contention covert channel 45.5 kbps at 3.22% error", "V100",
-       45.5e3, 1, 0.0322, true},
+       45.5e3, 1, 0.0322, true, true,
+       "taken as is on NVLink-connected GPUs: congesting a link the spy shares needs no permission; faster links "
+       "need more traffic to congest and shorten each probe, neither modelled; not re-measured there"},
       {"A5-published", "Beyond the Bridge, published version (per pnnl.gov): NVLink covert channel 33 kbps", "V100",
-       33e3, 1, 0, false},
+       33e3, 1, 0, false, true, "taken as is on NVLink-connected GPUs (as A5)"},
       {"A6", "NVBleed, arXiv 2503.17847: NVLink covert channel > 70 kbps at 4.78% error", "NVLink (incl. GCP VMs)",
-       70e3, 1, 0.0478, true},
+       70e3, 1, 0.0478, true, true,
+       "taken as is on NVLink-connected GPUs: the paper does not tie the rate to one GPU product (cloud VMs "
+       "included)"},
       {"A17", "PCIe timing channel GPU-FPGA (Ali, Khaliq, Khan), ISQED 2022: 13.02 kbps", "shared host PCIe", 13.02e3,
-       1, 0, false},
+       1, 0, false, true,
+       "taken as is for any GPU on a shared host PCIe path: the channel is the host's PCIe and memory path, not "
+       "the accelerator; the PCIe generation is not modelled"},
   };
   return m;
 }
@@ -127,6 +139,35 @@ double Calibration::effective_error() const {
 
 double leftover_local_bytes(int compute_units, double local_memory_per_unit) {
   return static_cast<double>(compute_units) * local_memory_per_unit;
+}
+
+bool Measurement::measured_on(const std::string& product) const {
+  if (product.empty()) return true;
+  const std::string family = product.substr(0, product.find('-'));  // H100-80GB-SXM -> H100
+  return !family.empty() && hardware.find(family) != std::string::npos;
+}
+
+ChannelRate measurement_rate(const Measurement& m, const std::string& product) {
+  ChannelRate out;
+  out.measured_on = m.hardware;
+  out.transfer_rule = m.transfer_rule;
+  out.source = m.id + ": " + m.source + (m.error_reported ? "" : " (no error rate published: 0 assumed)") +
+               " [measured on " + m.hardware;
+  if (m.measured_on(product)) {
+    out.source += "]";
+  } else {
+    out.source += (m.transferable ? "; taken as is on " : "; not transferable to ") + product + "]";
+    if (!m.transferable) {
+      out.state = State::OPEN_UNQUANTIFIED;
+      out.source += ": " + m.transfer_rule;
+      return out;
+    }
+  }
+  out.state = State::OPEN;
+  out.probe_rate = m.probe_rate;
+  out.bits_per_probe = m.bits_per_probe;
+  out.error_rate = m.error_rate;
+  return out;
 }
 
 const Measurement& published(const std::string& id) {
@@ -320,10 +361,8 @@ ChannelRate Catalogue::rate(Resource r, Mode m, const std::string& product, doub
     const auto best =
         std::max_element(c.measurements.begin(), c.measurements.end(),
                          [](const Measurement& a, const Measurement& b) { return a.capacity() < b.capacity(); });
-    out.probe_rate = best->probe_rate;
-    out.bits_per_probe = best->bits_per_probe;
-    out.error_rate = best->error_rate;
-    out.source = best->id + ": " + best->source + (best->error_reported ? "" : " (no error rate published: 0 assumed)");
+    out = measurement_rate(*best, product);
+    if (out.state != State::OPEN) return out;
   } else {
     out.state = State::OPEN_UNQUANTIFIED;
     out.source = c.reason;

@@ -62,6 +62,14 @@ struct Measurement {
   double bits_per_probe = 1;   // symbols decoded per probe
   double error_rate = 0;       // bit error probability
   bool error_reported = true;  // false: the source gives no error rate; 0 is assumed (an upper bound)
+  /// How the number carries over to a GPU product it was not measured on (`hardware` does not name it):
+  /// `transferable` with the stated rule (taken as is, and why), or not: then the channel is open but
+  /// unquantified on that product, with the rule as the reason.
+  bool transferable = true;
+  std::string transfer_rule;
+  /// Whether `product` (a hardware profile name, H100-80GB-SXM) is one it was measured on: `hardware` names
+  /// its family (H100).
+  bool measured_on(const std::string& product) const;
   /// Raw signalling rate, bits/s: what papers report as the channel's bandwidth.
   double bit_rate() const { return probe_rate * bits_per_probe; }
   double capacity() const { return bsc_capacity(probe_rate, bits_per_probe, error_rate); }
@@ -90,10 +98,16 @@ struct ChannelRate {
   double probe_rate = 0;
   double bits_per_probe = 0;
   double error_rate = 0;
-  double bit_rate = 0;      // probe_rate x bits_per_probe
-  double capacity_bps = 0;  // bit_rate x (1 - H(error_rate))
-  std::string source;       // where the numbers come from
+  double bit_rate = 0;        // probe_rate x bits_per_probe
+  double capacity_bps = 0;    // bit_rate x (1 - H(error_rate))
+  std::string source;         // where the numbers come from
+  std::string measured_on;    // a published measurement's platform (empty for calibrated and derived rates)
+  std::string transfer_rule;  // how it carries over to products it was not measured on
 };
+
+/// A published measurement's rate on `product` (empty: any): as measured on its platform, carried over by
+/// its transfer rule to another product, or open-unquantified where it does not transfer.
+ChannelRate measurement_rate(const Measurement& m, const std::string& product);
 
 /// Calibrated values for one (product, resource, mode): from a hardware profile's `spec.channels`
 /// or the API. The error is either given, or derived from the signal and noise of the probe.

@@ -740,6 +740,10 @@ std::vector<CatalogueEntry> catalogue_entries(const channel::Catalogue& catalogu
         e.capacity_bps = rate.capacity_bps;
         e.source =
             cell.probe_per_time_slice ? "(derived) 1 / time slice of the GPU, one bit per context switch" : rate.source;
+        if (!cell.probe_per_time_slice) {
+          e.measured_on = rate.measured_on;
+          e.transfer_rule = rate.transfer_rule;
+        }
       }
       out.push_back(std::move(e));
     }

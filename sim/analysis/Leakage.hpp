@@ -130,6 +130,8 @@ struct CatalogueEntry {
   double error_rate = 0;
   double capacity_bps = 0;
   std::string source;
+  std::string measured_on;    // the published measurement's platform (empty: derived or calibrated)
+  std::string transfer_rule;  // how it carries over to the GPUs of the run (docs/models/leakage.md)
   std::string reason;
   std::vector<std::string> closed_by;
   std::vector<std::string> atlas;

@@ -136,6 +136,8 @@ json leakage_json(const ScenarioSpec& spec, const LeakageReport& l) {
                          {"error_rate", rated ? json(e.error_rate) : json(nullptr)},
                          {"capacity_bps", rated ? json(e.capacity_bps) : json(nullptr)},
                          {"source", e.source},
+                         {"measured_on", e.measured_on},
+                         {"transfer_rule", e.transfer_rule},
                          {"reason", e.reason},
                          {"closed_by", e.closed_by},
                          {"atlas", e.atlas}});

@@ -146,6 +146,37 @@ TEST(ChannelCatalogue, EveryCellSaysWhyAndEveryRateHasASource) {
     }
 }
 
+// Every published number says where it was measured and how it carries over to the products the twin
+// profiles (docs/models/leakage.md, "Transfer to other GPUs"); one that does not transfer is open but
+// unquantified there, not a number.
+TEST(ChannelCatalogue, EachMeasurementNamesItsPlatformAndItsTransferRule) {
+  for (const auto& row : cat().cells())
+    for (const Cell& c : row)
+      for (const auto& m : c.measurements) {
+        EXPECT_FALSE(m.hardware.empty()) << m.id;
+        EXPECT_FALSE(m.transfer_rule.empty()) << m.id;
+      }
+  const auto a1 = cat().rate(Resource::L2, Mode::MPS, "H100-80GB-SXM", 0);
+  EXPECT_EQ(a1.state, State::OPEN);
+  EXPECT_EQ(a1.measured_on, "3 NVIDIA GPUs (Kepler, Maxwell, Pascal)");
+  EXPECT_NE(a1.source.find("[measured on 3 NVIDIA GPUs (Kepler, Maxwell, Pascal); taken as is on H100-80GB-SXM]"),
+            std::string::npos)
+      << a1.source;
+  EXPECT_NE(a1.transfer_rule.find("taken as is"), std::string::npos);
+
+  Measurement v100{"X1", "a V100-only channel", "DGX-1 V100", 1000, 1, 0, true, false, "relies on V100's scheduler"};
+  EXPECT_TRUE(v100.measured_on("V100-32GB"));
+  EXPECT_FALSE(v100.measured_on("H100-80GB-SXM"));
+  const auto same = measurement_rate(v100, "V100-32GB");
+  EXPECT_EQ(same.state, State::OPEN);
+  EXPECT_DOUBLE_EQ(same.probe_rate, 1000);
+  const auto other = measurement_rate(v100, "H100-80GB-SXM");
+  EXPECT_EQ(other.state, State::OPEN_UNQUANTIFIED);
+  EXPECT_EQ(other.probe_rate, 0);
+  EXPECT_NE(other.source.find("not transferable to H100-80GB-SXM]: relies on V100's scheduler"), std::string::npos)
+      << other.source;
+}
+
 TEST(ChannelCatalogue, PerSliceChannelsFollowTheTimeSliceAndTimersCapTheRate) {
   // One observation per context switch: 2 ms quanta give 500 probes/s, 10 ms give 100.
   EXPECT_DOUBLE_EQ(cat().rate(Resource::L2, Mode::TIME_SLICING, "H100-80GB-SXM", 0.002).capacity_bps, 500);

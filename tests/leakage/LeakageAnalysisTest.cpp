@@ -223,7 +223,9 @@ TEST(LeakageExposure, ExclusiveGpusShareNoSmOrL2OnTheGpuAndNothingAcrossNodes) {
   s.busy(g0, a, 0, 10);
   s.busy(g1, b, 0, 10);
   s.busy(g2, c, 0, 10);
-  const auto r = s.analyse();
+  IsolationOptions bare_metal;  // every GPU of the node visible: the remote L2 channel needs it
+  bare_metal.gpu_visibility = GpuVisibility::NODE;
+  const auto r = s.analyse(bare_metal);
   for (const auto& ch : r.channels) {
     EXPECT_NE(ch.mode, Mode::EXCLUSIVE);
     EXPECT_NE(ch.resource, Resource::SM);
@@ -235,6 +237,10 @@ TEST(LeakageExposure, ExclusiveGpusShareNoSmOrL2OnTheGpuAndNothingAcrossNodes) {
   ASSERT_NE(l2, nullptr);
   EXPECT_DOUBLE_EQ(l2->bound_bits, 3.95e6 * 8 * 10);
   ASSERT_NE(find(r, a, b, Resource::NVLINK, Mode::SEPARATE_GPUS), nullptr);
+  // With device isolation (the default) the remote L2 channel is closed and NVLink contention stays.
+  const auto isolated = s.analyse();
+  EXPECT_EQ(find(isolated, a, b, Resource::L2, Mode::SEPARATE_GPUS), nullptr);
+  ASSERT_NE(find(isolated, a, b, Resource::NVLINK, Mode::SEPARATE_GPUS), nullptr);
   // Another node: no GPU, PCIe or NVLink channel (fabric and storage have no capacity, not enumerated).
   for (const auto& ch : r.channels) {
     EXPECT_NE(ch.observer, c);
