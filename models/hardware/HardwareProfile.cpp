@@ -88,10 +88,9 @@ SourceLoc mark_loc(const std::string& file, const YAML::Node& n) {
 // otherwise.
 bool check_provenance(const YAML::Node& source, const std::string& file, const std::string& path, Diagnostics& diags) {
   if (provenance_of(source.Scalar())) return true;
-  std::string valid;
-  for (const auto& name : provenance_names()) valid += (valid.empty() ? "" : ", ") + ("(" + name + ")");
   diags.error(mark_loc(file, source), path + ".source",
-              "must start with its provenance, one of " + valid + "; got \"" + source.Scalar().substr(0, 40) + "\"");
+              "must start with its provenance, one of " + provenance_markers() + "; got \"" +
+                  source.Scalar().substr(0, 40) + "\"");
   return false;
 }
 

@@ -69,10 +69,8 @@ bool read_family(const YAML::Node& v, const std::string& file, const std::string
   }
   e.source = v["source"] && v["source"].IsScalar() ? v["source"].as<std::string>("") : "";
   if (!provenance_of(e.source)) {
-    std::string valid;
-    for (const auto& name : provenance_names()) valid += (valid.empty() ? "" : ", ") + ("(" + name + ")");
     diags.error(v["source"] ? loc_of(file, v["source"]) : e.loc, field + ".source",
-                "say where the value comes from, starting with its provenance: one of " + valid);
+                "say where the value comes from, starting with its provenance: one of " + provenance_markers());
     ok = false;
   }
   if (v["sameAs"]) {

@@ -14,6 +14,12 @@ const std::string& provenance_name(ProvenanceKind p) {
   return provenance_names()[static_cast<size_t>(p)];
 }
 
+std::string provenance_markers() {
+  std::string out;
+  for (const auto& name : provenance_names()) out += (out.empty() ? "(" : ", (") + name + ")";
+  return out;
+}
+
 std::optional<ProvenanceKind> provenance_of(const std::string& source) {
   if (source.size() < 3 || source[0] != '(') return std::nullopt;
   const size_t end = source.find_first_of(",)");

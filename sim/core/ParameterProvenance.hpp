@@ -23,6 +23,8 @@ enum class ProvenanceKind {
 /// scenario.
 const std::vector<std::string>& provenance_names();
 const std::string& provenance_name(ProvenanceKind p);
+/// "(datasheet), (measured), ..., (scenario)": the valid markers, for error messages.
+std::string provenance_markers();
 /// The kind a source starts with; `(assumption)` is read as assumed. Nothing when the source does not start
 /// with one of provenance_names() in parentheses.
 std::optional<ProvenanceKind> provenance_of(const std::string& source);
