@@ -98,21 +98,20 @@ void leakage_markdown(std::ostringstream& md, const ScenarioSpec& spec, const Le
   md << l.open_channels << " open channel(s) between tenants (" << l.unquantified_channels
      << " without a published capacity); bound " << bits_text(l.total_bits) << " over the run; "
      << format_bytes(Bytes(l.total_bytes)) << " of discrete exposure (unscrubbed memory, plaintext transfers).";
-  const bool allocated_only = l.options.gpu_visibility == GpuVisibility::ALLOCATED;
-  if (l.options.scrub_on_free || l.options.timer_resolution_s > 0 || l.options.query_rate_limit > 0 ||
-      l.options.noise_injection_s > 0 || allocated_only)
-    md << " Mitigations beyond the sharing modes: "
-       << (l.options.scrub_on_free ? "scrub on free (" + format_bytes(Bytes(l.scrubbed_bytes)) + " overwritten in " +
-                                         format_duration(Seconds(l.scrub_seconds)) + " of HBM time); "
-                                   : "")
-       << (l.options.timer_resolution_s > 0
-               ? "timer resolution " + format_duration(Seconds(l.options.timer_resolution_s)) + "; "
-               : "")
-       << (l.options.noise_injection_s > 0
-               ? "noise injection " + format_duration(Seconds(l.options.noise_injection_s)) + "; "
-               : "")
-       << (allocated_only ? "GPU visibility: allocated GPUs only (no peer access to other tenants' GPUs); " : "")
-       << (l.options.query_rate_limit > 0 ? "query rate limit" : "") << ".";
+  // The isolation settings in force, joined with "; " (device isolation is the default, said all the same).
+  std::vector<std::string> settings;
+  if (l.options.scrub_on_free)
+    settings.push_back("scrub on free (" + format_bytes(Bytes(l.scrubbed_bytes)) + " overwritten in " +
+                       format_duration(Seconds(l.scrub_seconds)) + " of HBM time)");
+  if (l.options.timer_resolution_s > 0)
+    settings.push_back("timer resolution " + format_duration(Seconds(l.options.timer_resolution_s)));
+  if (l.options.noise_injection_s > 0)
+    settings.push_back("noise injection " + format_duration(Seconds(l.options.noise_injection_s)));
+  settings.push_back(l.options.gpu_visibility == GpuVisibility::ALLOCATED
+                         ? "GPU visibility: allocated GPUs only (no peer access to other tenants' GPUs)"
+                         : "GPU visibility: every GPU of the node (peer access to other tenants' GPUs)");
+  if (l.options.query_rate_limit > 0) settings.push_back("query rate limit");
+  md << " Isolation settings: " << join(settings, "; ") << ".";
   md << " Formulas and limits: docs/models/leakage.md.\n\n";
 
   md << "| tenant | can learn (as observer) | exposed (as source) | bytes received | bytes exposed |\n";
