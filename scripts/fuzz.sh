@@ -5,7 +5,10 @@
 # seed cut to 64 KiB). Exits non-zero on any finding: a regression that still fails, or a crash, leak,
 # timeout or out-of-memory found now (artifacts in build-fuzz/findings/<target>/).
 #
-#   scripts/fuzz.sh                      every target, 60 s each (what CI runs)
+#   scripts/fuzz.sh --ci                 what CI runs: every target deterministically (seed 1, a fixed number of
+#                                        executions per target, about a minute each, from a fresh corpus), so a
+#                                        CI finding reproduces here with the same command
+#   scripts/fuzz.sh                      every target, 60 s each (exploratory: differs from run to run)
 #   scripts/fuzz.sh --time 600 csv       one target, 10 minutes
 #   scripts/fuzz.sh --runs 1000000       every target, 1,000,000 executions each (no time limit)
 #   scripts/fuzz.sh --keep-going ...     fork mode: keep fuzzing after a crash, timeout or OOM (local runs)
@@ -26,6 +29,7 @@ time_s=""
 runs=""
 keep_going=0
 do_build=1
+ci=0
 targets=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -35,6 +39,7 @@ while [ $# -gt 0 ]; do
     --runs=*) runs=${1#--runs=}; shift ;;
     --keep-going) keep_going=1; shift ;;
     --no-build) do_build=0; shift ;;
+    --ci) ci=1; shift ;;
     -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "fuzz.sh: unknown option $1" >&2; exit 2 ;;
     *) targets+=("$1"); shift ;;
@@ -44,8 +49,20 @@ done
 for t in "${targets[@]}"; do
   case " ${all_targets[*]} " in *" $t "*) ;; *) echo "fuzz.sh: unknown target '$t' (${all_targets[*]})" >&2; exit 2 ;; esac
 done
-# Bounded by time unless only --runs was given.
-if [ -z "$time_s" ] && [ -z "$runs" ]; then time_s=60; fi
+# Bounded by time unless only --runs (or --ci) was given.
+if [ -z "$time_s" ] && [ -z "$runs" ] && [ $ci = 0 ]; then time_s=60; fi
+
+# --ci: executions per target, about a minute each on a CI machine (CI measured 1,200 / 800 / 260 / 15,500
+# exec/s for scenario / nvidia-smi / csv / audit); a 5-minute cap per target guards a slower machine (then the
+# run is no longer the same as CI's, and the summary says it stopped on time).
+ci_runs() {
+  case "$1" in
+    scenario) echo 60000 ;;
+    nvidia-smi) echo 40000 ;;
+    csv) echo 12000 ;;
+    audit) echo 600000 ;;
+  esac
+}
 
 # Largest input per target: the biggest seeds fit (scenario files are a few KiB); the CSV readers take 8 KiB (a 64 KiB seed
 # is read cut to it: larger inputs only repeat rows and slow the fuzzer tenfold).
@@ -134,9 +151,14 @@ for t in "${targets[@]}"; do
         -artifact_prefix="$findings/")
   [ -z "$time_s" ] || args+=(-max_total_time="$time_s")
   [ -z "$runs" ] || args+=(-runs="$runs")
+  if [ $ci = 1 ]; then
+    # The same inputs every time: a fixed seed, a fixed budget, and no corpus left by an earlier run.
+    rm -rf "$corpus/work" && mkdir -p "$corpus/work"
+    args+=(-seed=1 -runs="$(ci_runs "$t")" -max_total_time=300)
+  fi
   [ ! -f "$root/tests/fuzz/dicts/$t.dict" ] || args+=(-dict="$root/tests/fuzz/dicts/$t.dict")
   [ $keep_going = 0 ] || args+=(-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1)
-  echo "== fuzz $t: $n seeds, $regressions regression(s), ${time_s:+${time_s} s}${time_s:+${runs:+, }}${runs:+$runs runs}"
+  echo "== fuzz $t: $n seeds, $regressions regression(s), ${time_s:+${time_s} s}${time_s:+${runs:+, }}${runs:+$runs runs}$([ $ci = 0 ] || echo "seed 1, $(ci_runs "$t") runs")"
   before=$(find "$findings" -maxdepth 1 -type f \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \) | wc -l)
   rc=0
   "$exe" "${args[@]}" "$corpus/work" "$corpus/seeds" > "$findings/fuzz.log" 2>&1 || rc=$?
