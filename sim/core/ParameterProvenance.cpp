@@ -38,6 +38,21 @@ int ProvenanceSummary::total() const {
   return n;
 }
 
+std::string ProvenanceSummary::describe() const {
+  std::string out;
+  for (const auto& kind : provenance_names()) {
+    const auto it = by_kind.find(kind);
+    if (it != by_kind.end() && it->second > 0)
+      out += (out.empty() ? "" : ", ") + std::to_string(it->second) + " " + kind;
+  }
+  return out;
+}
+
+double ProvenanceSummary::fitted_or_assumed_share() const {
+  const int n = total();
+  return n > 0 ? static_cast<double>(fitted.size() + assumed.size()) / n : 0.0;
+}
+
 void ProvenanceSummary::add(const std::string& parameter, const std::string& source) {
   if (by_kind.empty())
     for (const auto& name : provenance_names()) by_kind[name] = 0;

@@ -37,6 +37,10 @@ struct ProvenanceSummary {
   std::vector<std::string> assumed;
   int total() const;
   void add(const std::string& parameter, const std::string& source);
+  /// "12 datasheet, 4 measured, 1 derived, 2 fitted, 4 assumed": the kinds present, in provenance order.
+  std::string describe() const;
+  /// Share of the parameters that are fitted or assumed (0 without parameters).
+  double fitted_or_assumed_share() const;
 };
 
 }  // namespace gtw

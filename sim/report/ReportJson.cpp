@@ -251,7 +251,7 @@ json parameter_provenance_json(const ProvenanceSummary& p) {
           {"by_kind", by_kind},
           {"fitted_share", share(p.fitted.size())},
           {"assumed_share", share(p.assumed.size())},
-          {"fitted_or_assumed_share", share(p.fitted.size() + p.assumed.size())},
+          {"fitted_or_assumed_share", p.fitted_or_assumed_share()},
           {"fitted", p.fitted},
           {"assumed", p.assumed}};
 }

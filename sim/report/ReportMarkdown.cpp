@@ -200,14 +200,9 @@ void leakage_markdown(std::ostringstream& md, const ScenarioSpec& spec, const Le
 
 // One line on what the numbers rest on (report.json parameter_provenance has the names).
 std::string parameter_provenance_line(const ProvenanceSummary& p) {
-  const int total = p.total();
-  if (total == 0) return "";
-  std::string kinds;
-  for (const auto& [kind, count] : p.by_kind)
-    if (count > 0) kinds += (kinds.empty() ? "" : ", ") + std::to_string(count) + " " + kind;
-  const double share = static_cast<double>(p.fitted.size() + p.assumed.size()) / total;
-  return "Parameters behind these numbers: " + std::to_string(total) + " (" + kinds + "); " + pct(share) +
-         " fitted or assumed (report.json `parameter_provenance` names them).\n\n";
+  if (p.total() == 0) return "";
+  return "Parameters behind these numbers: " + std::to_string(p.total()) + " (" + p.describe() + "); " +
+         pct(p.fitted_or_assumed_share()) + " fitted or assumed (report.json `parameter_provenance` names them).\n\n";
 }
 
 }  // namespace

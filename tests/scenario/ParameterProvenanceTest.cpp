@@ -35,6 +35,9 @@ TEST(ParameterProvenance, TheKindIsTheSourcesFirstWordInParentheses) {
   EXPECT_EQ(s.by_kind.at("measured"), 0);
   EXPECT_EQ(s.fitted, std::vector<std::string>{"a"});
   EXPECT_EQ(s.assumed, std::vector<std::string>{"b"});
+  EXPECT_EQ(s.describe(), "1 datasheet, 1 fitted, 1 assumed") << "provenance order, kinds present only";
+  EXPECT_DOUBLE_EQ(s.fitted_or_assumed_share(), 2.0 / 3);
+  EXPECT_DOUBLE_EQ(ProvenanceSummary{}.fitted_or_assumed_share(), 0);
 }
 
 TEST(ParameterProvenance, ProfilesListEachParametersKindAndEveryShippedOneHasOne) {

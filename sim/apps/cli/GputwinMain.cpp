@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <optional>
 #include <regex>
@@ -410,35 +411,9 @@ int cmd_explain(const std::string& what) {
   return EXIT_OK;
 }
 
-int cmd_profiles() {
-  std::printf("%-18s %-36s %5s %9s %11s %14s %8s  %s\n", "NAME", "PRODUCT", "SMS", "MEMORY", "HBM", "FP16 TENSOR",
-              "TDP", "MODES");
-  int status = EXIT_OK;
-  for (const auto& name : available_profiles()) {
-    Diagnostics diags;
-    HardwareProfile p;
-    if (!load_profile(name, SourceLoc{}, "", p, diags)) {
-      std::cerr << diags.format_all();
-      status = EXIT_INVALID_INPUT;
-      continue;
-    }
-    std::string modes = "exclusive timeSlicing mps vgpu";
-    if (p.mig) modes += " mig(" + std::to_string(p.mig->profiles.size()) + " profiles)";
-    if (p.confidential) modes += " confidential";
-    std::printf("%-18s %-36s %5d %9s %11s %9.1f TF/s %6.0f W  %s\n", p.name.c_str(), p.product.c_str(), p.sms,
-                (std::to_string(static_cast<long>(std::lround(p.memory.value / 1e9))) + " GB").c_str(),
-                format_bandwidth(p.hbm_bandwidth).c_str(), p.fp16_tensor.value / 1e12, p.tdp_watts, modes.c_str());
-  }
-  std::printf("\nSearch path:");
-  for (const auto& d : profile_search_path()) std::printf(" %s", d.c_str());
-  std::printf("\n");
-  return status;
-}
-
-// gputwin profiles --provenance: where each number of each profile comes from, and the shares a reader should
-// weigh (fitted: chosen to reproduce a target; assumed: awaiting a measurement).
-int cmd_profile_provenance(std::vector<std::string> names) {
-  if (names.empty()) names = available_profiles();
+// Loads each named profile and hands it to `show`; a profile that does not load is reported and makes the
+// result exit 2, the others are still shown.
+int for_each_profile(const std::vector<std::string>& names, const std::function<void(const HardwareProfile&)>& show) {
   int status = EXIT_OK;
   for (const auto& name : names) {
     Diagnostics diags;
@@ -448,24 +423,44 @@ int cmd_profile_provenance(std::vector<std::string> names) {
       status = EXIT_INVALID_INPUT;
       continue;
     }
+    show(p);
+  }
+  return status;
+}
+
+int cmd_profiles() {
+  std::printf("%-18s %-36s %5s %9s %11s %14s %8s  %s\n", "NAME", "PRODUCT", "SMS", "MEMORY", "HBM", "FP16 TENSOR",
+              "TDP", "MODES");
+  const int status = for_each_profile(available_profiles(), [](const HardwareProfile& p) {
+    std::string modes = "exclusive timeSlicing mps vgpu";
+    if (p.mig) modes += " mig(" + std::to_string(p.mig->profiles.size()) + " profiles)";
+    if (p.confidential) modes += " confidential";
+    std::printf("%-18s %-36s %5d %9s %11s %9.1f TF/s %6.0f W  %s\n", p.name.c_str(), p.product.c_str(), p.sms,
+                (std::to_string(static_cast<long>(std::lround(p.memory.value / 1e9))) + " GB").c_str(),
+                format_bandwidth(p.hbm_bandwidth).c_str(), p.fp16_tensor.value / 1e12, p.tdp_watts, modes.c_str());
+  });
+  std::printf("\nSearch path:");
+  for (const auto& d : profile_search_path()) std::printf(" %s", d.c_str());
+  std::printf("\n");
+  return status;
+}
+
+// gputwin profiles --provenance: where each number of each profile comes from, and the shares a reader should
+// weigh (fitted: chosen to reproduce a target; assumed: awaiting a measurement).
+int cmd_profile_provenance(const std::vector<std::string>& names) {
+  return for_each_profile(names.empty() ? available_profiles() : names, [](const HardwareProfile& p) {
     ProvenanceSummary summary;
     for (const auto& [field, source] : p.sources) summary.add(field, source);
-    std::string kinds;
-    for (const auto& kind : provenance_names())
-      if (summary.by_kind[kind] > 0)
-        kinds += (kinds.empty() ? "" : ", ") + std::to_string(summary.by_kind[kind]) + " " + kind;
-    std::printf(
-        "%s (%s): %d parameters: %s; fitted %zu, assumed %zu (%.0f %% fitted or assumed)\n", p.name.c_str(),
-        p.file.c_str(), summary.total(), kinds.c_str(), summary.fitted.size(), summary.assumed.size(),
-        100.0 * static_cast<double>(summary.fitted.size() + summary.assumed.size()) / std::max(1, summary.total()));
+    std::printf("%s (%s): %d parameters: %s; fitted %zu, assumed %zu (%.0f %% fitted or assumed)\n", p.name.c_str(),
+                p.file.c_str(), summary.total(), summary.describe().c_str(), summary.fitted.size(),
+                summary.assumed.size(), 100.0 * summary.fitted_or_assumed_share());
     std::printf("  %-36s %-10s %s\n", "PARAMETER", "KIND", "SOURCE");
     for (const auto& [field, source] : p.sources) {
       const auto kind = provenance_of(source);
       std::printf("  %-36s %-10s %s\n", field.c_str(), kind ? provenance_name(*kind).c_str() : "?", source.c_str());
     }
     std::printf("\n");
-  }
-  return status;
+  });
 }
 
 // gputwin models: the model catalogue, with what follows from each architecture (docs/models/workloads.md).
