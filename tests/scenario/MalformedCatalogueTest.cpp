@@ -36,13 +36,8 @@ namespace fs = std::filesystem;
 namespace {
 
 const fs::path FIXTURE_DIR = fs::path(GTW_SOURCE_DIR) / "tests" / "fixtures" / "malformed";
-// A hang guard, not a speed assertion: sanitizer builds are ~10x slower, so scripts/test.sh sets
-// GTW_TEST_TIMEOUT_SCALE for them.
-const int TIMEOUT_SECONDS = [] {
-  const char* scale = std::getenv("GTW_TEST_TIMEOUT_SCALE");
-  const int factor = scale ? std::max(1, std::atoi(scale)) : 1;
-  return 20 * factor;
-}();
+// A hang guard, not a speed assertion (run_process scales it for sanitizer builds).
+constexpr int TIMEOUT_SECONDS = 20;
 constexpr size_t MAX_CAPTURE = 4u << 20;   // keep at most this much of each stream
 constexpr size_t MAX_STDERR = 256u << 10;  // a malformed file must not print pages of errors
 
@@ -61,7 +56,7 @@ struct Outcome {
 
 std::string describe(const Outcome& o) {
   std::ostringstream s;
-  if (o.timed_out) s << "timed out after " << TIMEOUT_SECONDS << " s; ";
+  if (o.timed_out) s << "timed out after " << TIMEOUT_SECONDS * gtw::test::timeout_scale() << " s; ";
   if (o.exited)
     s << "exit code " << o.code;
   else if (o.signal)

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -14,6 +15,11 @@
 
 namespace gtw::test {
 
+double timeout_scale() {
+  const char* scale = std::getenv("GTW_TEST_TIMEOUT_SCALE");
+  return scale ? std::max(1, std::atoi(scale)) : 1;
+}
+
 // On the project's child-process runner (sim/core/Process): the streams go to files in a private
 // temporary folder and are read back, truncated to max_capture.
 ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& options) {
@@ -22,7 +28,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   job.argv = argv;
   job.stdout_path = streams.file("stdout");
   job.stderr_path = streams.file("stderr");
-  job.timeout_seconds = options.timeout_seconds;
+  job.timeout_seconds = options.timeout_seconds * timeout_scale();
   job.cwd = options.cwd;
   job.env = options.env;
   const ChildResult r = run_child(job);

@@ -18,10 +18,14 @@ struct ProcessResult {
   double seconds = 0;
 };
 
+/// GTW_TEST_TIMEOUT_SCALE (an integer, default 1): sanitizer builds run ~10-30x slower, so scripts/test.sh
+/// scales every child's hang guard with it. Hang guards, never speed assertions.
+double timeout_scale();
+
 struct ProcessOptions {
-  double timeout_seconds = 120;                          // a hang guard: the child is killed after it
-  std::string cwd;                                       // working directory of the child (empty: inherited)
-  size_t max_capture = SIZE_MAX;                         // keep at most this much of each stream
+  double timeout_seconds = 120;   // a hang guard (times timeout_scale()): the child is killed after it
+  std::string cwd;                // working directory of the child (empty: inherited)
+  size_t max_capture = SIZE_MAX;  // keep at most this much of each stream
   std::vector<std::pair<std::string, std::string>> env;  // set in the child
 };
 
