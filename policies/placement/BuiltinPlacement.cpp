@@ -20,14 +20,72 @@ bool eligible(const GpuView& gpu, const PlacementRequest& request) {
   return true;
 }
 
-std::map<int, std::vector<const GpuView*>> eligible_by_node(const PlacementRequest& request, const ClusterView& view) {
-  std::map<int, std::vector<const GpuView*>> by_node;
+NodeGroups::NodeGroups(const PlacementRequest& request, const ClusterView& view) {
   for (const auto& gpu : view.gpus)
-    if (eligible(gpu, request)) by_node[gpu.node].push_back(&gpu);
-  return by_node;
+    if (eligible(gpu, request)) gpus_.push_back(&gpu);
+  // The engine's views list devices node by node; a view in another order is grouped stably.
+  const auto by_node = [](const GpuView* a, const GpuView* b) { return a->node < b->node; };
+  if (!std::is_sorted(gpus_.begin(), gpus_.end(), by_node)) std::stable_sort(gpus_.begin(), gpus_.end(), by_node);
+  for (size_t i = 0; i < gpus_.size();) {
+    size_t j = i;
+    while (j < gpus_.size() && gpus_[j]->node == gpus_[i]->node) ++j;
+    groups_.push_back({gpus_[i]->node, std::span<const GpuView* const>(gpus_.data() + i, j - i)});
+    i = j;
+  }
+}
+
+std::vector<int> physical_loads(const ClusterView& view) {
+  std::vector<int> out(view.gpus.size(), 0);
+  const bool ids = std::all_of(view.gpus.begin(), view.gpus.end(), [&](const GpuView& g) {
+    return g.physical >= 0 && static_cast<size_t>(g.physical) < view.gpus.size();
+  });
+  if (ids) {
+    std::vector<int> load(view.gpus.size(), 0);
+    for (const auto& g : view.gpus) load[static_cast<size_t>(g.physical)] += g.used_slots;
+    for (size_t i = 0; i < view.gpus.size(); ++i) out[i] = load[static_cast<size_t>(view.gpus[i].physical)];
+    return out;
+  }
+  std::map<std::pair<int, int>, int> load;  // (node, local GPU) -> replicas
+  for (const auto& g : view.gpus) load[{g.node, g.local}] += g.used_slots;
+  for (size_t i = 0; i < view.gpus.size(); ++i) out[i] = load[{view.gpus[i].node, view.gpus[i].local}];
+  return out;
 }
 
 namespace {
+
+// The first `count` GPUs of a stable sort by key (ties keep view order), into `out` (reused across nodes):
+// the first minimum for the usual one-GPU request, a partial sort on (key, position) otherwise.
+template <class Key>
+void first_by_key(std::span<const GpuView* const> gpus, size_t count, Key key, std::vector<const GpuView*>& out) {
+  out.clear();
+  if (gpus.empty() || count == 0) return;
+  if (count == 1) {
+    size_t best = 0;
+    auto best_key = key(gpus[0]);
+    for (size_t i = 1; i < gpus.size(); ++i) {
+      auto k = key(gpus[i]);
+      if (k < best_key) {
+        best = i;
+        best_key = k;
+      }
+    }
+    out.push_back(gpus[best]);
+    return;
+  }
+  using K = decltype(key(gpus.front()));
+  std::vector<std::pair<K, size_t>> keyed;
+  keyed.reserve(gpus.size());
+  for (size_t i = 0; i < gpus.size(); ++i) keyed.emplace_back(key(gpus[i]), i);
+  count = std::min(count, keyed.size());
+  std::partial_sort(keyed.begin(), keyed.begin() + static_cast<std::ptrdiff_t>(count), keyed.end());
+  for (size_t i = 0; i < count; ++i) out.push_back(gpus[keyed[i].second]);
+}
+
+std::vector<int> indices(const std::vector<const GpuView*>& gpus) {
+  std::vector<int> out;
+  for (const GpuView* g : gpus) out.push_back(g->index);
+  return out;
+}
 
 class FirstFit final : public PlacementPolicy {
  public:
@@ -50,20 +108,16 @@ class BestFit final : public PlacementPolicy {
   std::optional<std::vector<int>> place(const PlacementRequest& request, const ClusterView& view) override {
     std::optional<std::vector<int>> best;
     double best_score = 0;
+    std::vector<const GpuView*> sorted;
     for (const auto& [node, gpus] : eligible_by_node(request, view)) {
       if (static_cast<int>(gpus.size()) < request.gpus) continue;
-      std::vector<const GpuView*> sorted = gpus;
-      std::stable_sort(sorted.begin(), sorted.end(), [&](const GpuView* a, const GpuView* b) {
-        return leftover(*a, request) < leftover(*b, request);
-      });
+      // The request's GPUs of least leftover, ties in view order.
+      first_by_key(
+          gpus, static_cast<size_t>(request.gpus), [&](const GpuView* g) { return leftover(*g, request); }, sorted);
       double score = 0;
-      std::vector<int> chosen;
-      for (int i = 0; i < request.gpus; ++i) {
-        score += leftover(*sorted[static_cast<size_t>(i)], request);
-        chosen.push_back(sorted[static_cast<size_t>(i)]->index);
-      }
+      for (const GpuView* g : sorted) score += leftover(*g, request);
       if (!best || score < best_score) {
-        best = chosen;
+        best = indices(sorted);
         best_score = score;
       }
     }
@@ -87,23 +141,21 @@ class Spread final : public PlacementPolicy {
     int best_load = 0;
     // Replicas on the MIG instances of one physical GPU still share its PCIe link and power: among
     // equally loaded devices, prefer the physical GPU with fewer replicas.
-    std::map<std::pair<int, int>, int> physical_load;
-    for (const auto& g : view.gpus) physical_load[{g.node, g.local}] += g.used_slots;
+    const std::vector<int> physical_load = physical_loads(view);
+    const GpuView* const first = view.gpus.data();
+    std::vector<const GpuView*> sorted;
     for (const auto& [node, gpus] : eligible_by_node(request, view)) {
       if (static_cast<int>(gpus.size()) < request.gpus) continue;
-      std::vector<const GpuView*> sorted = gpus;
-      std::stable_sort(sorted.begin(), sorted.end(), [&](const GpuView* a, const GpuView* b) {
-        if (a->used_slots != b->used_slots) return a->used_slots < b->used_slots;
-        return physical_load[{a->node, a->local}] < physical_load[{b->node, b->local}];
-      });
+      first_by_key(
+          gpus, static_cast<size_t>(request.gpus),
+          [&](const GpuView* g) {
+            return std::make_pair(g->used_slots, physical_load[static_cast<size_t>(g - first)]);
+          },
+          sorted);
       int load = 0;
-      std::vector<int> chosen;
-      for (int i = 0; i < request.gpus; ++i) {
-        load += sorted[static_cast<size_t>(i)]->used_slots;
-        chosen.push_back(sorted[static_cast<size_t>(i)]->index);
-      }
+      for (const GpuView* g : sorted) load += g->used_slots;
       if (!best || load < best_load) {
-        best = chosen;
+        best = indices(sorted);
         best_load = load;
       }
     }

@@ -3,6 +3,7 @@
 // platform adds: tenant anti-affinity and classification-aware placement.
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <set>
 #include <tuple>
 

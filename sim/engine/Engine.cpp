@@ -41,6 +41,29 @@ struct NodeHosts {
   sg4::Host* cpu = nullptr;
 };
 
+// Hides the devices `hide` selects from the placement view for one decision and shows them again after,
+// instead of copying the view (a copy per decision is linear in GPUs with an allocation per device).
+class MaskedDevices {
+ public:
+  template <class Hide>
+  MaskedDevices(policy::ClusterView& view, Hide hide) : view_(view) {
+    for (size_t g = 0; g < view.gpus.size(); ++g)
+      if (view.gpus[g].available && hide(g)) {
+        view.gpus[g].available = false;
+        hidden_.push_back(g);
+      }
+  }
+  ~MaskedDevices() {
+    for (size_t g : hidden_) view_.gpus[g].available = true;
+  }
+  MaskedDevices(const MaskedDevices&) = delete;
+  MaskedDevices& operator=(const MaskedDevices&) = delete;
+
+ private:
+  policy::ClusterView& view_;
+  std::vector<size_t> hidden_;
+};
+
 class Simulation {
  public:
   Simulation(const ScenarioSpec& spec, const ProfileSet& profiles, const RunOptions& options, RunResult& result)
@@ -436,12 +459,11 @@ class Simulation {
     }
     if (!any) return place_on_view();
     const auto unfiltered = place_on_view();
-    policy::ClusterView filtered = view_;
-    for (size_t g = 0; g < refused.size(); ++g)
-      if (!refused[g].empty()) filtered.gpus[g].available = false;
-    std::swap(view_, filtered);  // place_across_nodes reads view_
-    auto chosen = place_on_view();
-    std::swap(view_, filtered);
+    std::optional<std::vector<int>> chosen;
+    {
+      const MaskedDevices masked(view_, [&](size_t g) { return !refused[g].empty(); });
+      chosen = place_on_view();
+    }
     if (unfiltered && (!trial || !chosen)) {
       std::map<size_t, int> first_gpu;  // enforcer -> first GPU of the policy's choice it refused
       for (int g : *unfiltered)
@@ -552,14 +574,12 @@ class Simulation {
     std::vector<int> all;
     std::set<int> used_nodes;
     for (int k = 0; k < nodes; ++k) {
-      policy::ClusterView masked = view_;
-      for (size_t i = 0; i < masked.gpus.size(); ++i) {
+      const MaskedDevices masked(view_, [&](size_t i) {
         const auto& layout = result_.gpus[i];
-        const bool allowed = ws.pin_nodes.empty() ? !used_nodes.count(layout.node)
-                                                  : layout.node_name == ws.pin_nodes[static_cast<size_t>(k)];
-        if (!allowed) masked.gpus[i].available = false;
-      }
-      auto chosen = policy_->place(part, masked);
+        return ws.pin_nodes.empty() ? used_nodes.count(layout.node) > 0
+                                    : layout.node_name != ws.pin_nodes[static_cast<size_t>(k)];
+      });
+      auto chosen = policy_->place(part, view_);
       if (!chosen || static_cast<int>(chosen->size()) != part.gpus) return std::nullopt;
       used_nodes.insert(result_.gpus[static_cast<size_t>(chosen->front())].node);
       all.insert(all.end(), chosen->begin(), chosen->end());

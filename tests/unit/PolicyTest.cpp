@@ -1,6 +1,10 @@
 // Placement policies: conformance of every registered policy plus the behaviour of each.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
+#include <random>
+
 #include "CheckPolicyRef.hpp"
 #include "Placement.hpp"
 
@@ -90,6 +94,63 @@ TEST(Placement, SpreadPutsReplicasOnDifferentPhysicalGpusBeforeSharingOneThrough
   // An unavailable device (a MIG instance being re-partitioned) is never chosen.
   v.gpus[1].available = false;
   EXPECT_EQ(*p->place(request(1), v), std::vector<int>{3});
+}
+
+// The spread and tightest-fit rules as their documentation states them, written plainly (a map of nodes, a
+// full stable sort per node): the oracle for the one-pass implementations the engine runs at 10,000 GPUs.
+std::optional<std::vector<int>> reference_place(const std::string& policy, const PlacementRequest& request,
+                                                const ClusterView& view) {
+  std::map<std::pair<int, int>, int> physical;  // (node, local GPU) -> replicas on the physical GPU
+  for (const auto& g : view.gpus) physical[{g.node, g.local}] += g.used_slots;
+  std::map<int, std::vector<const GpuView*>> by_node;
+  for (const auto& g : view.gpus)
+    if (eligible(g, request)) by_node[g.node].push_back(&g);
+  std::optional<std::vector<int>> best;
+  double best_score = 0;
+  for (auto& [node, gpus] : by_node) {
+    if (static_cast<int>(gpus.size()) < request.gpus) continue;
+    const auto score_of = [&](const GpuView* g) {
+      return policy == "spread" ? static_cast<double>(g->used_slots)
+                                : static_cast<double>(g->free_slots() - 1) / g->slots;
+    };
+    std::stable_sort(gpus.begin(), gpus.end(), [&](const GpuView* a, const GpuView* b) {
+      if (score_of(a) != score_of(b)) return score_of(a) < score_of(b);
+      return policy == "spread" && physical[{a->node, a->local}] < physical[{b->node, b->local}];
+    });
+    double score = 0;
+    std::vector<int> chosen;
+    for (int i = 0; i < request.gpus; ++i) {
+      score += score_of(gpus[static_cast<size_t>(i)]);
+      chosen.push_back(gpus[static_cast<size_t>(i)]->index);
+    }
+    if (!best || score < best_score) {
+      best = chosen;
+      best_score = score;
+    }
+  }
+  return best;
+}
+
+TEST(Placement, SpreadAndTightestFitChooseAsTheirPlainDefinitionOnRandomClusters) {
+  std::mt19937 rng(7);
+  for (const std::string name : {"spread", "tightest-fit"}) {
+    auto policy = builtin_placement_registry().create(name, {});
+    for (int trial = 0; trial < 300; ++trial) {
+      const int nodes = 1 + static_cast<int>(rng() % 5), per_node = 1 + static_cast<int>(rng() % 8);
+      auto view = cluster(nodes, per_node, SharingMode::TIME_SLICING, 1 + static_cast<int>(rng() % 4));
+      const bool mig_pairs = rng() % 2 == 0;  // two devices per physical GPU, as MIG instances
+      const bool with_ids = rng() % 2 == 0;   // the engine's physical ids, or none (hand-built views)
+      for (auto& g : view.gpus) {
+        if (mig_pairs) g.local /= 2;
+        g.physical = with_ids ? g.node * per_node + g.local : -1;
+        g.used_slots = static_cast<int>(rng() % static_cast<unsigned>(g.slots + 1));
+        g.available = rng() % 10 != 0;
+      }
+      if (rng() % 2 == 0) std::shuffle(view.gpus.begin(), view.gpus.end(), rng);  // any order of devices
+      const auto req = request(1 + static_cast<int>(rng() % 3));
+      EXPECT_EQ(policy->place(req, view), reference_place(name, req, view)) << name << ", trial " << trial;
+    }
+  }
 }
 
 TEST(Placement, BestFitFillsPartlyUsedGpusFirst) {
