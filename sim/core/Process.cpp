@@ -143,4 +143,11 @@ std::string tail_of_file(const std::string& path, size_t max_bytes) {
   return "..." + text.substr(text.size() - max_bytes);
 }
 
+double resident_memory_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  double pages_total = 0, pages_resident = 0;
+  if (!(statm >> pages_total >> pages_resident)) return 0;
+  return pages_resident * static_cast<double>(sysconf(_SC_PAGESIZE));
+}
+
 }  // namespace gtw

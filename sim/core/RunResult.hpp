@@ -72,6 +72,7 @@ struct RunResult {
   ProvenanceSummary parameter_provenance;    // the parameters the run rests on, by provenance (report.json)
   std::vector<DataMovement> data_movements;  // details of DATA_MOVE / DATA_DENIED events (docs/models/storage.md)
   std::vector<ServingReplicaStats> serving;  // continuous-batching replicas, in the order their lives ended
+  std::string stopped_early;                 // why the run stopped before its end (a budget); empty: it ran to its end
 };
 
 }  // namespace gtw

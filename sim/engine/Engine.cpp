@@ -21,8 +21,10 @@
 #include "GpuDevice.hpp"
 #include "Placement.hpp"
 #include "Platform.hpp"
+#include "Process.hpp"
 #include "Runtime.hpp"
 #include "SimContext.hpp"
+#include "Text.hpp"
 #include "Workload.hpp"
 
 XBT_LOG_EXTERNAL_CATEGORY(gtw);
@@ -126,6 +128,11 @@ class Simulation {
     if (!spec_.reconfigurations.empty())
       sg4::Actor::create("reconfigurations", controller_host_, [this] { reconfigure(); });
     if (options_.on_progress) sg4::Actor::create("progress", controller_host_, [this] { progress(); })->daemonize();
+    if (options_.max_events > 0 || options_.max_memory_bytes > 0) {
+      budget_mutex_ = sg4::Mutex::create();
+      budget_cv_ = sg4::ConditionVariable::create();
+      sg4::Actor::create("budget", controller_host_, [this] { budget_guard(); })->daemonize();
+    }
 
     const auto wall_start = std::chrono::steady_clock::now();
     wall_start_ = wall_start;
@@ -749,6 +756,7 @@ class Simulation {
   // Events as they happen: a training job that ends returns its GPUs (to the view, and to its quota).
   void observe(const Event& e) {
     if (ctx_.stopping) return;  // the end of the run: nothing is admitted any more
+    check_budget();
     if (e.type != EventType::JOB_DONE && e.type != EventType::WORKLOAD_FAILED) return;
     if (e.workload < 0 || spec_.workloads[static_cast<size_t>(e.workload)].kind != WorkloadKind::TRAINING) return;
     const auto w = static_cast<size_t>(e.workload);
@@ -950,6 +958,42 @@ class Simulation {
     sg4::Actor::kill_all();
   }
 
+  // ---- The run-time budget (RunOptions::max_events, max_memory_bytes). Checked on every event; the stop
+  // itself runs in the budget actor, woken from the first actor that observes the excess (an event emitted
+  // outside any actor only records it).
+  void check_budget() {
+    if (!budget_cv_) return;
+    if (stop_reason_.empty()) {
+      const double events = static_cast<double>(result_.log.size());
+      if (options_.max_events > 0 && events > options_.max_events) {
+        stop_reason_ = "more than --max-events " + format_printf("%.6g", options_.max_events) + " events";
+      } else if (options_.max_memory_bytes > 0 && result_.log.size() % 65536 == 0) {
+        const double resident = resident_memory_bytes();
+        if (resident > options_.max_memory_bytes)
+          stop_reason_ = "resident memory " + format_printf("%.0f MiB", resident / (1 << 20)) + " over --max-memory " +
+                         format_printf("%.0f MiB", options_.max_memory_bytes / (1 << 20));
+      }
+    }
+    if (!stop_reason_.empty() && !budget_woken_ && sg4::Actor::self() != nullptr) {
+      budget_woken_ = true;
+      budget_cv_->notify_all();
+    }
+  }
+
+  void budget_guard() {
+    {
+      std::unique_lock lock(*budget_mutex_);
+      while (!budget_woken_) budget_cv_->wait(lock);
+    }  // unlocked before kill_all: a daemon left alone is killed at its next simcall
+    if (ctx_.stopping) return;
+    ctx_.stopping = true;
+    const double now = sg4::Engine::get_clock();
+    for (auto& w : workloads_) w->finish(now);
+    ctx_.emit({.time = now, .type = EventType::RUN_END});
+    result_.stopped_early = stop_reason_;
+    sg4::Actor::kill_all();
+  }
+
   void progress() {
     const double step = ctx_.hard_end / 100.0;
     for (int i = 1; i <= 100; ++i) {
@@ -983,6 +1027,10 @@ class Simulation {
   std::set<const Workload*> released_;  // training instances whose GPUs went back
   sg4::MutexPtr quota_mutex_;
   sg4::ConditionVariablePtr quota_cv_;
+  sg4::MutexPtr budget_mutex_;  // the run-time budget (check_budget)
+  sg4::ConditionVariablePtr budget_cv_;
+  std::string stop_reason_;  // the budget the run went past; empty while within it
+  bool budget_woken_ = false;
   std::vector<Enforcer> enforcers_;                           // compliance rules with action enforce, in spec order
   std::vector<std::string> gpu_region_;                       // region of each device's node pool
   std::set<std::tuple<size_t, int, size_t>> trial_refusals_;  // (workload, replica, enforcer) recorded by a trial

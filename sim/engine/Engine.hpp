@@ -25,6 +25,11 @@ struct RunOptions {
   // every category of the project (gtw_engine, gtw_gpu, gtw_partition, gtw_workload, gtw_fabric,
   // gtw_storage, gtw_attack, gtw_events); `gputwin run --log` (docs/cli.md).
   std::vector<std::string> log_settings;
+  // Limits checked while the run goes (0: none): the run stops cleanly at the first event past either, and
+  // its results cover the simulated time until then (RunResult::stopped_early). The up-front estimate
+  // (RunBudget.hpp) refuses most runs that would pass them; this catches the ones it underestimated.
+  double max_events = 0;        // --max-events: records in the event log (deterministic)
+  double max_memory_bytes = 0;  // --max-memory: the process's resident memory (checked every 65,536 events)
 };
 
 /// Profiles by name, for every product the spec uses.

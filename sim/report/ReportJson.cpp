@@ -273,6 +273,8 @@ std::string report_json(const ScenarioSpec& spec, const RunResult& run, const An
                   {"slos_missed", a.slos_missed},    {"events", run.log.size()},
                   {"kernels", run.counters.kernels}, {"context_switches", run.counters.context_switches},
                   {"simulated_end_s", run.end_time}};
+  // Only on a run a budget stopped (RunOptions::max_events), so complete runs keep their bytes.
+  if (!run.stopped_early.empty()) summary["stopped_early"] = {{"reason", run.stopped_early}, {"at_s", run.end_time}};
   root["summary"] = summary;
 
   json tenants = json::array();

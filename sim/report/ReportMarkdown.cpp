@@ -215,6 +215,9 @@ std::string report_markdown(const ScenarioSpec& spec, const RunResult& run, cons
   md << "Scenario `" << spec.source_file << "`, seed " << spec.seed << ", " << format_duration(spec.duration)
      << " simulated (SLO windows of " << format_duration(spec.sla_window) << "), " << a.gpus.size() << " GPUs, "
      << a.tenants.size() << " tenants, placement policy `" << spec.placement.name << "`.\n\n";
+  if (!run.stopped_early.empty())
+    md << "**Partial results: the run was stopped at " << format_duration(Seconds(run.end_time)) << " simulated ("
+       << run.stopped_early << ").** Everything below covers the simulated time until then.\n\n";
   if (a.cost.total > 0)
     md << "Cost over the run: " << two_decimals(a.cost.total) << " (" << two_decimals(a.cost.provisioned_gpu_hours)
        << " GPU-hours provisioned); " << two_decimals(a.cost.allocated) << " charged back to tenants, "

@@ -156,6 +156,7 @@ void write_meta(hid_t root, const ScenarioSpec& spec, const RunResult& run, cons
   attr_f64(m, "sla_window_s", spec.sla_window.value);
   attr_string(m, "placement_policy", spec.placement.name);
   attr_f64(m, "simulated_end_s", run.end_time);
+  if (!run.stopped_early.empty()) attr_string(m, "stopped_early", run.stopped_early);
   std::string profiles;
   for (size_t i = 0; i < run.profile_sha256.size(); ++i) profiles += (i ? "\n" : "") + run.profile_sha256[i];
   attr_string(m, "hardware_profiles", profiles);

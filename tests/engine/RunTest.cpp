@@ -99,3 +99,43 @@ TEST(Run, TimeSlicedMemoryOvercommitFailsTheLateComer) {
 
 }  // namespace
 }  // namespace gtw
+
+namespace gtw {
+namespace {
+
+// The run-time budget (RunOptions::max_events, max_memory_bytes): the vGPU CI scenario logs ~206k events
+// (its up-front estimate is 128k, so --max-events 150000 passes the estimate and must stop the run).
+TEST(RunBudget, AnEventBudgetStopsTheRunCleanlyAtTheFirstEventPastIt) {
+  RunOptions options;
+  options.max_events = 150000;
+  const auto o = test::run_file("scenarios/ci/vgpu.yaml", {}, options);
+  check_invariants(o);
+  EXPECT_EQ(o.run.stopped_early, "more than --max-events 150000 events");
+  EXPECT_GT(o.run.log.size(), 150000u);
+  EXPECT_LT(o.run.log.size(), 150000u + 1000u) << "stopped within a few events of the limit";
+  EXPECT_EQ(o.run.log.events().back().type, EventType::RUN_END);
+  EXPECT_EQ(o.run.log.events().back().time, o.run.end_time);
+  EXPECT_LT(o.run.end_time, o.prepared.spec.duration.value) << "the budget, not the scenario, ended it";
+}
+
+TEST(RunBudget, AMemoryBudgetIsCheckedEvery65536Events) {
+  RunOptions options;
+  options.max_memory_bytes = 1;  // any process is over it: the first check stops the run
+  const auto o = test::run_file("scenarios/ci/vgpu.yaml", {}, options);
+  check_invariants(o);
+  EXPECT_NE(o.run.stopped_early.find("resident memory"), std::string::npos) << o.run.stopped_early;
+  EXPECT_GE(o.run.log.size(), 65536u);
+  EXPECT_LT(o.run.log.size(), 65536u + 1000u);
+  EXPECT_EQ(o.run.log.events().back().type, EventType::RUN_END);
+}
+
+TEST(RunBudget, ARunWithinItsBudgetIsNotMarked) {
+  RunOptions options;
+  options.max_events = 1e9;
+  const auto o = test::run_file("scenarios/ci/vgpu.yaml", {}, options);
+  EXPECT_TRUE(o.run.stopped_early.empty());
+  EXPECT_GT(o.run.log.size(), 200000u);
+}
+
+}  // namespace
+}  // namespace gtw

@@ -3,7 +3,9 @@
 // write outside the output folder. Every case must end in the expected exit code with its message, in
 // bounded time, never by a signal. The scenario-file classes live in tests/fixtures/malformed/.
 #include <gtest/gtest.h>
+
 #include <sys/stat.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cstdlib>
@@ -277,6 +279,29 @@ TEST(HostileInput, RunNumbersOnTheCommandLine) {
   expect_exit(gputwin({"validate", file, "--set", std::string("spec.duration=5s\x01")}, h.dir.path()), 2,
               "control byte 0x01");
   EXPECT_FALSE(fs::exists(h.dir.file("o")));
+}
+
+// A run its up-front estimate let through but that logs more events than --max-events stops at the limit:
+// exit 3, the outputs written whole and marked partial (summary.stopped_early), never a swap or an abort.
+TEST(HostileInput, ARunPastItsEventBudgetStopsWithPartialResults) {
+  Hostile h;
+  const std::string out = h.dir.file("o");
+  const auto r = gputwin({"run", SRC + "/scenarios/ci/vgpu.yaml", "-o", out, "--progress", "none", "--format",
+                          "json,md", "--max-events", "150000"},
+                         h.dir.path());
+  expect_exit(r, 3, "the run was stopped at");
+  EXPECT_NE(r.err.find("more than --max-events 150000 events; the outputs are partial"), std::string::npos) << r.err;
+  const auto report = nlohmann::json::parse(gtw::test::read_text(out + "/report.json"));
+  EXPECT_EQ(report["summary"]["stopped_early"]["reason"], "more than --max-events 150000 events");
+  EXPECT_EQ(report["summary"]["stopped_early"]["at_s"], report["summary"]["simulated_end_s"]);
+  EXPECT_NE(gtw::test::read_text(out + "/report.md").find("**Partial results: the run was stopped at"),
+            std::string::npos);
+  const std::string whole = h.dir.file("whole");
+  expect_exit(gputwin({"run", SRC + "/scenarios/ci/vgpu.yaml", "-o", whole, "--progress", "none", "--format", "json"},
+                      h.dir.path()),
+              0, "");
+  EXPECT_FALSE(
+      nlohmann::json::parse(gtw::test::read_text(whole + "/report.json"))["summary"].contains("stopped_early"));
 }
 
 TEST(HostileInput, ScenarioNamesNeverChooseTheOutputFolder) {

@@ -261,6 +261,8 @@ int cmd_run(const std::string& file, std::string out_dir, const std::optional<st
   }
   RunOptions options;
   options.log_settings = log_settings;
+  options.max_events = limits.max_events;
+  options.max_memory_bytes = limits.max_memory_bytes;
   int last_plain = -1;
   // The name inside a JSON string: names hold no control characters (the loader refuses them), but may
   // hold quotes and backslashes.
@@ -352,6 +354,14 @@ int cmd_run(const std::string& file, std::string out_dir, const std::optional<st
   std::cout << "gputwin: " << run.log.size() << " events, " << run.counters.kernels << " kernels in "
             << format_duration(Seconds(run.wall_seconds)) << " wall\n";
   std::cout << "gputwin: report: " << (fs::path(out_dir) / (want_md ? "report.md" : "report.json")).string() << "\n";
+  if (!run.stopped_early.empty()) {
+    // The outputs are complete files marked partial (summary.stopped_early); the run itself did not finish.
+    std::cerr << "gputwin: error: the run was stopped at " << format_duration(Seconds(run.end_time))
+              << " simulated: " << run.stopped_early
+              << "; the outputs are partial (summary.stopped_early). Raise the limit, shorten spec.duration or "
+                 "lower the load.\n";
+    return EXIT_INTERNAL;
+  }
   return EXIT_OK;
 }
 
