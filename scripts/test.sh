@@ -27,8 +27,10 @@ if [ "${1:-}" != "--quick" ]; then
   cmake -S "$root" -B "$root/build-asan" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DGPUTWIN_WERROR=ON \
     -DGPUTWIN_SANITIZE=address,undefined -DGPUTWIN_BENCH=OFF -DGPUTWIN_CUDA=OFF -DGPUTWIN_GUI=OFF
   cmake --build "$root/build-asan" -j "$jobs"
+  # Hang guards scaled for a build 20-60x slower: each child run of a test gets 10x its normal limit
+  # (tests/support timeout_scale), each test 30 minutes (the isolation and extraction replays take 5-15).
   (cd "$root/build-asan" && GTW_TEST_TIMEOUT_SCALE=10 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
-    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j "$jobs" --timeout 900)
+    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j "$jobs" --timeout 1800)
 
   # The parsers under libFuzzer (clang, ASan+UBSan): the kept findings must replay clean, then each
   # target fuzzes from the repository's inputs with a fixed seed and budget (the same inputs every run, so a

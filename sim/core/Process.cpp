@@ -76,13 +76,46 @@ pid_t spawn(const ChildJob& job) {
 
 }  // namespace
 
+namespace {
+
+volatile sig_atomic_t caught_signal = 0;
+
+void remember_signal(int sig) {
+  caught_signal = sig;
+}
+
+}  // namespace
+
+InterruptGuard::InterruptGuard() {
+  caught_signal = 0;
+  struct sigaction action {};
+  action.sa_handler = remember_signal;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, &previous_int_);
+  sigaction(SIGTERM, &action, &previous_term_);
+}
+
+InterruptGuard::~InterruptGuard() {
+  sigaction(SIGINT, &previous_int_, nullptr);
+  sigaction(SIGTERM, &previous_term_, nullptr);
+}
+
+int interrupted() {
+  return caught_signal;
+}
+
 void run_children(const std::vector<ChildJob>& jobs, int parallel,
                   const std::function<void(size_t, const ChildResult&)>& on_done) {
   if (parallel < 1) parallel = 1;
   std::map<pid_t, std::pair<size_t, Running>> running;  // keyed by pid: iteration order does not reach output
   size_t next = 0;
-  while (next < jobs.size() || !running.empty()) {
-    while (next < jobs.size() && static_cast<int>(running.size()) < parallel) {
+  bool stopping = false;  // interrupted: the running children were told to stop
+  while ((next < jobs.size() && !interrupted()) || !running.empty()) {
+    if (interrupted() && !stopping) {
+      stopping = true;
+      for (const auto& [pid, entry] : running) ::kill(pid, SIGTERM);
+    }
+    while (!interrupted() && next < jobs.size() && static_cast<int>(running.size()) < parallel) {
       const size_t index = next++;
       const pid_t pid = spawn(jobs[index]);
       if (pid < 0) {
@@ -106,6 +139,9 @@ void run_children(const std::vector<ChildJob>& jobs, int parallel,
       r.timed_out = run.timed_out;
       if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
       if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
+      // A child that ended well is a result even if the interrupt came meanwhile; any other end may be
+      // the interrupt's doing (a terminal's Ctrl-C reaches the whole process group).
+      r.interrupted = (stopping || interrupted() != 0) && !r.ok();
       on_done(index, r);
       continue;
     }

@@ -2,6 +2,8 @@
 // The one child-process runner of the project (posix_spawn, a timeout, N at a time): `gputwin test` and
 // `gputwin sweep` run every simulation as a child `gputwin run` (SimGrid allows one engine per process),
 // `gputwin calibrate` runs the CUDA kernels and its validation runs, the tests run the binaries.
+#include <signal.h>
+
 #include <functional>
 #include <limits>
 #include <string>
@@ -25,6 +27,7 @@ struct ChildResult {
   int signal = 0;      // when a signal ended it
   bool timed_out = false;
   bool spawn_failed = false;
+  bool interrupted = false;  // stopped because the parent was interrupted (SIGINT/SIGTERM): not the child's result
   double seconds = 0;
   bool ok() const { return exit_code == 0 && signal == 0 && !timed_out && !spawn_failed; }
   /// "exit 2", "killed by signal 11 (Segmentation fault)", "timed out after 300 s"
@@ -32,9 +35,29 @@ struct ChildResult {
 };
 
 /// Runs the jobs, at most `parallel` at once, in the order given; `on_done(index, result)` is called on
-/// the calling thread as each one ends (completion order).
+/// the calling thread as each one ends (completion order). Once interrupted() holds (an InterruptGuard
+/// caught SIGINT or SIGTERM), no job starts any more, the running ones get SIGTERM, and each is reported
+/// with `interrupted` set; the jobs never started are not reported.
 void run_children(const std::vector<ChildJob>& jobs, int parallel,
                   const std::function<void(size_t, const ChildResult&)>& on_done);
+
+/// While alive, SIGINT and SIGTERM set a flag (interrupted()) instead of ending the process, so that a
+/// coordinator (gputwin sweep) can stop its children and leave their work undone rather than failed. The
+/// previous handlers come back at destruction.
+class InterruptGuard {
+ public:
+  InterruptGuard();
+  ~InterruptGuard();
+  InterruptGuard(const InterruptGuard&) = delete;
+  InterruptGuard& operator=(const InterruptGuard&) = delete;
+
+ private:
+  struct sigaction previous_int_ {
+  }, previous_term_{};
+};
+
+/// The signal an InterruptGuard caught (SIGINT or SIGTERM), 0 when none.
+int interrupted();
 
 /// Runs one job to its end (no timeout when timeout_seconds is infinite).
 ChildResult run_child(const ChildJob& job);

@@ -276,6 +276,58 @@ TEST(SweepCommand, KilledMidwayAndRestartedGivesTheSameCsv) {
   EXPECT_EQ(test::read_text(dir.file("killed/sweep.csv")), test::read_text(dir.file("whole/sweep.csv")));
 }
 
+// Ctrl-C on a terminal (SIGINT to the whole process group) or SIGTERM to the coordinator alone: the sweep
+// stops its children, records none of the stopped points as failed, exits 128 + the signal, and the same
+// command then resumes to the outputs of an uninterrupted sweep.
+TEST(SweepCommand, InterruptedPointsAreLeftUndoneNotFailedAndTheRerunCompletesTheSweep) {
+  test::TempDir dir;
+  std::string text = SWEEP;
+  text.replace(text.find("seeds: [1, 2]"), 13, "seeds: [1, 2, 3]");
+  test::write_text(dir.file("small.yaml"), text);
+  ASSERT_EQ(sweep({dir.file("small.yaml"), "-o", dir.file("whole"), "--progress", "none"}).exit_code, 1);
+
+  for (const auto& [signal_to_group, sig] : {std::pair{true, SIGINT}, std::pair{false, SIGTERM}}) {
+    SCOPED_TRACE(signal_to_group ? "SIGINT to the group" : "SIGTERM to the coordinator");
+    const std::string out = dir.file(signal_to_group ? "int" : "term");
+    const pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      setpgid(0, 0);
+      execl(GTW_BINARY, GTW_BINARY, "sweep", dir.file("small.yaml").c_str(), "-o", out.c_str(), "-j", "2", "--progress",
+            "none", static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    setpgid(pid, pid);
+    const auto statuses = [&] {
+      std::vector<std::string> found;
+      std::error_code ec;
+      for (const auto& e : fs::directory_iterator(out + "/points", ec))
+        if (fs::exists(e.path() / "status.json")) found.push_back(test::read_text((e.path() / "status.json").string()));
+      return found;
+    };
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::seconds(static_cast<long>(120 * test::timeout_scale()));
+    while (statuses().empty() && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    kill(signal_to_group ? -pid : pid, sig);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    ASSERT_TRUE(WIFEXITED(status));
+    const auto recorded = statuses();
+    ASSERT_LT(recorded.size(), 12u) << "the sweep ended before it could be interrupted";
+    EXPECT_EQ(WEXITSTATUS(status), 128 + sig);
+    // No recorded point carries the signal that stopped the sweep: the stopped ones have no status at all.
+    for (const auto& st : recorded) EXPECT_EQ(st.find("signal 15"), std::string::npos) << st;
+    for (const auto& st : recorded) EXPECT_EQ(st.find("signal 2"), std::string::npos) << st;
+    EXPECT_FALSE(fs::exists(out + "/sweep.csv"));
+
+    const auto resumed = sweep({dir.file("small.yaml"), "-o", out, "--progress", "none"});
+    EXPECT_EQ(resumed.exit_code, 1) << resumed.err;
+    EXPECT_NE(resumed.err.find(std::to_string(recorded.size()) + " already done"), std::string::npos) << resumed.err;
+    EXPECT_EQ(test::read_text(out + "/sweep.csv"), test::read_text(dir.file("whole/sweep.csv")));
+  }
+}
+
 #ifdef GTW_MPIEXEC
 TEST(SweepCommand, MpirunAndParallelProcessesGiveTheSameResults) {
   test::TempDir dir;

@@ -227,10 +227,16 @@ int run_sweep_command(const SweepCliOptions& o) {
                spec.name.c_str(), who.c_str(), mine, spec.designs.size(), std::max<size_t>(1, spec.seeds.size()),
                resumed, to_run.size(), o.parallel);
   const auto start = std::chrono::steady_clock::now();
-  size_t done = 0, failed = 0;
+  size_t done = 0, failed = 0, undone = 0;
+  const InterruptGuard interrupt_guard;  // Ctrl-C: stop the children, leave their points undone
   run_children(jobs, o.parallel, [&](size_t j, const ChildResult& child) {
     const auto& p = points[to_run[j]];
     const std::string dir = point_dir(root, p.id);
+    if (child.interrupted) {  // not the point's result: no status, so the next run of the command runs it
+      fs::remove(fs::path(dir) / "report.json", ec);
+      ++undone;
+      return;
+    }
     bool ok = child.ok();
     std::string detail;
     if (!ok) {
@@ -257,6 +263,15 @@ int run_sweep_command(const SweepCliOptions& o) {
     }
   });
   if (progress == "bar" && !jobs.empty()) std::fprintf(stderr, "\n");
+  if (const int sig = interrupted()) {
+    // No merge: the folder holds the finished points, and the same command resumes with the rest.
+    std::fprintf(stderr,
+                 "sweep %s%s: interrupted (%s): %zu points done, %zu stopped and %zu not started are left undone; run "
+                 "the same command to resume\n",
+                 spec.name.c_str(), who.c_str(), sig == SIGINT ? "SIGINT" : "SIGTERM", resumed + done, undone,
+                 jobs.size() - done - undone);
+    return 128 + sig;
+  }
   ranks.barrier();  // every rank's points are on disk before rank 0 merges
   if (ranks.rank() != 0) return EXIT_OK;
 
