@@ -1,5 +1,6 @@
 // gputwin-micro-bench: Google Benchmark micro-benchmarks of the engine-independent hot paths (event log,
-// analysis, report writers, arrival generators, scenario loader) and a bare event-loop baseline.
+// analysis, report writers, arrival generators, scenario loader, placement decisions) and a bare event-loop
+// baseline.
 //
 //   gputwin-micro-bench [--benchmark_filter=REGEX] [google benchmark flags]
 //
@@ -25,6 +26,7 @@
 #include "Analysis.hpp"
 #include "Arrivals.hpp"
 #include "Loader.hpp"
+#include "Placement.hpp"
 #include "Rng.hpp"
 #include "Writers.hpp"
 
@@ -319,6 +321,43 @@ void BM_LoadScenarioDefault(benchmark::State& state) {
   load_bench(state, default_scenario_path());
 }
 BENCHMARK(BM_LoadScenarioDefault)->Unit(benchmark::kMicrosecond);
+
+// ---------------------------------------------------------------- placement decisions
+
+// One decision of a built-in placement policy on a cluster shaped like gputwin-bench-gen's: nodes of 8 GPUs,
+// GPUs 0-3 exclusive, 4-7 time-sliced 2 ways, a seeded half of the slots in use. Per decision, so the cost
+// a simulated day of a million jobs pays per placement reads directly (docs/PERFORMANCE.md, "Placement").
+void BM_Placement(benchmark::State& state, const std::string& policy_name, int gpus_per_request) {
+  const int gpus = static_cast<int>(state.range(0));
+  policy::ClusterView view;
+  uint64_t x = 0x9E3779B97F4A7C15ull;
+  for (int i = 0; i < gpus; ++i) {
+    policy::GpuView g;
+    g.index = i;
+    g.node = i / 8;
+    g.local = i % 8;
+    g.physical = i;
+    g.pool_name = "hgx";
+    g.mode = g.local < 4 ? SharingMode::EXCLUSIVE : SharingMode::TIME_SLICING;
+    g.slots = g.local < 4 ? 1 : 2;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    g.used_slots = static_cast<int>(x % static_cast<uint64_t>(g.slots + 1)) / 2 * g.slots;
+    g.memory_total = 80e9;
+    view.gpus.push_back(g);
+  }
+  const auto policy = policy::builtin_placement_registry().create(policy_name, {});
+  policy::PlacementRequest request;
+  request.gpus = gpus_per_request;
+  request.memory = 16e9;
+  for (auto _ : state) benchmark::DoNotOptimize(policy->place(request, view));
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK_CAPTURE(BM_Placement, spread_1gpu, std::string("spread"), 1)->Arg(128)->Arg(1024)->Arg(10000);
+BENCHMARK_CAPTURE(BM_Placement, spread_4gpu, std::string("spread"), 4)->Arg(128)->Arg(1024)->Arg(10000);
+BENCHMARK_CAPTURE(BM_Placement, tightest_1gpu, std::string("tightest-fit"), 1)->Arg(128)->Arg(1024)->Arg(10000);
+BENCHMARK_CAPTURE(BM_Placement, first_fit_1gpu, std::string("first-fit"), 1)->Arg(128)->Arg(1024)->Arg(10000);
 
 // ---------------------------------------------------------------- bare event loop
 

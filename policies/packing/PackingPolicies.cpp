@@ -371,8 +371,9 @@ std::unique_ptr<PackingPolicy> make_packing_policy(const std::string& name, cons
   const PluginInfo* info = registry.find(name);
   if (!info) throw InputError("unknown packing policy '" + name + "'" + suggest(name, packing_policy_order()));
   for (const auto& [key, value] : params) {
+    const std::string& wanted = key;  // clang 14 does not capture structured bindings
     const auto spec =
-        std::find_if(info->params.begin(), info->params.end(), [&](const ParamSpec& s) { return s.name == key; });
+        std::find_if(info->params.begin(), info->params.end(), [&](const ParamSpec& s) { return s.name == wanted; });
     if (spec == info->params.end()) {
       std::vector<std::string> known;
       for (const auto& s : info->params) known.push_back(s.name);
