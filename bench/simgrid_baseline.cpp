@@ -21,6 +21,14 @@
 //                                                                end walks, so the cost per round grows with
 //                                                                the rounds done. CHILD=1: the read runs in
 //                                                                a child actor per round (gputwin's fix)
+//   gputwin-simgrid-baseline platform [ZONES=1250] [HOSTS=24] [LINKS=24]
+//                                                                builds a root zone of ZONES full zones (one per
+//                                                                node, as gputwin does) with HOSTS hosts and LINKS
+//                                                                split-duplex links each, sealed one by one;
+//                                                                SimGrid 3.32 checks each new name against every
+//                                                                zone and each seal lists every host of the
+//                                                                engine, so the build grows as ZONES^2: prints
+//                                                                build_cpu_s and us_per_resource instead of a run
 //
 // One mode per process: SimGrid allows one engine per process. Prints one line of key=value pairs:
 // mode, activities, wall_s and cpu_s (of Engine::run), act_per_s (per wall second), act_per_cpu_s,
@@ -175,8 +183,28 @@ int main(int argc, char** argv) {
         if (reader) reader->join();
       }
     });
+  } else if (mode == "platform") {
+    const long zones = arg(argc, argv, 2, 1250);
+    const long hosts = arg(argc, argv, 3, 24);
+    const long links = arg(argc, argv, 4, 24);
+    const double cpu0 = cpu_seconds();
+    for (long z = 0; z < zones; ++z) {
+      const std::string node = numbered("node", z);
+      auto* nz = sg4::create_full_zone(node);
+      nz->set_parent(zone);
+      for (long h = 0; h < hosts; ++h) nz->create_host(node + numbered("-h", h), 1e9);
+      for (long l = 0; l < links; ++l) nz->create_split_duplex_link(node + numbered("-l", l), 1e9);
+      nz->seal();
+    }
+    zone->seal();
+    const double cpu = cpu_seconds() - cpu0;
+    const double resources = static_cast<double>(zones * (hosts + links));
+    std::printf("mode=platform zones=%ld hosts=%ld links=%ld build_cpu_s=%.3f us_per_resource=%.2f peak_rss_mb=%.1f\n",
+                zones, zones * hosts, zones * links, cpu, 1e6 * cpu / resources, peak_rss_mb());
+    return 0;
   } else {
-    std::fprintf(stderr, "usage: gputwin-simgrid-baseline seq|actors|kernels|sleeps|cvwaits|iocomm [counts...]\n");
+    std::fprintf(stderr,
+                 "usage: gputwin-simgrid-baseline seq|actors|kernels|sleeps|cvwaits|iocomm|platform [counts...]\n");
     return 2;
   }
 
