@@ -58,6 +58,24 @@ TEST(Confidential, OverheadShrinksForLargerModels) {
   EXPECT_LT(big_overhead, 0.5 * small_overhead) << "CC overhead tends to 0 for large models (Zhu et al.)";
 }
 
+// A prediction from a second source (label validation; docs/validation/confidential.md): Phala's
+// documentation reports ~99 % of the non-CC efficiency on H100 CC when GPU compute dominates, for
+// Llama 3.1 70B. The bounce-buffer cost was fitted on the 8B case of Zhu et al. (the test above); the 70B
+// overhead is what the model predicts from it: 1.4 %, against ~1 % (0.4 percentage points off).
+TEST(Confidential, SeventyBillionOverheadMatchesASecondSource) {
+  TempDir dir;
+  const std::vector<std::string> big = {"spec.workloads[0].model.parameters=70B", "spec.workloads[0].model.dtype=fp8",
+                                        "spec.workloads[0].memory=72GiB", "spec.workloads[0].arrival.rate=0.15/s",
+                                        "spec.duration=20m"};
+  auto cc_sets = big;
+  cc_sets.push_back(CC);
+  const double plain = service_time(dir, "plain", big);
+  const double cc = service_time(dir, "cc", cc_sets);
+  const double overhead = cc / plain - 1;
+  EXPECT_NEAR(overhead, 0.01, 0.01) << "published ~1 % (Phala, Llama 3.1 70B); predicted " << 100 * overhead << " %";
+  std::printf("H100 CC overhead, 70B fp8 request: predicted %.2f %%, published ~1 %% (Phala docs)\n", 100 * overhead);
+}
+
 TEST(Confidential, AttestationAndEncryptedWeightLoadingDelayTheFirstRequests) {
   TempDir dir;
   std::vector<std::string> argv = {GTW_BINARY,
