@@ -59,5 +59,24 @@ TEST(Interference, MpsLetsAMemoryBoundClientUseTheBandwidthAComputeBoundNeighbou
   EXPECT_LT(mps[0], mig[0]);
 }
 
+// A prediction against a number the model never saw (label validation; docs/validation/partitions.md, P2):
+// the MPS-versus-MIG evaluation reports MPS "up to +30 %" performance for co-located jobs. The most
+// favourable pair for MPS (one compute-bound job next to one memory-bound job) gives +55 % on average in
+// the model: a documented bad row, above the published upper bound (clients capped to half the SMs cannot
+// draw the whole HBM bandwidth on real GPUs; the model lets them). The bounds hold the reported error.
+TEST(Interference, ComplementaryPairGainUnderMpsIsTheDocumentedBadRow) {
+  TempDir dir;
+  const std::vector<std::string> compute_bound_alpha{"spec.workloads[alpha-job].step.flops=400TFLOP",
+                                                     "spec.workloads[alpha-job].step.bytes=10GB"};
+  const auto mps = completions(dir, "mps", compute_bound_alpha);
+  const auto mig = completions(dir, "mig", compute_bound_alpha);
+  ASSERT_EQ(mps.size(), 2u);
+  const double gain = (mig[0] / mps[0] + mig[1] / mps[1]) / 2 - 1;
+  EXPECT_GT(gain, 0.50) << "compute-bound " << mig[0] / mps[0] << "x, memory-bound " << mig[1] / mps[1] << "x";
+  EXPECT_LT(gain, 0.60) << "compute-bound " << mig[0] / mps[0] << "x, memory-bound " << mig[1] / mps[1] << "x";
+  std::printf("MPS over MIG, complementary pair: predicted %+.1f %% (%.2fx and %.2fx), published up to +30 %%\n",
+              100 * gain, mig[0] / mps[0], mig[1] / mps[1]);
+}
+
 }  // namespace
 }  // namespace gtw::test

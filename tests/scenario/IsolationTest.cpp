@@ -78,5 +78,35 @@ TEST(Isolation, EveryExampleRunsAndReportsItsSharingMode) {
   }
 }
 
+// A prediction (label validation; docs/validation/partitions.md, P3): VMware measured MLPerf Inference v1.1
+// on A100-40c vGPUs (one VM per GPU) at 94.4-100 % of bare metal. The model's vGPU, alone on its GPU, pays
+// no scheduler slot it does not use and has no virtualisation overhead term: it predicts 100 %, the top of
+// the published range.
+TEST(Isolation, AVgpuAloneOnItsGpuRunsInThePublishedShareOfBareMetal) {
+  TempDir dir;
+  const auto service_time = [&](const std::string& name, const std::vector<std::string>& sets) {
+    std::vector<std::string> argv = {
+        GTW_BINARY, "run",          std::string(GTW_SOURCE_DIR) + "/tests/fixtures/scenarios/cc-inference.yaml",
+        "-o",       dir.file(name), "--progress",
+        "none",     "--format",     "json"};
+    for (const auto& s : sets) argv.insert(argv.end(), {"--set", s});
+    const auto r = run_process(argv);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    const auto w = json::parse(read_text(dir.file(name) + "/report.json"))["tenants"][0]["workloads"][0];
+    return w["latency"]["mean_s"].get<double>() - w["queueing"]["mean_s"].get<double>();
+  };
+  const double bare = service_time("bare", {});
+  for (const char* scheduler : {"bestEffort", "equalShare"}) {
+    SCOPED_TRACE(scheduler);
+    const double vgpu = service_time(
+        scheduler,
+        {std::string("spec.cluster.nodePools[0].sharing={mode: vgpu, replicas: 1, vgpuScheduler: ") + scheduler + "}"});
+    const double share = bare / vgpu;
+    EXPECT_GE(share, 0.944);
+    EXPECT_LE(share, 1.0 + 1e-12);
+    std::printf("vGPU alone (%s): %.1f %% of bare metal, published 94.4-100 %%\n", scheduler, 100 * share);
+  }
+}
+
 }  // namespace
 }  // namespace gtw::test
