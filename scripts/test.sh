@@ -28,9 +28,15 @@ if [ "${1:-}" != "--quick" ]; then
     -DGPUTWIN_SANITIZE=address,undefined -DGPUTWIN_BENCH=OFF -DGPUTWIN_CUDA=OFF -DGPUTWIN_GUI=OFF
   cmake --build "$root/build-asan" -j "$jobs"
   # Hang guards scaled for a build 20-60x slower: each child run of a test gets 10x its normal limit
-  # (tests/support timeout_scale), each test 30 minutes (the isolation and extraction replays take 5-15).
+  # (tests/support timeout_scale), each test 30 minutes.
+  # Three tests repeat whole scenario runs that other tests of this pass already cover (the vGPU and MPS
+  # isolation runs, the layer-extraction replay, a sweep run three times): under ASan they take 402, 811 and
+  # 222 s (measured 2026-12-02, and passed), 24 minutes of test time together. They run in the first pass;
+  # here they are left out so that CI ends well inside its 90 minutes.
+  sanitizer_skip='Isolation\.VgpuEqualShareGivesTheSameSlotsWhateverTheNeighbourDoes|AttackReplay\.ModelExtractionRecoversTheLayerStructureUnderMpsNotMigOrCoarseTimers|SweepCommand\.InterruptedPointsAreLeftUndoneNotFailedAndTheRerunCompletesTheSweep'
   (cd "$root/build-asan" && GTW_TEST_TIMEOUT_SCALE=10 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
-    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j "$jobs" --timeout 1800)
+    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j "$jobs" --timeout 1800 \
+    -E "$sanitizer_skip")
 
   # The parsers under libFuzzer (clang, ASan+UBSan): the kept findings must replay clean, then each
   # target fuzzes from the repository's inputs with a fixed seed and budget (the same inputs every run, so a
