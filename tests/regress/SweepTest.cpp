@@ -232,6 +232,21 @@ TEST(SweepCommand, ParallelAndSerialAgreeAndFailedPointsAreRecorded) {
   EXPECT_NE(retry.err.find("6 already done, 2 to run"), std::string::npos) << retry.err;
 }
 
+// Longest first (the LPT rule): costlier designs' points first, ties (seeds of one design, equal costs)
+// by id; a design without a cost (it did not load) goes last.
+TEST(Sweep, PointsRunLongestFirstByTheirDesignsCost) {
+  std::vector<SweepPoint> points;
+  for (size_t d = 0; d < 4; ++d)
+    for (uint64_t seed = 1; seed <= 2; ++seed) points.push_back({points.size(), d, seed});
+  std::vector<size_t> ids{0, 1, 2, 3, 4, 5, 6, 7};
+  order_longest_first(ids, points, {{0, 10.0}, {1, 40.0}, {2, 10.0}});
+  EXPECT_EQ(ids, (std::vector<size_t>{2, 3, 0, 1, 4, 5, 6, 7})) << "design 1 (40), then 0 and 2 (10) by id, then 3";
+  // Only this rank's points: the order is of the ids given.
+  std::vector<size_t> mine{1, 3, 5, 7};
+  order_longest_first(mine, points, {{3, 5.0}, {2, 1.0}});
+  EXPECT_EQ(mine, (std::vector<size_t>{7, 5, 1, 3}));
+}
+
 TEST(SweepCommand, KilledMidwayAndRestartedGivesTheSameCsv) {
   test::TempDir dir;
   std::string text = SWEEP;

@@ -10,18 +10,22 @@
 #include <dlfcn.h>
 #endif
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <memory>
 
 #include "Commands.hpp"
 #include "Errors.hpp"
 #include "InputFile.hpp"
+#include "Loader.hpp"
 #include "OutputName.hpp"
 #include "Process.hpp"
+#include "RunBudget.hpp"
 #include "StrictJson.hpp"
 #include "Sweep.hpp"
 #include "Writers.hpp"
@@ -158,6 +162,25 @@ class Ranks {
 #endif
 };
 
+// Each design's cost for the longest-first order: RunBudget's event estimate of its scenario (the same
+// for every seed); a design that does not load costs 0 (it fails at once). Outputs do not depend on the
+// order: every point writes its own folder.
+std::map<size_t, double> estimated_cost_by_design(const gtw::regress::SweepSpec& spec,
+                                                  const std::vector<gtw::regress::SweepPoint>& points,
+                                                  const std::vector<size_t>& ids) {
+  std::map<size_t, double> cost;
+  for (size_t id : ids) {
+    const size_t design = points[id].design;
+    if (cost.count(design)) continue;
+    std::vector<Override> overrides;
+    for (const auto& [path, value] : spec.designs[design].overrides) overrides.push_back({path, value});
+    Diagnostics diags;
+    const ScenarioSpec scenario = load_scenario(spec.scenario, overrides, diags);
+    cost[design] = diags.has_errors() ? 0.0 : estimate_run(scenario).events;
+  }
+  return cost;
+}
+
 int run_sweep_command(const SweepCliOptions& o) {
   using namespace gtw::regress;
 #ifndef GTW_MPI_LIBRARY
@@ -197,6 +220,7 @@ int run_sweep_command(const SweepCliOptions& o) {
     to_run.push_back(p.id);
   }
 
+  order_longest_first(to_run, points, estimated_cost_by_design(spec, points, to_run));
   const std::string gputwin = self_executable("gputwin");
   std::vector<ChildJob> jobs;
   for (size_t id : to_run) {
@@ -223,7 +247,8 @@ int run_sweep_command(const SweepCliOptions& o) {
   const std::string who =
       ranks.mpi() ? " [rank " + std::to_string(ranks.rank()) + "/" + std::to_string(ranks.size()) + "]" : "";
   const size_t mine = to_run.size() + resumed;  // the points this rank owns
-  std::fprintf(stderr, "sweep %s%s: %zu points (%zu designs x %zu seeds), %zu already done, %zu to run, -j %d\n",
+  std::fprintf(stderr,
+               "sweep %s%s: %zu points (%zu designs x %zu seeds), %zu already done, %zu to run, -j %d, longest first\n",
                spec.name.c_str(), who.c_str(), mine, spec.designs.size(), std::max<size_t>(1, spec.seeds.size()),
                resumed, to_run.size(), o.parallel);
   const auto start = std::chrono::steady_clock::now();

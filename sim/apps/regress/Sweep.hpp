@@ -4,6 +4,7 @@
 // results merge into sweep.csv, sweep.h5 and sweep.md (Pareto front of cost vs worst SLO vs leakage).
 // Format and metric definitions: docs/regression.md.
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -59,6 +60,12 @@ struct SweepPoint {
 
 /// Every point, design-major: design 0 with each seed, then design 1, ...
 std::vector<SweepPoint> sweep_points(const SweepSpec& spec);
+
+/// Orders point ids longest first: by their design's cost (`cost_by_design`, missing designs cost 0),
+/// largest first, ties by id. The longest-processing-time rule: with N parallel slots its makespan is at
+/// most 4/3 of the best, where id order can leave every slot but one idle behind a long last point.
+void order_longest_first(std::vector<size_t>& ids, const std::vector<SweepPoint>& points,
+                         const std::map<size_t, double>& cost_by_design);
 
 /// The parameter columns of the results: every overridden path, in order of first appearance.
 std::vector<std::string> parameter_columns(const SweepSpec& spec);
