@@ -204,7 +204,7 @@ TEST(FabricPrediction, A100RingAllReduceBusBandwidthIsTheDocumentedBadRow) {
   // The serving model's NCCL ring model (ServingStep) at 1 GiB on 8 GPUs predicts the same within 1 %.
   const double gib = 1 << 30;
   const double nccl_busbw =
-      2.0 * 7 / 8 * gib / all_reduce_time(gib, 8, b.prepared.profiles.begin()->second.nvlink_achievable.value);
+      2.0 * 7 / 8 * gib / all_reduce_time(gib, 8, b.prepared.profiles.at("A100-80GB").nvlink_achievable.value);
   EXPECT_NEAR(nccl_busbw, busbw, 0.01 * busbw);
   std::printf(
       "A100 8-GPU ring all-reduce busbw: predicted %.1f GB/s (NCCL ring model %.1f), published ~200: %+.1f %%\n",

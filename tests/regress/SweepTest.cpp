@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <set>
 #include <thread>
@@ -245,50 +246,73 @@ TEST(Sweep, PointsRunLongestFirstByTheirDesignsCost) {
   std::vector<size_t> mine{1, 3, 5, 7};
   order_longest_first(mine, points, {{3, 5.0}, {2, 1.0}});
   EXPECT_EQ(mine, (std::vector<size_t>{7, 5, 1, 3}));
+  // An estimate that is not a number sorts as 0; an infinite one first.
+  order_longest_first(ids, points, {{0, std::nan("")}, {1, 2.0}, {2, HUGE_VAL}});
+  EXPECT_EQ(ids, (std::vector<size_t>{4, 5, 2, 3, 0, 1, 6, 7}));
 }
 
-TEST(SweepCommand, KilledMidwayAndRestartedGivesTheSameCsv) {
-  test::TempDir dir;
+// The 12-point sweep (4 designs x 3 seeds, one design invalid) written to DIR/small.yaml, and run whole
+// into DIR/whole for comparison.
+void write_twelve_point_sweep(const test::TempDir& dir) {
   std::string text = SWEEP;
   text.replace(text.find("seeds: [1, 2]"), 13, "seeds: [1, 2, 3]");
   test::write_text(dir.file("small.yaml"), text);
   ASSERT_EQ(sweep({dir.file("small.yaml"), "-o", dir.file("whole"), "--progress", "none"}).exit_code, 1);
+}
 
-  // The sweep in its own process group, killed (with its children) after two points have ended.
+// `gputwin sweep FILE -o OUT -j JOBS` started in its own process group (its pid is the group id), so that a
+// test can signal the coordinator alone or the whole group, as a terminal does.
+pid_t start_sweep_in_own_group(const std::string& file, const std::string& out, const char* jobs) {
   const pid_t pid = fork();
-  ASSERT_GE(pid, 0);
   if (pid == 0) {
     setpgid(0, 0);
-    const std::string out = dir.file("killed");
-    execl(GTW_BINARY, GTW_BINARY, "sweep", dir.file("small.yaml").c_str(), "-o", out.c_str(), "--progress", "none",
+    execl(GTW_BINARY, GTW_BINARY, "sweep", file.c_str(), "-o", out.c_str(), "-j", jobs, "--progress", "none",
           static_cast<char*>(nullptr));
     _exit(127);
   }
-  setpgid(pid, pid);
-  const auto done_points = [&] {
-    size_t n = 0;
-    std::error_code ec;
-    for (const auto& e : fs::directory_iterator(dir.file("killed/points"), ec))
-      n += fs::exists(e.path() / "status.json") ? 1 : 0;
-    return n;
-  };
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-  while (done_points() < 2 && std::chrono::steady_clock::now() < deadline)
+  if (pid > 0) setpgid(pid, pid);
+  return pid;
+}
+
+// The status.json texts of the points recorded so far under OUT.
+std::vector<std::string> recorded_statuses(const std::string& out) {
+  std::vector<std::string> found;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(out + "/points", ec))
+    if (fs::exists(e.path() / "status.json")) found.push_back(test::read_text((e.path() / "status.json").string()));
+  return found;
+}
+
+// Waits until at least `points` points are recorded under OUT (a hang guard of 2 minutes, scaled).
+void wait_for_points(const std::string& out, size_t points) {
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(static_cast<long>(120 * test::timeout_scale()));
+  while (recorded_statuses(out).size() < points && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
+}
+
+TEST(SweepCommand, KilledMidwayAndRestartedGivesTheSameCsv) {
+  test::TempDir dir;
+  ASSERT_NO_FATAL_FAILURE(write_twelve_point_sweep(dir));
+  // The sweep killed (with its children) after two points have ended.
+  const std::string out = dir.file("killed");
+  const pid_t pid = start_sweep_in_own_group(dir.file("small.yaml"), out, "1");
+  ASSERT_GT(pid, 0);
+  wait_for_points(out, 2);
   kill(-pid, SIGKILL);
   int status = 0;
   waitpid(pid, &status, 0);
-  const size_t before = done_points();
+  const size_t before = recorded_statuses(out).size();
   ASSERT_GE(before, 2u);
   ASSERT_LT(before, 12u) << "the sweep ended before it could be killed";
-  EXPECT_FALSE(fs::exists(dir.file("killed/sweep.csv")));
+  EXPECT_FALSE(fs::exists(out + "/sweep.csv"));
 
-  const auto resumed = sweep({dir.file("small.yaml"), "-o", dir.file("killed"), "--progress", "none"});
+  const auto resumed = sweep({dir.file("small.yaml"), "-o", out, "--progress", "none"});
   EXPECT_EQ(resumed.exit_code, 1) << resumed.err;
   EXPECT_NE(resumed.err.find(std::to_string(before) + " already done, " + std::to_string(12 - before) + " to run"),
             std::string::npos)
       << resumed.err;
-  EXPECT_EQ(test::read_text(dir.file("killed/sweep.csv")), test::read_text(dir.file("whole/sweep.csv")));
+  EXPECT_EQ(test::read_text(out + "/sweep.csv"), test::read_text(dir.file("whole/sweep.csv")));
 }
 
 // Ctrl-C on a terminal (SIGINT to the whole process group) or SIGTERM to the coordinator alone: the sweep
@@ -296,39 +320,18 @@ TEST(SweepCommand, KilledMidwayAndRestartedGivesTheSameCsv) {
 // command then resumes to the outputs of an uninterrupted sweep.
 TEST(SweepCommand, InterruptedPointsAreLeftUndoneNotFailedAndTheRerunCompletesTheSweep) {
   test::TempDir dir;
-  std::string text = SWEEP;
-  text.replace(text.find("seeds: [1, 2]"), 13, "seeds: [1, 2, 3]");
-  test::write_text(dir.file("small.yaml"), text);
-  ASSERT_EQ(sweep({dir.file("small.yaml"), "-o", dir.file("whole"), "--progress", "none"}).exit_code, 1);
-
+  ASSERT_NO_FATAL_FAILURE(write_twelve_point_sweep(dir));
   for (const auto& [signal_to_group, sig] : {std::pair{true, SIGINT}, std::pair{false, SIGTERM}}) {
     SCOPED_TRACE(signal_to_group ? "SIGINT to the group" : "SIGTERM to the coordinator");
     const std::string out = dir.file(signal_to_group ? "int" : "term");
-    const pid_t pid = fork();
-    ASSERT_GE(pid, 0);
-    if (pid == 0) {
-      setpgid(0, 0);
-      execl(GTW_BINARY, GTW_BINARY, "sweep", dir.file("small.yaml").c_str(), "-o", out.c_str(), "-j", "2", "--progress",
-            "none", static_cast<char*>(nullptr));
-      _exit(127);
-    }
-    setpgid(pid, pid);
-    const auto statuses = [&] {
-      std::vector<std::string> found;
-      std::error_code ec;
-      for (const auto& e : fs::directory_iterator(out + "/points", ec))
-        if (fs::exists(e.path() / "status.json")) found.push_back(test::read_text((e.path() / "status.json").string()));
-      return found;
-    };
-    const auto deadline =
-        std::chrono::steady_clock::now() + std::chrono::seconds(static_cast<long>(120 * test::timeout_scale()));
-    while (statuses().empty() && std::chrono::steady_clock::now() < deadline)
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    const pid_t pid = start_sweep_in_own_group(dir.file("small.yaml"), out, "2");
+    ASSERT_GT(pid, 0);
+    wait_for_points(out, 1);
     kill(signal_to_group ? -pid : pid, sig);
     int status = 0;
     waitpid(pid, &status, 0);
     ASSERT_TRUE(WIFEXITED(status));
-    const auto recorded = statuses();
+    const auto recorded = recorded_statuses(out);
     ASSERT_LT(recorded.size(), 12u) << "the sweep ended before it could be interrupted";
     EXPECT_EQ(WEXITSTATUS(status), 128 + sig);
     // No recorded point carries the signal that stopped the sweep: the stopped ones have no status at all.

@@ -32,6 +32,10 @@ std::vector<double> completions(const TempDir& dir, const std::string& mode, con
   return out_times;
 }
 
+// The complementary pair: alpha made compute-bound next to the memory-bound beta.
+const std::vector<std::string> COMPUTE_BOUND_ALPHA{"spec.workloads[alpha-job].step.flops=400TFLOP",
+                                                   "spec.workloads[alpha-job].step.bytes=10GB"};
+
 TEST(Interference, MpsUnderMemoryContentionIsAbout30PercentSlowerThanMig) {
   TempDir dir;
   const auto mps = completions(dir, "mps", {});
@@ -49,10 +53,8 @@ TEST(Interference, MpsUnderMemoryContentionIsAbout30PercentSlowerThanMig) {
 
 TEST(Interference, MpsLetsAMemoryBoundClientUseTheBandwidthAComputeBoundNeighbourLeaves) {
   TempDir dir;
-  const std::vector<std::string> compute_bound_alpha{"spec.workloads[alpha-job].step.flops=400TFLOP",
-                                                     "spec.workloads[alpha-job].step.bytes=10GB"};
-  const auto mps = completions(dir, "mps", compute_bound_alpha);
-  const auto mig = completions(dir, "mig", compute_bound_alpha);
+  const auto mps = completions(dir, "mps", COMPUTE_BOUND_ALPHA);
+  const auto mig = completions(dir, "mig", COMPUTE_BOUND_ALPHA);
   // The memory-bound beta gets nearly the whole HBM bandwidth under MPS (alpha's L2 pressure is
   // small) against half of it on a MIG instance; alpha has 66 SMs under MPS against 60 on 3g.40gb.
   EXPECT_LT(mps[1], 0.6 * mig[1]);
@@ -66,10 +68,8 @@ TEST(Interference, MpsLetsAMemoryBoundClientUseTheBandwidthAComputeBoundNeighbou
 // draw the whole HBM bandwidth on real GPUs; the model lets them). The bounds hold the reported error.
 TEST(Interference, ComplementaryPairGainUnderMpsIsTheDocumentedBadRow) {
   TempDir dir;
-  const std::vector<std::string> compute_bound_alpha{"spec.workloads[alpha-job].step.flops=400TFLOP",
-                                                     "spec.workloads[alpha-job].step.bytes=10GB"};
-  const auto mps = completions(dir, "mps", compute_bound_alpha);
-  const auto mig = completions(dir, "mig", compute_bound_alpha);
+  const auto mps = completions(dir, "mps", COMPUTE_BOUND_ALPHA);
+  const auto mig = completions(dir, "mig", COMPUTE_BOUND_ALPHA);
   ASSERT_EQ(mps.size(), 2u);
   const double gain = (mig[0] / mps[0] + mig[1] / mps[1]) / 2 - 1;
   EXPECT_GT(gain, 0.50) << "compute-bound " << mig[0] / mps[0] << "x, memory-bound " << mig[1] / mps[1] << "x";

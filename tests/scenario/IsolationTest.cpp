@@ -85,12 +85,8 @@ TEST(Isolation, EveryExampleRunsAndReportsItsSharingMode) {
 TEST(Isolation, AVgpuAloneOnItsGpuRunsInThePublishedShareOfBareMetal) {
   TempDir dir;
   const auto service_time = [&](const std::string& name, const std::vector<std::string>& sets) {
-    std::vector<std::string> argv = {
-        GTW_BINARY, "run",          std::string(GTW_SOURCE_DIR) + "/tests/fixtures/scenarios/cc-inference.yaml",
-        "-o",       dir.file(name), "--progress",
-        "none",     "--format",     "json"};
-    for (const auto& s : sets) argv.insert(argv.end(), {"--set", s});
-    const auto r = run_process(argv);
+    const std::string fixture = std::string(GTW_SOURCE_DIR) + "/tests/fixtures/scenarios/cc-inference.yaml";
+    const auto r = run_process(run_argv(GTW_BINARY, fixture, dir.file(name), "json", sets));
     EXPECT_EQ(r.exit_code, 0) << r.err;
     const auto w = json::parse(read_text(dir.file(name) + "/report.json"))["tenants"][0]["workloads"][0];
     return w["latency"]["mean_s"].get<double>() - w["queueing"]["mean_s"].get<double>();

@@ -253,42 +253,48 @@ int run_sweep_command(const SweepCliOptions& o) {
                resumed, to_run.size(), o.parallel);
   const auto start = std::chrono::steady_clock::now();
   size_t done = 0, failed = 0, undone = 0;
-  const InterruptGuard interrupt_guard;  // Ctrl-C: stop the children, leave their points undone
-  run_children(jobs, o.parallel, [&](size_t j, const ChildResult& child) {
-    const auto& p = points[to_run[j]];
-    const std::string dir = point_dir(root, p.id);
-    if (child.interrupted) {  // not the point's result: no status, so the next run of the command runs it
-      fs::remove(fs::path(dir) / "report.json", ec);
-      ++undone;
-      return;
-    }
-    bool ok = child.ok();
-    std::string detail;
-    if (!ok) {
-      detail = "gputwin run " + child.describe(jobs[j].timeout_seconds);
-      const std::string err = tail_of_file(jobs[j].stderr_path, 1500);
-      if (!err.empty()) detail += ": " + err;
-    } else if (!read_json_file(dir + "/report.json")) {
-      ok = false;
-      detail = "no readable report.json";
-    }
-    Json status = {{"point", p.id},          {"identity", point_identity(spec, p)}, {"status", ok ? "ok" : "failed"},
-                   {"detail", detail},       {"exit_code", child.exit_code},        {"signal", child.signal},
-                   {"wall_s", child.seconds}};
-    write_file_atomic(dir + "/status.json", status.dump(2) + "\n");
-    ++done;
-    failed += ok ? 0 : 1;
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const double left = elapsed / static_cast<double>(done) * static_cast<double>(jobs.size() - done);
-    if (progress != "none") {
-      std::fprintf(stderr, "%ssweep%s: %zu/%zu done, %zu failed, %s elapsed, ~%s left%s", progress == "bar" ? "\r" : "",
-                   who.c_str(), resumed + done, mine, failed, clock_text(elapsed).c_str(), clock_text(left).c_str(),
-                   progress == "bar" ? "   " : "\n");
-      std::fflush(stderr);
-    }
-  });
+  int sig = 0;
+  {
+    // Ctrl-C while points run: stop the children, leave their points undone. The guard ends with the runs,
+    // so a signal during the merge ends the process as usual (its files are written atomically).
+    const InterruptGuard interrupt_guard;
+    run_children(jobs, o.parallel, [&](size_t j, const ChildResult& child) {
+      const auto& p = points[to_run[j]];
+      const std::string dir = point_dir(root, p.id);
+      if (child.interrupted) {  // not the point's result: no status, so the next run of the command runs it
+        fs::remove(fs::path(dir) / "report.json", ec);
+        ++undone;
+        return;
+      }
+      bool ok = child.ok();
+      std::string detail;
+      if (!ok) {
+        detail = "gputwin run " + child.describe(jobs[j].timeout_seconds);
+        const std::string err = tail_of_file(jobs[j].stderr_path, 1500);
+        if (!err.empty()) detail += ": " + err;
+      } else if (!read_json_file(dir + "/report.json")) {
+        ok = false;
+        detail = "no readable report.json";
+      }
+      Json status = {{"point", p.id},          {"identity", point_identity(spec, p)}, {"status", ok ? "ok" : "failed"},
+                     {"detail", detail},       {"exit_code", child.exit_code},        {"signal", child.signal},
+                     {"wall_s", child.seconds}};
+      write_file_atomic(dir + "/status.json", status.dump(2) + "\n");
+      ++done;
+      failed += ok ? 0 : 1;
+      const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      const double left = elapsed / static_cast<double>(done) * static_cast<double>(jobs.size() - done);
+      if (progress != "none") {
+        std::fprintf(stderr, "%ssweep%s: %zu/%zu done, %zu failed, %s elapsed, ~%s left%s",
+                     progress == "bar" ? "\r" : "", who.c_str(), resumed + done, mine, failed,
+                     clock_text(elapsed).c_str(), clock_text(left).c_str(), progress == "bar" ? "   " : "\n");
+        std::fflush(stderr);
+      }
+    });
+    sig = interrupted();
+  }
   if (progress == "bar" && !jobs.empty()) std::fprintf(stderr, "\n");
-  if (const int sig = interrupted()) {
+  if (sig != 0) {
     // No merge: the folder holds the finished points, and the same command resumes with the rest.
     std::fprintf(stderr,
                  "sweep %s%s: interrupted (%s): %zu points done, %zu stopped and %zu not started are left undone; run "

@@ -783,9 +783,9 @@ void write_sweep_h5(const std::string& path, const SweepSpec& spec, const std::v
 
 void order_longest_first(std::vector<size_t>& ids, const std::vector<SweepPoint>& points,
                          const std::map<size_t, double>& cost_by_design) {
-  const auto cost = [&](size_t id) {
+  const auto cost = [&](size_t id) {  // NaN would break the sort's ordering: it counts as 0
     const auto it = cost_by_design.find(points[id].design);
-    return it == cost_by_design.end() ? 0.0 : it->second;
+    return it == cost_by_design.end() || std::isnan(it->second) ? 0.0 : it->second;
   };
   std::sort(ids.begin(), ids.end(), [&](size_t a, size_t b) {
     if (cost(a) != cost(b)) return cost(a) > cost(b);

@@ -61,7 +61,7 @@ struct SweepPoint {
 /// Every point, design-major: design 0 with each seed, then design 1, ...
 std::vector<SweepPoint> sweep_points(const SweepSpec& spec);
 
-/// Orders point ids longest first: by their design's cost (`cost_by_design`, missing designs cost 0),
+/// Orders point ids longest first: by their design's cost (`cost_by_design`; missing or NaN: 0),
 /// largest first, ties by id. The longest-processing-time rule: with N parallel slots its makespan is at
 /// most 4/3 of the best, where id order can leave every slot but one idle behind a long last point.
 void order_longest_first(std::vector<size_t>& ids, const std::vector<SweepPoint>& points,
