@@ -12,7 +12,8 @@ packages=(
   libcli11-dev nlohmann-json3-dev
   libopenmpi-dev openmpi-bin
   clang libclang-rt-14-dev   # the libFuzzer targets (scripts/fuzz.sh)
-  python3                    # the layering test (scripts/check-layering.py)
+  python3                    # the layering test (scripts/check-layering.py), the trace.json check
+  prometheus                 # promtool: the metrics.prom tests lint and load the file as Prometheus would
 )
 
 missing=()

@@ -20,6 +20,13 @@ double percentile_sorted(const std::vector<double>& sorted, double p) {
   return sorted[idx];
 }
 
+double slo_window_s(const ScenarioSpec& spec, const SloResult& s) {
+  if (s.tenant < 0 || static_cast<size_t>(s.tenant) >= spec.tenants.size()) return 0;
+  for (const auto& slo : spec.tenants[static_cast<size_t>(s.tenant)].slos)
+    if (slo.name == s.name) return is_request_slo(slo.kind) ? slo.window.value : 0;
+  return 0;
+}
+
 const std::vector<double>& latency_cdf_percentiles() {
   static const std::vector<double> ps = [] {
     std::vector<double> v;
@@ -35,27 +42,6 @@ const std::vector<double>& latency_cdf_percentiles() {
 namespace {
 
 constexpr double INF = std::numeric_limits<double>::infinity();
-
-const char* failure_reason_name(FailureReason r) {
-  switch (r) {
-    case FailureReason::OUT_OF_MEMORY:
-      return "out_of_memory";
-    case FailureReason::NOT_PLACED:
-      return "not_placed";
-    case FailureReason::UNFINISHED:
-      return "unfinished";
-    case FailureReason::FAULT:
-      return "fault";
-    case FailureReason::RECONFIGURED:
-      return "reconfigured";
-    case FailureReason::PREEMPTED:
-      return "preempted";
-    case FailureReason::KEY_REFUSED:
-      return "key_refused";
-    default:
-      return "";
-  }
-}
 
 LatencyStats stats_of(std::vector<double> values) {
   LatencyStats s;

@@ -105,6 +105,9 @@ struct SloResult {
   std::string explanation;
 };
 
+/// The length of a window SLO's evaluation window (s), from the spec; 0 for per-job SLOs.
+double slo_window_s(const ScenarioSpec& spec, const SloResult& s);
+
 struct GpuResult {
   GpuLayout layout;
   double utilisation = 0;              // busy share of [0, duration], or of the device's lifetime in it

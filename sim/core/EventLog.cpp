@@ -92,4 +92,25 @@ const char* event_type_name(EventType t) {
   return "unknown";
 }
 
+const char* failure_reason_name(FailureReason r) {
+  switch (r) {
+    case FailureReason::OUT_OF_MEMORY:
+      return "out_of_memory";
+    case FailureReason::NOT_PLACED:
+      return "not_placed";
+    case FailureReason::UNFINISHED:
+      return "unfinished";
+    case FailureReason::FAULT:
+      return "fault";
+    case FailureReason::RECONFIGURED:
+      return "reconfigured";
+    case FailureReason::PREEMPTED:
+      return "preempted";
+    case FailureReason::KEY_REFUSED:
+      return "key_refused";
+    default:
+      return "";
+  }
+}
+
 }  // namespace gtw

@@ -81,6 +81,8 @@ enum class FailureReason : uint8_t {
 };
 
 const char* event_type_name(EventType t);
+/// snake_case name of a failure reason (report.json, trace.json); "" for NONE.
+const char* failure_reason_name(FailureReason r);
 inline constexpr int EVENT_TYPE_COUNT = static_cast<int>(EventType::REQUEST_PREEMPTED) + 1;
 
 struct Event {

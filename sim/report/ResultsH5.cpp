@@ -289,14 +289,6 @@ void write_gpus(hid_t root, const Analysis& a, hid_t str) {
                GTW_FIELD(GpuRow, context_switch_seconds, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE)});
 }
 
-// The analysis does not keep an SLO's window length; /sla/windows needs it to be read.
-double slo_window_s(const ScenarioSpec& spec, const SloResult& s) {
-  if (s.tenant < 0 || static_cast<size_t>(s.tenant) >= spec.tenants.size()) return 0;
-  for (const auto& slo : spec.tenants[static_cast<size_t>(s.tenant)].slos)
-    if (slo.name == s.name) return is_request_slo(slo.kind) ? slo.window.value : 0;
-  return 0;
-}
-
 void write_sla(hid_t root, const ScenarioSpec& spec, const Analysis& a, hid_t str) {
   const H5Id sla = make_group(root, "sla");
   std::vector<SloRow> slos;

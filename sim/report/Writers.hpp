@@ -3,6 +3,7 @@
 // and every file is written to a temporary name in the output directory and renamed into place,
 // so a reader never sees a half-written file.
 #include <string>
+#include <vector>
 
 #include "Analysis.hpp"
 #include "AtomicFile.hpp"
@@ -12,6 +13,8 @@
 #include "Scenario.hpp"
 
 namespace gtw {
+
+class RunIndex;
 
 inline constexpr const char* REPORT_SCHEMA_VERSION = "1.0";
 
@@ -45,5 +48,24 @@ std::string policy_report_yaml(const ScenarioSpec& spec, const RunResult& run, c
 /// junit.xml of a run: one test case per SLO and per compliance rule (failures carry the evidence).
 std::string run_junit_xml(const ScenarioSpec& spec, const RunResult& run, const Analysis& analysis,
                           const ComplianceReport* compliance);
+
+/// trace.json: the run in the Chrome Trace Event format (Perfetto UI, chrome://tracing); layout in
+/// docs/formats/trace-json.md.
+std::string trace_json(const ScenarioSpec& spec, const RunResult& run, const RunIndex& index);
+
+/// metrics.prom: OpenMetrics text with timestamps, DCGM exporter names where they apply, and the twin's
+/// request and SLO series (docs/formats/metrics-prom.md).
+std::string metrics_openmetrics(const ScenarioSpec& spec, const RunResult& run, const Analysis& analysis,
+                                const RunIndex& index);
+
+/// One CSV file of `--format csv`: its name in the output directory and its text.
+struct CsvFile {
+  std::string name;
+  std::string text;
+};
+/// The run's tables as CSV (docs/formats/csv.md): tenants, workloads, slos, slo_windows, gpus, placements,
+/// jobs, and with `leakage` leakage_channels, leakage_discrete, attacks; with configured `compliance`, compliance.
+std::vector<CsvFile> csv_tables(const ScenarioSpec& spec, const RunResult& run, const Analysis& analysis,
+                                const LeakageReport* leakage, const ComplianceReport* compliance);
 
 }  // namespace gtw

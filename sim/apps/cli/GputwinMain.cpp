@@ -205,7 +205,7 @@ int cmd_run(const std::string& file, std::string out_dir, const std::optional<st
   RunLimits limits;
   if (!parse_budget(budget, limits)) return EXIT_INVALID_INPUT;
   bool want_json = false, want_md = false, want_h5 = false, want_sarif = false, want_policyreport = false,
-       want_junit = false, want_audit = false;
+       want_junit = false, want_audit = false, want_trace = false, want_metrics = false, want_csv = false;
   // "default": json, md, h5, sarif, and policyreport.yaml when the scenario has compliance rules, audit.jsonl when
   // it has an audit trail.
   const bool default_formats = formats == "default";
@@ -229,11 +229,20 @@ int cmd_run(const std::string& file, std::string out_dir, const std::optional<st
         want_junit = true;
       else if (f == "audit")
         want_audit = true;
+      else if (f == "trace")
+        want_trace = true;
+      else if (f == "metrics")
+        want_metrics = true;
+      else if (f == "csv")
+        want_csv = true;
       else if (f == "all")
-        want_json = want_md = want_h5 = want_sarif = want_policyreport = want_junit = want_audit = true;
+        want_json = want_md = want_h5 = want_sarif = want_policyreport = want_junit = want_audit = want_trace =
+            want_metrics = want_csv = true;
       else {
         std::cerr << "gputwin: error: --format: unknown format '" << f << "'"
-                  << suggest(f, {"json", "md", "h5", "sarif", "policyreport", "junit", "audit", "all"}) << "\n";
+                  << suggest(f, {"json", "md", "h5", "sarif", "policyreport", "junit", "audit", "trace", "metrics",
+                                 "csv", "all"})
+                  << "\n";
         return EXIT_INVALID_INPUT;
       }
     }
@@ -335,6 +344,12 @@ int cmd_run(const std::string& file, std::string out_dir, const std::optional<st
     write_file_atomic((fs::path(out_dir) / "policyreport.yaml").string(), policy_report_yaml(spec, run, compliance));
   if (want_junit)
     write_file_atomic((fs::path(out_dir) / "junit.xml").string(), run_junit_xml(spec, run, analysis, &compliance));
+  if (want_csv)
+    for (const auto& table : csv_tables(spec, run, analysis, &leakage, &compliance))
+      write_file_atomic((fs::path(out_dir) / table.name).string(), table.text);
+  if (want_metrics)
+    write_file_atomic((fs::path(out_dir) / "metrics.prom").string(), metrics_openmetrics(spec, run, analysis, index));
+  if (want_trace) write_file_atomic((fs::path(out_dir) / "trace.json").string(), trace_json(spec, run, index));
   // audit.jsonl: only when the run has an audit trail (tagged data, spec.identity or spec.audit); the
   // stream evaluate_compliance built (building it again would hash every record again).
   if (want_audit && audit_applies(spec))
@@ -512,10 +527,11 @@ int main(int argc, char** argv) {
   run->add_option("--seed", seed, "Seed (overrides spec.seed), 0..2^64-1");
 
   run->add_option("--set", sets, "Override a field: path=value (repeatable), e.g. spec.duration=2m");
-  run->add_option("--format", formats,
-                  "Comma-separated outputs: json,md,h5,sarif,policyreport,junit,audit or all (default "
-                  "json,md,h5,sarif,policyreport,audit; policyreport only when the scenario has "
-                  "compliance rules, audit (audit.jsonl) only when it has tagged data, spec.identity or spec.audit)");
+  run->add_option(
+      "--format", formats,
+      "Comma-separated outputs: json,md,h5,sarif,policyreport,junit,audit,trace,metrics,csv or all (default "
+      "json,md,h5,sarif,policyreport,audit; policyreport only when the scenario has "
+      "compliance rules, audit (audit.jsonl) only when it has tagged data, spec.identity or spec.audit)");
   run->add_option("--progress", progress, "auto|plain|json|none (default auto: a bar on a terminal, plain in CI)")
       ->check(CLI::IsMember({"auto", "plain", "json", "none"}));
   run->add_option(
