@@ -4,6 +4,7 @@
 #include "InputFile.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -151,6 +152,32 @@ std::function<bool(const std::string&, double&, std::string&)> number(double min
     }
     return true;
   };
+}
+
+// spec.pciDeviceIds (optional): {value: ["0x20B010DE", ...], source}: the product's PCI device ids as
+// mig-parted's device-filter writes them (device, then vendor 0x10DE), upper case after 0x. Not a
+// parameter of the model, so not counted with the numbers' sources.
+void read_pci_device_ids(const YAML::Node& field, const std::string& file, HardwareProfile& out, Diagnostics& diags) {
+  const std::string path = "spec.pciDeviceIds";
+  if (!field.IsMap() || !field["value"] || !field["value"].IsSequence() || !field["source"] ||
+      !field["source"].IsScalar()) {
+    diags.error(mark_loc(file, field), path, "expected {value: [\"0x20B010DE\", ...], source: \"...\"}");
+    return;
+  }
+  if (!check_provenance(field["source"], file, path, diags)) return;
+  for (const auto& id : field["value"]) {
+    const std::string s = id.IsScalar() ? id.Scalar() : "";
+    const bool ok = s.size() == 10 && s[0] == '0' && s[1] == 'x' &&
+                    std::all_of(s.begin() + 2, s.end(), [](unsigned char c) { return std::isxdigit(c) != 0; });
+    if (!ok) {
+      diags.error(mark_loc(file, id), path + ".value",
+                  "expected a PCI device id such as 0x20B010DE, got \"" + s + "\"");
+      continue;
+    }
+    std::string norm = "0x";
+    for (size_t i = 2; i < s.size(); ++i) norm += static_cast<char>(std::toupper(static_cast<unsigned char>(s[i])));
+    out.pci_device_ids.push_back(norm);
+  }
 }
 
 // spec.mig: {source, profiles: [{name, id, computeSlices, memorySlices, sms, memory, copyEngines,
@@ -346,6 +373,7 @@ bool load_profile_text(const std::string& text, const std::string& file, Hardwar
   read_field<double>(spec, file, "l2Contention", number(0, 10), out.l2_contention, src, diags);
   // The MIG table is checked against the SM count: skip it when that is already wrong.
   if (const YAML::Node mig = spec["mig"]; mig && out.sms > 0) read_mig(mig, file, out, diags);
+  if (const YAML::Node ids = spec["pciDeviceIds"]) read_pci_device_ids(ids, file, out, diags);
   if (const YAML::Node cc = spec["confidentialComputing"]) {
     HardwareProfile::Confidential c;
     auto& s = out.sources;

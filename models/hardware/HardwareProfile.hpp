@@ -47,6 +47,9 @@ struct HardwareProfile {
   double l2_contention = 0;
 
   std::optional<MigGeometry> mig;  // absent on products without MIG
+  // PCI device ids of the product as mig-parted's device-filter writes them (vendor in the low half:
+  // 0x20B010DE), so that a mig-parted config's entries for this product apply (spec.pciDeviceIds).
+  std::vector<std::string> pci_device_ids;
 
   /// Confidential computing (Hopper SPT): host-device traffic goes through encrypted bounce buffers.
   struct Confidential {

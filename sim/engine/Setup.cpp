@@ -8,6 +8,7 @@
 #include "ChannelCatalogue.hpp"
 #include "CheckPolicyRef.hpp"
 #include "CheckRules.hpp"
+#include "MigParted.hpp"
 #include "NvidiaSmi.hpp"
 #include "Placement.hpp"
 #include "RunBudget.hpp"
@@ -197,6 +198,16 @@ PreparedScenario prepare_scenario(const std::string& path, const std::vector<Ove
       pool.profile_key = pool.gpu_product + "@" + pool.name;
       out.profiles.emplace(pool.profile_key, std::move(overridden));
     }
+  }
+
+  // A mig-parted selection with device-filters (migConfig): the entries for the product's PCI device ids.
+  for (size_t p = 0; p < spec.node_pools.size(); ++p) {
+    auto& pool = spec.node_pools[p];
+    if (!pool.mig_config || pool.mig_config->applied) continue;
+    const auto it = out.profiles.find(pool.gpu_product);
+    if (it == out.profiles.end()) continue;  // reported with the profile
+    apply_mig_config(pool, it->second.pci_device_ids, "spec.cluster.nodePools[" + std::to_string(p) + "].migConfig",
+                     diags);
   }
 
   // A MIG layout imported from a saved `nvidia-smi mig -lgi` (topology.mig).

@@ -64,8 +64,33 @@ const std::vector<FieldDoc>& field_docs() {
        "mig: the GPU instances of each GPU, e.g. [3g.40gb, 2g.20gb, 1g.10gb] or a mig-parted `mig-devices` mapping "
        "{\"3g.40gb\": 2}; checked against the product's placement rules (`gputwin profiles`)."},
       {"spec.cluster.nodePools[].devicePluginConfig", "mapping",
-       "Instead of `sharing`: the NVIDIA k8s device plugin's config file verbatim (version: v1, "
-       "sharing.timeSlicing or sharing.mps with resources [{name: nvidia.com/gpu, replicas: N}]); $ref it."},
+       "Instead of `sharing`: the NVIDIA k8s device plugin's config verbatim (version: v1, flags.migStrategy, "
+       "sharing.timeSlicing or sharing.mps with resources [{name: nvidia.com/gpu, replicas: N}]), a $ref to it or "
+       "to a ConfigMap holding one config, or {file, config}. renameByDefault and rename are recorded (the "
+       "advertised name only); failRequestsGreaterThanOne refuses workloads asking more than one GPU per replica "
+       "on the pool (false: a warning, as N replicas of one GPU give no more compute). Shared MIG resources "
+       "(nvidia.com/mig-<profile>) are refused: a MIG instance is one device with one replica."},
+      {"spec.cluster.nodePools[].devicePluginConfig.file", "path",
+       "A device plugin config file, or a Kubernetes YAML file (several documents allowed) whose ConfigMap's data "
+       "entries are named device plugin configs (the GPU Operator's devicePlugin.config ConfigMap); relative to "
+       "this file."},
+      {"spec.cluster.nodePools[].devicePluginConfig.config", "string",
+       "The ConfigMap data key to use, as the node label nvidia.com/device-plugin.config selects it; needed when "
+       "the ConfigMap holds more than one."},
+      {"spec.cluster.nodePools[].migConfig", "mapping",
+       "The GPUs' MIG layout from a mig-parted config (version: v1, mig-configs), bare or inside a ConfigMap "
+       "(the GPU Operator's default-mig-parted-config), selected by name as the node label nvidia.com/mig.config "
+       "does: {file, config}. Entries with a device-filter apply to products with that PCI device id (hardware "
+       "profile field pciDeviceIds); per-device entries (devices: [0, 1]) become gpuSharing entries; mig-enabled: "
+       "false leaves whole GPUs shared as `sharing` or devicePluginConfig says."},
+      {"spec.cluster.nodePools[].migConfig.file", "path",
+       "A mig-parted config file, or a Kubernetes YAML file with a ConfigMap whose data holds one; relative to "
+       "this file."},
+      {"spec.cluster.nodePools[].migConfig.config", "string",
+       "The name under mig-configs, e.g. all-balanced (the value of the node label nvidia.com/mig.config)."},
+      {"spec.cluster.nodePools[].migConfig.key", "string",
+       "The ConfigMap data key holding the mig-parted config (e.g. config.yaml); needed only when the ConfigMap "
+       "has several."},
       {"spec.cluster.nodePools[].sharing.vgpuScheduler", "enum: bestEffort|equalShare|fixedShare",
        "vgpu: bestEffort gives idle vGPUs' time to busy ones; equalShare gives every vGPU of the GPU its slice "
        "whether it has work or not; fixedShare does so for all `replicas` slots, occupied or not. Default bestEffort."},

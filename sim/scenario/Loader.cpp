@@ -18,6 +18,7 @@
 #include "FieldDocs.hpp"
 #include "InputFile.hpp"
 #include "LoaderInternal.hpp"
+#include "MigParted.hpp"
 #include "Sha256.hpp"
 #include "YamlDocuments.hpp"
 
@@ -91,6 +92,25 @@ std::string unused_override_message(const std::string& opath) {
 
 std::optional<YAML::Node> Loader::read_yaml_file(const std::string& file, const SourceLoc& from,
                                                  const std::string& path, std::string* sha256) {
+  auto docs = read_yaml_documents(file, from, path, sha256, nullptr);
+  if (!docs) return std::nullopt;
+  if (docs->empty()) {
+    d_.error(SourceLoc{file, 1, 1}, path, "file is empty: expected a YAML mapping");
+    return std::nullopt;
+  }
+  if (docs->size() > 1) {
+    // LoadAll, not Load: Load silently drops every document after the first (two files pasted together).
+    const YAML::Mark m = (*docs)[1].Mark();
+    d_.error(SourceLoc{file, m.line + 1, m.column + 1}, path,
+             "a second YAML document starts here; a scenario file holds exactly one");
+    return std::nullopt;
+  }
+  return docs->front();
+}
+
+std::optional<std::vector<YAML::Node>> Loader::read_yaml_documents(const std::string& file, const SourceLoc& from,
+                                                                   const std::string& path, std::string* sha256,
+                                                                   std::string* text_out) {
   // Many $refs to one fragment re-read and re-walk it each time; bound the total work.
   if (total_bytes_ > MAX_TOTAL_BYTES) return std::nullopt;  // reported once, below
   // Regular files only, within the scenario cap, UTF-8 without control bytes (sim/core/InputFile).
@@ -106,22 +126,11 @@ std::optional<YAML::Node> Loader::read_yaml_file(const std::string& file, const 
   if (sha256) *sha256 = sha256_hex(text);
   if (!check_yaml_item_count(text, file, d_)) return std::nullopt;
   try {
-    // LoadAll, not Load: Load silently drops every document after the first (two files pasted together).
-    std::optional<YAML::Node> root;
-    for (const auto& doc : load_all_documents(text)) {
-      if (doc.IsNull()) continue;
-      if (root) {
-        d_.error(SourceLoc{file, doc.Mark().line + 1, doc.Mark().column + 1}, path,
-                 "a second YAML document starts here; a scenario file holds exactly one");
-        return std::nullopt;
-      }
-      root = doc;
-    }
-    if (!root) {
-      d_.error(SourceLoc{file, 1, 1}, path, "file is empty: expected a YAML mapping");
-      return std::nullopt;
-    }
-    return root;
+    std::vector<YAML::Node> out;
+    for (const auto& doc : load_all_documents(text))
+      if (!doc.IsNull()) out.push_back(doc);
+    if (text_out) *text_out = text;
+    return out;
   } catch (const YAML::DeepRecursion& e) {
     // yaml-cpp's own message for this is "bad file".
     d_.error(SourceLoc{file, e.mark.is_null() ? 0 : e.mark.line + 1, e.mark.is_null() ? 0 : e.mark.column + 1}, path,
@@ -217,12 +226,12 @@ std::optional<Ctx> Loader::child(const Ctx& parent, const std::string& key) {
     // An empty value's mark is the token after it (often the next line): point at its key instead.
     for (const auto& kv : parent.node) {
       if (kv.first.IsScalar() && kv.first.Scalar() == key) {
-        const Ctx key_ctx{kv.first, parent.file, path, alt, parent.chain, parent.loc()};
-        return Ctx{YAML::Node(YAML::NodeType::Null), parent.file, path, alt, parent.chain, key_ctx.loc()};
+        const Ctx key_ctx = parent.below(kv.first, path, alt, parent.loc());
+        return parent.below(YAML::Node(YAML::NodeType::Null), path, alt, key_ctx.loc());
       }
     }
   }
-  return resolve(Ctx{value, parent.file, path, alt, parent.chain, parent.loc()});
+  return resolve(parent.below(value, path, alt, parent.loc()));
 }
 
 bool Loader::expect_map(const Ctx& c) {
@@ -246,7 +255,7 @@ bool Loader::check_map(const Ctx& c) {
   const auto keys = known_keys(normalise_path(c.path));
   std::map<std::string, SourceLoc> seen;
   for (const auto& kv : c.node) {
-    const Ctx key_ctx{kv.first, c.file, c.path, c.alt_path, c.chain, c.loc()};
+    const Ctx key_ctx = c.below(kv.first, c.path, c.alt_path, c.loc());
     if (!kv.first.IsScalar()) {
       d_.error(key_ctx.loc(), c.path, "keys must be plain names");
       continue;
@@ -275,12 +284,8 @@ std::vector<Ctx> Loader::items(const Ctx& list) {
     if (++nodes_visited_ > MAX_NODES) break;
     std::string name;
     if (item.IsMap() && item["name"] && item["name"].IsScalar()) name = item["name"].Scalar();
-    Ctx c{item,
-          list.file,
-          list.path + "[" + std::to_string(i) + "]",
-          list.alt_path + "[" + (name.empty() ? std::to_string(i) : name) + "]",
-          list.chain,
-          list.loc()};
+    Ctx c = list.below(item, list.path + "[" + std::to_string(i) + "]",
+                       list.alt_path + "[" + (name.empty() ? std::to_string(i) : name) + "]", list.loc());
     if (auto r = resolve(c)) {
       // An item included with $ref is named by its fragment: spec.cluster.nodePools[hgx] as well.
       const YAML::Node resolved_name = r->node.IsMap() ? std::as_const(r->node)["name"] : YAML::Node();
@@ -722,68 +727,6 @@ void Loader::read_sharing_fields(const Ctx& c, SharingSpec& sharing) {
   }
 }
 
-// The NVIDIA k8s device plugin's config file, accepted verbatim (version v1):
-//   {version: v1, flags: {...}, sharing: {timeSlicing|mps: {renameByDefault, failRequestsGreaterThanOne,
-//    resources: [{name: nvidia.com/gpu, replicas: N}]}}}
-// Its schema is the device plugin's, not ours, so it is checked here rather than from FieldDocs.
-void Loader::read_device_plugin_config(const Ctx& c, SharingSpec& sharing) {
-  sharing.loc = c.loc();
-  if (!expect_map(c)) return;
-  const auto allow = [&](const Ctx& m, const std::vector<std::string>& keys) {
-    for (const auto& kv : m.node) {
-      const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "?";
-      if (std::find(keys.begin(), keys.end(), key) == keys.end())
-        d_.error(m.loc(), m.path + "." + key,
-                 "unknown key '" + key + "' in a device plugin config" + suggest(key, keys));
-    }
-  };
-  allow(c, {"version", "flags", "sharing"});
-  std::string version;
-  get_string(c, "version", version, true);
-  if (!version.empty() && version != "v1")
-    d_.error(c.loc(), c.path + ".version", "device plugin config version '" + version + "' is not supported; use v1");
-  auto shared = child(c, "sharing");
-  if (!shared) {
-    sharing.mode = SharingMode::EXCLUSIVE;  // no sharing section: one pod per GPU
-    return;
-  }
-  if (!expect_map(*shared)) return;
-  allow(*shared, {"timeSlicing", "mps"});
-  auto ts = child(*shared, "timeSlicing");
-  auto mps = child(*shared, "mps");
-  if (ts && mps) {
-    d_.error(shared->loc(), shared->path, "timeSlicing and mps are mutually exclusive in a device plugin config");
-    return;
-  }
-  auto mode = ts ? ts : mps;
-  if (!mode) return;
-  sharing.mode = ts ? SharingMode::TIME_SLICING : SharingMode::MPS;
-  if (!expect_map(*mode)) return;
-  allow(*mode, {"renameByDefault", "failRequestsGreaterThanOne", "resources"});
-  auto resources = child(*mode, "resources");
-  if (!resources) {
-    missing(*mode, "resources");
-    return;
-  }
-  const auto list = items(*resources);
-  if (list.size() != 1) {
-    d_.error(resources->loc(), resources->path,
-             "exactly one resource (nvidia.com/gpu) is simulated per pool; got " + std::to_string(list.size()));
-  }
-  for (const auto& r : list) {
-    if (!expect_map(r)) continue;
-    allow(r, {"name", "rename", "replicas", "devices"});
-    std::string name;
-    get_string(r, "name", name, true);
-    if (!name.empty() && name != "nvidia.com/gpu")
-      d_.error(r.loc(), r.path + ".name",
-               "only nvidia.com/gpu is simulated (shared MIG resources are not); got '" + name + "'");
-    get_int_in(r, "replicas", sharing.replicas, true, 2, 48);  // the device plugin's file, not the schema
-    if (child(r, "devices"))
-      d_.error(r.loc(), r.path + ".devices", "per-device selection is not simulated; use gpuSharing");
-  }
-}
-
 void Loader::read_node_pool(const Ctx& c, NodePoolSpec& pool) {
   pool.loc = c.loc();
   if (!check_map(c)) return;
@@ -815,9 +758,10 @@ void Loader::read_node_pool(const Ctx& c, NodePoolSpec& pool) {
     if (child(c, "sharing")) {
       d_.error(dp->loc(), dp->path, "give either sharing or devicePluginConfig, not both");
     } else {
-      read_device_plugin_config(*dp, pool.sharing);
+      read_device_plugin_selection(*dp, pool);
     }
   }
+  if (auto mig = child(c, "migConfig")) read_mig_config(*mig, pool);
   if (auto overrides = child(c, "gpuSharing")) {
     std::map<int, std::string> claimed;  // GPU index -> the entry that set its mode first
     for (const auto& item : items(*overrides)) {
@@ -858,6 +802,9 @@ void Loader::read_node_pool(const Ctx& c, NodePoolSpec& pool) {
       pool.gpu_sharing.push_back(std::move(o));
     }
   }
+  // A mig-parted selection without device-filters applies now; one with them at setup (the PCI ids).
+  if (pool.mig_config && !mig_config_needs_product(*pool.mig_config))
+    apply_mig_config(pool, {}, c.path + ".migConfig", d_);
 }
 
 void Loader::read_tenant(const Ctx& c, TenantSpec& t) {
@@ -1007,6 +954,7 @@ void Loader::read_workload(const Ctx& c, WorkloadSpec& w) {
   if (auto t = child(c, "tenant")) w.tenant_loc = t->loc();
   get_int(c, "replicas", w.replicas, false);
   get_int(c, "gpus", w.gpus, false);
+  if (auto g = child(c, "gpus")) w.gpus_loc = g->loc();
   get_quantity(c, "memory", w.memory, parse_bytes, w.kind != WorkloadKind::INFERENCE && w.kind != WorkloadKind::ATTACK,
                true);
   get_quantity(c, "start", w.start, parse_duration, false, false);

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -25,11 +26,25 @@ struct Ctx {
   std::string alt_path;  // spec.workloads[chat-svc].arrival (names instead of indices)
   std::vector<std::string> chain;
   SourceLoc fallback;
+  // A YAML document parsed from a string inside another file (a ConfigMap's data value): where its
+  // first line and column are in that file. `pinned`: the string is not a literal block, so lines do
+  // not map; every location is the string's own (fallback).
+  int line_offset = 0;
+  int col_offset = 0;
+  bool pinned = false;
 
   SourceLoc loc() const {
     const YAML::Mark m = node.Mark();
-    if (file == "--set" || m.is_null() || m.line < 0) return fallback;
-    return SourceLoc{file, m.line + 1, m.column + 1};
+    if (file == "--set" || pinned || m.is_null() || m.line < 0) return fallback;
+    return SourceLoc{file, m.line + 1 + line_offset, m.column + 1 + col_offset};
+  }
+  /// A node below this one (same file, same embedding).
+  Ctx below(const YAML::Node& n, std::string p, std::string alt, SourceLoc fb) const {
+    Ctx c{n, file, std::move(p), std::move(alt), chain, std::move(fb)};
+    c.line_offset = line_offset;
+    c.col_offset = col_offset;
+    c.pinned = pinned;
+    return c;
   }
 };
 
@@ -61,6 +76,10 @@ class Loader {
   // ---- files and references ----
   std::optional<YAML::Node> read_yaml_file(const std::string& file, const SourceLoc& from, const std::string& path,
                                            std::string* sha256 = nullptr);
+  // Every non-empty document of a file (a Kubernetes multi-document stream); `text` gets the file's text.
+  std::optional<std::vector<YAML::Node>> read_yaml_documents(const std::string& file, const SourceLoc& from,
+                                                             const std::string& path, std::string* sha256,
+                                                             std::string* text);
   std::optional<Ctx> resolve(Ctx c);
   std::optional<Ctx> child(const Ctx& parent, const std::string& key);
   std::vector<Ctx> items(const Ctx& list);
@@ -96,7 +115,25 @@ class Loader {
   void read_node_pool(const Ctx& c, NodePoolSpec& pool);
   void read_sharing_fields(const Ctx& c, SharingSpec& sharing);
   void read_mig_layout(const Ctx& layout, std::vector<std::string>& out);
-  void read_device_plugin_config(const Ctx& c, SharingSpec& sharing);
+  void read_device_plugin_config(const Ctx& c, SharingSpec& sharing, DevicePluginSpec* plugin = nullptr);
+  // ---- Kubernetes and NVIDIA files (LoadK8s.cpp) ----
+  struct K8sFile {
+    std::string file;
+    std::string text;
+    std::vector<Ctx> documents;  // each with its kind's reader still to apply
+  };
+  std::optional<K8sFile> read_k8s_file(const Ctx& sel, const std::string& key);
+  std::optional<Ctx> embedded_document(const Ctx& value, const std::string& file_text, const char* what);
+  std::optional<Ctx> select_config_map_data(const Ctx& sel, const K8sFile& f, const std::string& config,
+                                            const Ctx* config_ctx, const char* what,
+                                            const std::function<bool(const Ctx&)>& accepts, std::string& chosen);
+  void allow_keys(const Ctx& m, const std::vector<std::string>& keys, const char* in);
+  void read_device_plugin_resources(const Ctx& mode, SharingSpec& sharing, DevicePluginSpec& dp);
+  void read_device_plugin_selection(const Ctx& c, NodePoolSpec& pool);
+  void read_mig_config(const Ctx& c, NodePoolSpec& pool);
+  void read_mig_parted(const Ctx& doc, const Ctx& sel, MigConfigSpec& out);
+  bool read_mig_parted_entry(const Ctx& item, MigPartedEntry& e);
+  void read_device_filter(const Ctx& filter, std::vector<std::string>& out);
   void read_tenant(const Ctx& c, TenantSpec& tenant);
   void read_slo(const Ctx& c, SloSpec& slo);
   void read_workload(const Ctx& c, WorkloadSpec& w);

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,41 @@ struct GpuSharingOverride {
   SourceLoc loc;
 };
 
+/// What a node pool's NVIDIA device plugin config says beyond the sharing mode (devicePluginConfig,
+/// docs/scenario.md "Kubernetes and NVIDIA files"): recorded, and checked against the workloads.
+struct DevicePluginSpec {
+  bool given = false;
+  std::string file;                         // where the config came from (a ConfigMap or a bare config)
+  std::string config;                       // the ConfigMap data key selected (empty: a bare config)
+  std::string resource = "nvidia.com/gpu";  // advertised name: renameByDefault gives nvidia.com/gpu.shared
+  std::string mig_strategy = "none";        // flags.migStrategy: none | single | mixed
+  bool shared = false;                      // timeSlicing or mps with replicas
+  bool fail_requests_greater_than_one = false;
+  SourceLoc loc;
+  SourceLoc fail_loc;  // failRequestsGreaterThanOne (or the sharing section when absent)
+};
+
+/// One entry of a mig-parted config (`mig-configs.<name>[i]`).
+struct MigPartedEntry {
+  std::vector<std::string> device_filter;  // PCI device ids, upper case (0x20B010DE); empty: every product
+  std::vector<int> devices;                // GPU indices; empty: all
+  bool mig_enabled = false;
+  std::vector<std::string> layout;  // mig-devices, one name per instance
+  SourceLoc loc;
+  SourceLoc layout_loc;
+};
+
+/// A node pool's mig-parted selection (migConfig: {file, config}), as the node label nvidia.com/mig.config
+/// selects one. Entries with a device-filter need the product's PCI device ids (hardware profile field
+/// pciDeviceIds), so they are applied at setup (apply_mig_config); without one, by the loader.
+struct MigConfigSpec {
+  std::string file;
+  std::string config;
+  std::vector<MigPartedEntry> entries;
+  bool applied = false;
+  SourceLoc loc;
+};
+
 struct NodePoolSpec {
   std::string name;
   int count = 1;
@@ -57,9 +93,11 @@ struct NodePoolSpec {
   std::vector<GpuSharingOverride> gpu_sharing;  // per-GPU-index exceptions
   std::map<std::string, std::string> hardware;  // overrides of hardware profile fields
   std::map<std::string, SourceLoc> hardware_locs;
-  std::string profile_key;        // key of the effective profile (the product, or product@pool when overridden)
-  double price_per_gpu_hour = 0;  // cost units per GPU-hour (chargeback and the design's cost); 0: not priced
-  NodeTopologySpec topology;      // inside each node (models/fabric)
+  std::string profile_key;         // key of the effective profile (the product, or product@pool when overridden)
+  double price_per_gpu_hour = 0;   // cost units per GPU-hour (chargeback and the design's cost); 0: not priced
+  NodeTopologySpec topology;       // inside each node (models/fabric)
+  DevicePluginSpec device_plugin;  // from devicePluginConfig
+  std::optional<MigConfigSpec> mig_config;  // from migConfig, until applied to sharing and gpuSharing
   SourceLoc loc;
   SourceLoc product_loc;
   /// Sharing that applies to GPU index `gpu` of a node of this pool.
@@ -279,9 +317,10 @@ struct WorkloadSpec {
   std::string name;
   WorkloadKind kind = WorkloadKind::INFERENCE;
   std::string tenant;
-  int tenant_index = -1;                     // resolved by validation
-  int replicas = 1;                          // inference: serving replicas; training: 1 job; batch: worker slots
-  int gpus = 1;                              // GPUs per replica (training: data-parallel width)
+  int tenant_index = -1;  // resolved by validation
+  int replicas = 1;       // inference: serving replicas; training: 1 job; batch: worker slots
+  int gpus = 1;           // GPUs per replica (training: data-parallel width)
+  SourceLoc gpus_loc;
   Bytes memory{0};                           // device memory per GPU; 0 = derived from the model / job
   std::vector<SharingMode> allowed_sharing;  // placement constraint; empty = any
   RuntimeKind runtime = RuntimeKind::AUTO;

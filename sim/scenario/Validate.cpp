@@ -141,6 +141,46 @@ void check_quotas(const ScenarioSpec& spec, Diagnostics& diags) {
   }
 }
 
+// A pool's device plugin config shares whole GPUs as replicas of nvidia.com/gpu: a pod asking N of them
+// is refused at admission with failRequestsGreaterThanOne (UnexpectedAdmissionError), else it may get N
+// replicas of one GPU, which give no more compute than one. The twin gives a replica N distinct GPUs.
+void check_device_plugin_requests(const ScenarioSpec& spec, Diagnostics& diags) {
+  std::vector<const NodePoolSpec*> shared;  // pools whose device plugin config shares GPUs
+  for (const auto& pool : spec.node_pools)
+    if (pool.device_plugin.given && pool.device_plugin.shared) shared.push_back(&pool);
+  if (shared.empty()) return;
+  for (size_t i = 0; i < spec.workloads.size(); ++i) {
+    const auto& w = spec.workloads[i];
+    if (w.gpus <= 1) continue;
+    const std::string path = "spec.workloads[" + std::to_string(i) + "].gpus";
+    const SourceLoc at = w.gpus_loc.line > 0 ? w.gpus_loc : w.loc;
+    for (const NodePoolSpec* p : shared) {
+      const NodePoolSpec& pool = *p;
+      const auto& dp = pool.device_plugin;
+      if (!w.node_pool.empty() && w.node_pool != pool.name) continue;
+      if (!w.allowed_sharing.empty() &&
+          std::find(w.allowed_sharing.begin(), w.allowed_sharing.end(), pool.sharing.mode) == w.allowed_sharing.end())
+        continue;
+      const std::string ask = std::to_string(w.gpus) + " " + dp.resource + " per replica";
+      if (dp.fail_requests_greater_than_one) {
+        diags.error(at, path,
+                    "asks " + ask + ", but pool '" + pool.name +
+                        "' has failRequestsGreaterThanOne in its device plugin "
+                        "config (" +
+                        dp.fail_loc.file + ":" + std::to_string(dp.fail_loc.line) +
+                        "), which refuses such pods; ask 1, or keep the workload off the "
+                        "pool (placement.nodePool or placement.sharing)");
+      } else {
+        diags.warning(at, path,
+                      "asks " + ask + " and may run on pool '" + pool.name + "', whose device plugin shares GPUs as " +
+                          "replicas: in Kubernetes the pod may get " + std::to_string(w.gpus) +
+                          " replicas of one GPU, which give no more compute than one; the twin gives it " +
+                          std::to_string(w.gpus) + " distinct GPUs");
+      }
+    }
+  }
+}
+
 }  // namespace
 
 void check_references(ScenarioSpec& spec, Diagnostics& diags) {
@@ -289,6 +329,7 @@ void check_references(ScenarioSpec& spec, Diagnostics& diags) {
     }
   }
   check_fabric_references(spec, diags);
+  check_device_plugin_requests(spec, diags);
   check_identity_references(spec, diags);
   check_compliance_references(spec, diags);
   check_quotas(spec, diags);

@@ -292,7 +292,7 @@ TEST(MalformedExact, FullDiagnosticLines) {
   const Case cases[] = {
       {"unknown-key-nodepool.yaml",
        "16:9: error: spec.cluster.nodePools[0].gpusPerNod: unknown key 'gpusPerNod'; valid values: count, "
-       "devicePluginConfig, gpu, gpuSharing, gpusPerNode, hardware, name, pricePerGpuHour, region, sharing, "
+       "devicePluginConfig, gpu, gpuSharing, gpusPerNode, hardware, migConfig, name, pricePerGpuHour, region, sharing, "
        "topology; did you mean 'gpusPerNode'?"},
       {"enum-sharing-mode.yaml",
        "18:17: error: spec.cluster.nodePools[0].sharing.mode: unknown value 'timeslicing'; valid values: exclusive, "
