@@ -14,6 +14,8 @@ packages=(
   clang libclang-rt-14-dev   # the libFuzzer targets (scripts/fuzz.sh)
   python3                    # the layering test (scripts/check-layering.py), the trace.json check
   prometheus                 # promtool: the metrics.prom tests lint and load the file as Prometheus would
+  python3-jsonschema         # report.json and findings.sarif against their schemas (scripts/check-json-schema.py)
+  libxml2-utils              # xmllint: both junit.xml writers against the strict JUnit XSD
 )
 
 missing=()

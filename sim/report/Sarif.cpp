@@ -35,6 +35,27 @@ std::string number(const char* f, double v) {
 
 }  // namespace
 
+bool attack_succeeded(const ScenarioSpec& spec, const AttackResult& r) {
+  if (r.workload < 0 || static_cast<size_t>(r.workload) >= spec.workloads.size()) return false;
+  switch (spec.workloads[static_cast<size_t>(r.workload)].attack.type) {
+    case AttackType::COVERT_CHANNEL:
+      return r.achieved_bps > 0;
+    case AttackType::PRIME_PROBE:
+      return r.accuracy > 0;
+    case AttackType::MODEL_EXTRACTION:
+      return r.observations > 0;
+    case AttackType::REMANENCE_SCRAPE:
+      return r.bytes_recovered > 0;
+    case AttackType::NOISY_NEIGHBOUR:
+      return r.victim_p99_during_s > 1.1 * r.victim_p99_before_s;
+    case AttackType::MPS_KILL:
+      return r.victim_replicas_ended > 0;
+    case AttackType::QUERY_EXTRACTION:
+      return r.queries_answered > 0;
+  }
+  return false;
+}
+
 std::string findings_sarif(const ScenarioSpec& spec, const RunResult& run, const LeakageReport& l,
                            const std::string& tool_version, const ComplianceReport* compliance) {
   std::map<std::string, json> rules;  // by id, sorted
@@ -87,6 +108,7 @@ std::string findings_sarif(const ScenarioSpec& spec, const RunResult& run, const
                          channel::mode_name(c.mode) + ")"}}},
           {"fullDescription", {{"text", c.reason}}},
           {"help", {{"text", "Closed by: " + (closers.empty() ? std::string("-") : closers)}}},
+          {"helpUri", docs_uri("models/leakage.md")},
           {"properties",
            {{"tags", tags}, {"security-severity", high ? "7.5" : "5.0"}, {"atlas_version", ATLAS_VERSION}}}};
     }
@@ -131,6 +153,9 @@ std::string findings_sarif(const ScenarioSpec& spec, const RunResult& run, const
           {"shortDescription", {{"text", what}}},
           {"fullDescription", {{"text", d.basis}}},
           {"help", {{"text", "Closed by: " + closers}}},
+          {"helpUri", docs_uri(d.kind == DiscreteKind::PLAINTEXT_NETWORK || d.kind == DiscreteKind::PLAINTEXT_STORAGE
+                                   ? "models/storage.md"
+                                   : "models/leakage.md")},
           {"properties",
            {{"tags", tags}, {"security-severity", memory ? "8.0" : "7.0"}, {"atlas_version", ATLAS_VERSION}}}};
     }
@@ -171,6 +196,7 @@ std::string findings_sarif(const ScenarioSpec& spec, const RunResult& run, const
              "Calls and grants in spec.identity let the path's effective identity read or use the target; "
              "a hop that replaces the caller's identity with a broader service identity is a confused deputy."}}},
           {"help", {{"text", "Closed by: passthrough or token exchange instead of replace, narrower grants"}}},
+          {"helpUri", docs_uri("models/identity.md")},
           {"properties",
            {{"tags", json::array({"security", "leakage", "identity", "AML.T0025", "LLM03:2026"})},
             {"security-severity", "7.5"},
@@ -211,37 +237,28 @@ std::string findings_sarif(const ScenarioSpec& spec, const RunResult& run, const
     const auto& ws = spec.workloads[static_cast<size_t>(r.workload)];
     const std::string rule_id = "GTW-ATTACK-" + r.type;
     std::vector<std::string> atlas;
-    bool success = false;
     switch (ws.attack.type) {
       case AttackType::COVERT_CHANNEL:
         atlas = {"AML.T0025"};
-        success = r.achieved_bps > 0;
         break;
       case AttackType::PRIME_PROBE:
         atlas = {"AML.T0014"};
-        success = r.accuracy > 0;
         break;
       case AttackType::MODEL_EXTRACTION:
         atlas = {"AML.T0024.002"};
-        success = r.observations > 0;
         break;
       case AttackType::REMANENCE_SCRAPE:
         atlas = {"AML.T0025", "AML.T0024.002"};
-        success = r.bytes_recovered > 0;
         break;
       case AttackType::NOISY_NEIGHBOUR:
-        atlas = {"AML.T0029"};
-        success = r.victim_p99_during_s > 1.1 * r.victim_p99_before_s;
-        break;
       case AttackType::MPS_KILL:
         atlas = {"AML.T0029"};
-        success = r.victim_replicas_ended > 0;
         break;
       case AttackType::QUERY_EXTRACTION:
         atlas = {"AML.T0040", "AML.T0024.002"};  // AI model inference API access; extract AI model
-        success = r.queries_answered > 0;
         break;
     }
+    const bool success = attack_succeeded(spec, r);
     if (!rules.count(rule_id)) {
       json tags = json::array({"security", "attack-replay"});
       for (const auto& t : atlas) tags.push_back(t);
@@ -253,6 +270,7 @@ std::string findings_sarif(const ScenarioSpec& spec, const RunResult& run, const
            {{"text",
              "An attacker workload ran this attack against the design (docs/models/leakage.md, "
              "\"Attack replay\")."}}},
+          {"helpUri", docs_uri("models/leakage.md")},
           {"properties", {{"tags", tags}, {"security-severity", "8.0"}, {"atlas_version", ATLAS_VERSION}}}};
     }
     const SourceLoc loc = ws.attack.loc.line > 0 ? ws.attack.loc : ws.loc;
@@ -278,18 +296,24 @@ std::string findings_sarif(const ScenarioSpec& spec, const RunResult& run, const
   json rule_list = json::array();
   for (auto& [id, r] : rules) rule_list.push_back(std::move(r));
   json root;
-  root["$schema"] = "https://json.schemastore.org/sarif-2.1.0.json";
+  // The OASIS schema of SARIF 2.1.0 (errata 01), the one the output is validated against
+  // (tests/fixtures/schemas/sarif-schema-2.1.0.json).
+  root["$schema"] = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
   root["version"] = "2.1.0";
-  root["runs"] =
-      json::array({{{"tool", {{"driver", {{"name", "gputwin"}, {"version", tool_version}, {"rules", rule_list}}}}},
-                    {"automationDetails", {{"id", "gputwin/leakage/" + spec.name + "/"}}},
-                    {"properties",
-                     {{"scenario", spec.name},
-                      {"seed", spec.seed},
-                      {"total_bits", l.total_bits},
-                      {"total_bytes", l.total_bytes},
-                      {"atlas_version", ATLAS_VERSION}}},
-                    {"results", results}}});
+  root["runs"] = json::array({{{"tool",
+                                {{"driver",
+                                  {{"name", "gputwin"},
+                                   {"version", tool_version},
+                                   {"informationUri", docs_uri("cli.md")},
+                                   {"rules", rule_list}}}}},
+                               {"automationDetails", {{"id", "gputwin/leakage/" + spec.name + "/"}}},
+                               {"properties",
+                                {{"scenario", spec.name},
+                                 {"seed", spec.seed},
+                                 {"total_bits", l.total_bits},
+                                 {"total_bytes", l.total_bytes},
+                                 {"atlas_version", ATLAS_VERSION}}},
+                               {"results", results}}});
   return root.dump(2) + "\n";
 }
 

@@ -45,8 +45,11 @@ std::string findings_sarif(const ScenarioSpec& spec, const RunResult& run, const
                            const std::string& tool_version, const ComplianceReport* compliance = nullptr);
 /// policyreport.yaml: the compliance findings as a Kubernetes PolicyReport (wgpolicyk8s.io/v1alpha2).
 std::string policy_report_yaml(const ScenarioSpec& spec, const RunResult& run, const ComplianceReport& compliance);
-/// junit.xml of a run: one test case per SLO and per compliance rule (failures carry the evidence).
+/// junit.xml of a run, valid under the strict common JUnit schema (tests/fixtures/schemas/JUnit.xsd): one test
+/// case per SLO, per compliance rule (failures carry the evidence) and per replayed attack (`leakage`); the suite's
+/// timestamp, hostname and time are the provenance's.
 std::string run_junit_xml(const ScenarioSpec& spec, const RunResult& run, const Analysis& analysis,
+                          const Provenance& provenance, const LeakageReport* leakage,
                           const ComplianceReport* compliance);
 
 /// trace.json: the run in the Chrome Trace Event format (Perfetto UI, chrome://tracing); layout in

@@ -129,11 +129,20 @@ TEST(ComplianceOutput, ScenariosWithoutRulesWriteANullSectionAndNoPolicyReport) 
 }
 
 TEST(ComplianceOutput, ThePolicyReportAndJunitAreByteIdenticalAcrossRuns) {
+  // junit.xml carries the run's provenance (timestamp, hostname, time: the JUnit schema requires them);
+  // SOURCE_DATE_EPOCH pins the clock and zeroes the time, as it does for report.json's provenance.
   TempDir dir;
-  const std::string a = run_design(dir, "design-shared-gpus", "policyreport,junit,sarif");
+  ProcessOptions pinned;
+  pinned.env = {{"SOURCE_DATE_EPOCH", "1767225600"}};
+  const std::string a = dir.file("first");
   const std::string b = dir.file("again");
-  const auto r = run_process(run_argv(GTW_BINARY, DESIGNS + "design-shared-gpus.yaml", b, "policyreport,junit,sarif"));
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const auto& out : {a, b}) {
+    const auto r =
+        run_process(run_argv(GTW_BINARY, DESIGNS + "design-shared-gpus.yaml", out, "policyreport,junit,sarif"), pinned);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  EXPECT_NE(read_text(a + "/junit.xml").find(" timestamp=\"2026-01-01T00:00:00\" "), std::string::npos);
+  EXPECT_NE(read_text(a + "/junit.xml").find(" time=\"0.000\">"), std::string::npos);
   EXPECT_EQ(read_text(a + "/policyreport.yaml"), read_text(b + "/policyreport.yaml"));
   EXPECT_EQ(read_text(a + "/junit.xml"), read_text(b + "/junit.xml"));
   EXPECT_EQ(read_text(a + "/findings.sarif"), read_text(b + "/findings.sarif"));

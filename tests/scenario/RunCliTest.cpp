@@ -245,5 +245,16 @@ TEST(RunCli, DevicePluginConfigIsAcceptedVerbatim) {
   EXPECT_GT(gpu["context_switches"].get<int>(), 0);
 }
 
+TEST(RunCli, EachWarningIsPrintedOnce) {
+  TempDir dir;
+  const auto r =
+      run_process(run_argv(GTW_BINARY, SRC + "/scenarios/examples/k8s/kueue-openslo.yaml", dir.file("k"), "json"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string warning = "Topology[default]: topology-aware scheduling";
+  const auto first = r.err.find(warning);
+  ASSERT_NE(first, std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find(warning, first + 1), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace gtw::test

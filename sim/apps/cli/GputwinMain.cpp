@@ -253,8 +253,10 @@ int cmd_run(const std::string& file, std::string out_dir, const std::optional<st
   if (!report_diagnostics(diags)) return EXIT_INVALID_INPUT;
   const auto& spec = prepared.spec;
   // Leakage channels: the built-in catalogue plus the profiles' calibrated `spec.channels`.
-  const auto catalogue = channel_catalogue(spec, profile_search_path(), diags);
-  if (!report_diagnostics(diags)) return EXIT_INVALID_INPUT;
+  // Its own diagnostics: the scenario's warnings are printed once, above.
+  Diagnostics catalogue_diags;
+  const auto catalogue = channel_catalogue(spec, profile_search_path(), catalogue_diags);
+  if (!report_diagnostics(catalogue_diags)) return EXIT_INVALID_INPUT;
   // The scenario's name picks a folder under out/, never a path: -o is the only way to choose one.
   if (out_dir.empty()) out_dir = "out/" + output_name(spec.name);
   std::error_code ec;
@@ -343,7 +345,8 @@ int cmd_run(const std::string& file, std::string out_dir, const std::optional<st
   if (want_policyreport || (default_formats && compliance.configured))
     write_file_atomic((fs::path(out_dir) / "policyreport.yaml").string(), policy_report_yaml(spec, run, compliance));
   if (want_junit)
-    write_file_atomic((fs::path(out_dir) / "junit.xml").string(), run_junit_xml(spec, run, analysis, &compliance));
+    write_file_atomic((fs::path(out_dir) / "junit.xml").string(),
+                      run_junit_xml(spec, run, analysis, prov, &leakage, &compliance));
   if (want_csv)
     for (const auto& table : csv_tables(spec, run, analysis, &leakage, &compliance))
       write_file_atomic((fs::path(out_dir) / table.name).string(), table.text);

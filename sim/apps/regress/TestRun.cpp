@@ -1,8 +1,13 @@
 #include "TestRun.hpp"
 #include "XmlText.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -53,6 +58,31 @@ std::string gh_property(const std::string& s) {
       out += c;
   }
   return out;
+}
+
+// JUnit's timestamp (xs:dateTime without a zone, as the schema wants it) of now in UTC; SOURCE_DATE_EPOCH (the
+// reproducible-builds convention, which also pins `gputwin run`'s provenance) fixes it. `gputwin` refuses a
+// malformed SOURCE_DATE_EPOCH before anything runs; here one is read as unset.
+std::string junit_timestamp() {
+  std::time_t t = std::time(nullptr);
+  if (const char* text = std::getenv("SOURCE_DATE_EPOCH"); text != nullptr && *text != '\0') {
+    char* end = nullptr;
+    errno = 0;
+    const long long value = std::strtoll(text, &end, 10);
+    if (*end == '\0' && errno == 0 && value >= 0) t = static_cast<std::time_t>(value);
+  }
+  std::tm utc{};
+  if (gmtime_r(&t, &utc) == nullptr) return "1970-01-01T00:00:00";
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &utc);
+  return buf;
+}
+
+// The schema's hostname: "localhost" when it cannot be determined.
+std::string junit_hostname() {
+  char buf[256] = {0};
+  if (::gethostname(buf, sizeof buf - 1) != 0 || buf[0] == '\0') return "localhost";
+  return buf;
 }
 
 std::string expectation_title(const Expectation& e) {
@@ -108,6 +138,7 @@ std::vector<std::string> output_names(const std::vector<TestCase>& tests) {
 std::vector<TestResult> run_tests(const std::vector<TestCase>& tests, const TestRunOptions& options,
                                   const std::function<void(const TestResult&)>& on_result) {
   std::vector<TestResult> results(tests.size());
+  const std::string started = junit_timestamp();  // the runs start now (they may wait for a free slot)
   std::vector<ChildJob> jobs;
   const auto names = output_names(tests);
   for (size_t i = 0; i < tests.size(); ++i) {
@@ -127,6 +158,7 @@ std::vector<TestResult> run_tests(const std::vector<TestCase>& tests, const Test
     jobs.push_back(job);
     results[i].test = &t;
     results[i].out_dir = dir;
+    results[i].started_utc = started;
   }
   run_children(jobs, options.parallel, [&](size_t i, const ChildResult& child) {
     TestResult& r = results[i];
@@ -199,37 +231,37 @@ std::string closing_line(const std::vector<TestResult>& results) {
 }
 
 std::string junit_xml(const std::vector<TestResult>& results) {
-  size_t tests = 0, failures = 0, errors = 0;
-  double total = 0;
-  for (const auto& r : results) {
-    const size_t n = r.test->expectations.size();
-    tests += n;
-    total += r.seconds;
-    if (r.status == TestResult::Status::PASSED || r.status == TestResult::Status::FAILED)
-      failures += r.failed_count();
-    else
-      errors += n;
-  }
+  // The strict common JUnit schema (tests/fixtures/schemas/JUnit.xsd): <testsuites> carries no attributes
+  // (the totals are the suites'), each suite its package and id, a timestamp without zone, the host and its time,
+  // properties before the test cases and system-out / system-err after them; a test case only its name,
+  // classname and time, so the expectation's file:line leads the failure text.
+  const std::string host = junit_hostname();
   std::string x = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  x += "<testsuites name=\"gputwin test\" tests=\"" + std::to_string(tests) + "\" failures=\"" +
-       std::to_string(failures) + "\" errors=\"" + std::to_string(errors) + "\" time=\"" + std::to_string(total) +
-       "\">\n";
-  for (const auto& r : results) {
+  x += "<testsuites>\n";
+  for (size_t s = 0; s < results.size(); ++s) {
+    const auto& r = results[s];
     const auto& t = *r.test;
     const bool ran = r.status == TestResult::Status::PASSED || r.status == TestResult::Status::FAILED;
     const size_t n = t.expectations.size();
-    x += "  <testsuite name=\"" + xml_escape(t.name) + "\" tests=\"" + std::to_string(n) + "\" failures=\"" +
+    x += "  <testsuite name=\"" + xml_escape(t.name) + "\" package=\"" + xml_escape(t.file) + "\" id=\"" +
+         std::to_string(s) + "\" timestamp=\"" + (r.started_utc.empty() ? junit_timestamp() : r.started_utc) +
+         "\" hostname=\"" + xml_escape(host) + "\" tests=\"" + std::to_string(n) + "\" failures=\"" +
          std::to_string(ran ? r.failed_count() : 0) + "\" errors=\"" + std::to_string(ran ? 0 : n) + "\" time=\"" +
-         std::to_string(r.seconds) + "\" file=\"" + xml_escape(t.file) + "\">\n";
+         format_printf("%.3f", r.seconds) + "\">\n";
+    x += "    <properties>\n";
+    x += "      <property name=\"file\" value=\"" + xml_escape(t.file) + "\"/>\n";
+    x += "      <property name=\"scenario\" value=\"" + xml_escape(t.scenario) + "\"/>\n";
+    if (ran && !r.out_dir.empty())
+      x += "      <property name=\"report\" value=\"" + xml_escape(r.out_dir) + "/report.json\"/>\n";
+    x += "    </properties>\n";
     for (size_t i = 0; i < n; ++i) {
       const auto& e = t.expectations[i];
       // Each expectation's share of the run time: the scenario runs once for all of them.
       x += "    <testcase classname=\"" + xml_escape(t.name) + "\" name=\"" + xml_escape(expectation_title(e)) +
-           "\" file=\"" + xml_escape(e.loc.file) + "\" line=\"" + std::to_string(e.loc.line) + "\" time=\"" +
-           std::to_string(n ? r.seconds / static_cast<double>(n) : 0) + "\"";
+           "\" time=\"" + format_printf("%.3f", n ? r.seconds / static_cast<double>(n) : 0.0) + "\"";
       if (!ran) {
         x += ">\n      <error message=\"" + xml_escape(r.error.substr(0, r.error.find('\n'))) + "\" type=\"run\">" +
-             xml_escape(r.error) + "</error>\n    </testcase>\n";
+             xml_escape(location_text(t.scenario_loc)) + ": " + xml_escape(r.error) + "</error>\n    </testcase>\n";
       } else if (!r.outcomes[i].passed) {
         const auto& o = r.outcomes[i];
         x += ">\n      <failure message=\"" + xml_escape(o.message) + "\" type=\"" +
@@ -240,6 +272,7 @@ std::string junit_xml(const std::vector<TestResult>& results) {
         x += "/>\n";
       }
     }
+    x += "    <system-out/>\n    <system-err/>\n";
     x += "  </testsuite>\n";
   }
   x += "</testsuites>\n";

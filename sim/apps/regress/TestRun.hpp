@@ -17,7 +17,8 @@ struct TestResult {
   std::string error;              // INVALID / ERROR: what went wrong with the run (exit status, stderr tail)
   std::vector<Outcome> outcomes;  // one per expectation (empty when the run did not produce a report)
   double seconds = 0;
-  std::string out_dir;  // where report.json and the run's logs are
+  std::string out_dir;      // where report.json and the run's logs are
+  std::string started_utc;  // when the runs started (JUnit timestamp: UTC, no zone); empty: when written
   size_t failed_count() const;
 };
 
