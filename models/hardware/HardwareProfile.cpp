@@ -13,6 +13,7 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <string_view>
 
 #include "ParameterProvenance.hpp"
 #include "Sha256.hpp"
@@ -180,8 +181,8 @@ void read_pci_device_ids(const YAML::Node& field, const std::string& file, Hardw
   }
 }
 
-// spec.mig: {source, profiles: [{name, id, computeSlices, memorySlices, sms, memory, copyEngines,
-// maxInstances, placements}]}: the product's MIG table, exactly as the tables in the MIG user guide
+// spec.mig: {source, computeSlices?, memorySlices?, profiles: [{name, id, computeSlices, memorySlices, sms, memory,
+// copyEngines, maxInstances, placements}]}: the product's MIG table, exactly as the tables in the MIG user guide
 // and `nvidia-smi mig -lgip` give it.
 void read_mig(const YAML::Node& mig, const std::string& file, HardwareProfile& out, Diagnostics& diags) {
   if (!mig.IsMap() || !mig["profiles"] || !mig["profiles"].IsSequence() || !mig["source"] ||
@@ -205,6 +206,19 @@ void read_mig(const YAML::Node& mig, const std::string& file, HardwareProfile& o
     g.reconfiguration_source = rc["source"].Scalar();
     if (check_provenance(rc["source"], file, "spec.mig.reconfiguration", diags))
       out.sources["mig.reconfiguration"] = g.reconfiguration_source;
+  }
+  // The GPU's slices: 7 compute and 8 memory on A100/H100-class GPUs (the defaults), 4 and 4 on an A30.
+  for (auto [key, total] : {std::pair<const char*, int*>{"computeSlices", &g.compute_slices},
+                            std::pair<const char*, int*>{"memorySlices", &g.memory_slices}}) {
+    const YAML::Node n = mig[key];
+    if (!n) continue;
+    int v = 0;
+    if (!n.IsScalar() || !YAML::convert<int>::decode(n, v) || v < 1 || v > 16) {
+      diags.error(mark_loc(file, n), std::string("spec.mig.") + key,
+                  "expected the GPU's number of MIG slices, an integer 1..16 (default 7 compute, 8 memory)");
+      return;
+    }
+    *total = v;
   }
   size_t i = 0;
   for (const auto& p : mig["profiles"]) {
@@ -329,6 +343,20 @@ bool load_profile_text(const std::string& text, const std::string& file, Hardwar
   out.sha256 = sha256_hex(text);
   out.name = root["metadata"]["name"] ? root["metadata"]["name"].as<std::string>("") : "";
   out.product = root["metadata"]["product"] ? root["metadata"]["product"].as<std::string>("") : "";
+  if (const YAML::Node names = root["metadata"]["productNames"]) {
+    if (!names.IsSequence()) {
+      diags.error(mark_loc(file, names), "metadata.productNames",
+                  "expected a list of product names as nvidia-smi reports them");
+    } else {
+      for (const auto& n : names) {
+        if (!n.IsScalar() || n.Scalar().empty()) {
+          diags.error(mark_loc(file, n), "metadata.productNames", "expected a product name");
+          continue;
+        }
+        out.product_names.push_back(n.Scalar());
+      }
+    }
+  }
   const YAML::Node spec = root["spec"];
   auto& src = out.sources;
   double sms = 0;
@@ -413,8 +441,40 @@ bool load_profile(const std::string& name, const SourceLoc& where, const std::st
     std::error_code ec;
     if (fs::exists(file, ec)) return load_profile_file(file.string(), out, diags);
   }
-  diags.error(where, path, "no hardware profile named '" + name + "'" + suggest(name, available_profiles()));
+  if (const auto by_product = profile_for_product(name)) return load_profile(*by_product, where, path, out, diags);
+  diags.error(
+      where, path,
+      "no hardware profile named '" + name + "', nor one for that product name" + suggest(name, available_profiles()));
   return false;
+}
+
+std::string normalise_product_name(const std::string& product) {
+  std::string s;
+  for (const char c : product)
+    s += (c == ' ' || c == '_') ? '-' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (const auto mig = s.find("-MIG-"); mig != std::string::npos) s.erase(mig);
+  constexpr std::string_view shared = "-SHARED";
+  if (s.size() > shared.size() && s.compare(s.size() - shared.size(), shared.size(), shared) == 0)
+    s.erase(s.size() - shared.size());
+  return s;
+}
+
+std::optional<std::string> profile_for_product(const std::string& product) {
+  const std::string wanted = normalise_product_name(product);
+  for (const auto& name : available_profiles()) {
+    for (const auto& dir : profile_search_path()) {
+      const fs::path file = fs::path(dir) / (name + ".yaml");
+      std::error_code ec;
+      if (!fs::exists(file, ec)) continue;
+      HardwareProfile p;
+      Diagnostics quiet;  // a broken profile is reported when it is loaded by name, not here
+      if (load_profile_file(file.string(), p, quiet))
+        for (const auto& n : p.product_names)
+          if (normalise_product_name(n) == wanted) return name;
+      break;  // the first directory that has the name wins, as in load_profile
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace gtw

@@ -20,6 +20,9 @@ inline constexpr double PCIE_LATENCY_SECONDS = 1e-6;
 struct HardwareProfile {
   std::string name;     // H100-80GB-SXM
   std::string product;  // NVIDIA H100 80GB HBM3 (SXM5)
+  // The names nvidia-smi and CUDA report for the product ("NVIDIA H100 80GB HBM3"); GPU feature discovery's
+  // nvidia.com/gpu.product label writes them with dashes (metadata.productNames).
+  std::vector<std::string> product_names;
   std::string file;
   std::string sha256;
 
@@ -72,7 +75,13 @@ struct HardwareProfile {
 std::vector<std::string> profile_search_path();
 /// Names of every profile found on the search path (sorted, first occurrence wins).
 std::vector<std::string> available_profiles();
-/// Loads a profile by name; on failure records diagnostics located at `where` and returns false.
+/// A product name as nvidia-smi, CUDA or GPU feature discovery write it, reduced to compare: upper case, spaces
+/// and underscores as dashes, GFD's "-SHARED" (time-slicing) and "-MIG-<profile>" suffixes removed.
+std::string normalise_product_name(const std::string& product);
+/// The profile whose metadata.productNames holds `product` (in any of those spellings), if one does.
+std::optional<std::string> profile_for_product(const std::string& product);
+/// Loads a profile by name, or by the product name of one (profile_for_product); on failure records
+/// diagnostics located at `where` and returns false.
 bool load_profile(const std::string& name, const SourceLoc& where, const std::string& path, HardwareProfile& out,
                   Diagnostics& diags);
 /// Loads a profile from an explicit file, or from its text (`file` names it in diagnostics).

@@ -177,11 +177,14 @@ PreparedScenario prepare_scenario(const std::string& path, const std::vector<Ove
 
   // Hardware profiles of every product used.
   for (size_t p = 0; p < spec.node_pools.size(); ++p) {
-    const auto& pool = spec.node_pools[p];
+    auto& pool = spec.node_pools[p];
     if (pool.gpu_product.empty() || out.profiles.count(pool.gpu_product)) continue;
     HardwareProfile profile;
     if (load_profile(pool.gpu_product, pool.product_loc, "spec.cluster.nodePools[" + std::to_string(p) + "].gpu",
                      profile, diags)) {
+      // A product name (NVIDIA-H100-80GB-HBM3, as GPU feature discovery labels a node) stands for its profile:
+      // from here on the pool names the profile, so every reader finds it by one name.
+      if (!profile.name.empty()) pool.gpu_product = profile.name;
       out.profiles.emplace(pool.gpu_product, std::move(profile));
     }
   }

@@ -29,7 +29,9 @@ const std::vector<FieldDoc>& field_docs() {
       {"spec.cluster.nodePools[].name", "string", "Pool name, unique."},
       {"spec.cluster.nodePools[].count", "int", "Number of nodes (>= 1)."},
       {"spec.cluster.nodePools[].gpu", "string",
-       "Hardware profile of the GPUs: a file calibration/profiles/<gpu>.yaml (see `gputwin profiles`)."},
+       "Hardware profile of the GPUs: a file calibration/profiles/<gpu>.yaml (see `gputwin profiles`), or the "
+       "product name nvidia-smi reports or GPU feature discovery labels a node with (nvidia.com/gpu.product, e.g. "
+       "NVIDIA-H100-80GB-HBM3), which stands for the profile listing it in metadata.productNames."},
       {"spec.cluster.nodePools[].gpusPerNode", "int", "GPUs per node (1..16, default 8)."},
       {"spec.cluster.nodePools[].region", "string", "Region of the pool's nodes (data residency)."},
       {"spec.cluster.nodePools[].pricePerGpuHour", "number",
@@ -180,6 +182,20 @@ const std::vector<FieldDoc>& field_docs() {
       {"spec.tenants[].quota.gpus", "int", "Nominal quota: GPUs the tenant is guaranteed."},
       {"spec.tenants[].quota.borrowingLimit", "int",
        "GPUs it may borrow beyond its nominal quota from other tenants' unused quota (default: no limit)."},
+      {"spec.tenants[].quota.kueue", "mapping",
+       "Instead of gpus / borrowingLimit: the quota of a Kueue ClusterQueue, read verbatim from a Kubernetes YAML "
+       "file (kueue.x-k8s.io/v1beta1 or v1beta2: ResourceFlavor, ClusterQueue, LocalQueue, Cohort): the "
+       "nvidia.com/gpu nominalQuota and borrowingLimit of its flavor become gpus and borrowingLimit. Every tenant's "
+       "ClusterQueue must be in one cohort (the twin's quota model has one flat cohort) and no two tenants may "
+       "share one; lendingLimit, cohort quotas and hierarchies, StrictFIFO and preemption other than reclaim within "
+       "the cohort are refused at their location; CPU and memory quotas are named in a warning and ignored."},
+      {"spec.tenants[].quota.kueue.file", "path", "The Kueue file (several documents allowed); relative to this file."},
+      {"spec.tenants[].quota.kueue.clusterQueue", "string", "The ClusterQueue to take the quota from."},
+      {"spec.tenants[].quota.kueue.localQueue", "string",
+       "Instead of clusterQueue: a LocalQueue of the file, whose spec.clusterQueue gives the quota."},
+      {"spec.tenants[].quota.kueue.namespace", "string",
+       "Without clusterQueue or localQueue: the namespace whose LocalQueues lead to the tenant's ClusterQueue "
+       "(default: the tenant's name)."},
       {"spec.tenants[].slos", "list", "Service-level objectives, evaluated per window."},
       {"spec.tenants[].slos[].name", "string", "SLO name, unique within the tenant."},
       {"spec.tenants[].slos[].kind", "enum: latency|throughput|slowdown|completionTime|availability|ttft|tpot",
@@ -200,6 +216,32 @@ const std::vector<FieldDoc>& field_docs() {
       {"spec.tenants[].slos[].target", "number",
        "Share of windows (or jobs) that must meet the objective, in (0, 1]; 1 - target is the error budget. "
        "Default 1."},
+      {"spec.tenants[].slos[].openslo", "mapping",
+       "Instead of the fields above: the SLOs of an OpenSLO v1 SLO document, read verbatim (one twin SLO per "
+       "objective, named after the SLO, -1, -2 ... when it has several). Its indicator (inline or indicatorRef to an "
+       "SLI of the file; thresholdMetric or ratioMetric good/total) must map to a twin metric: a metricSource of "
+       "type gputwin (spec: metric, percentile, workload, unit), a Prometheus query over the twin's series "
+       "gputwin_request_latency_p99_seconds, gputwin_request_latency_p50_seconds or "
+       "gputwin_requests_completed_per_second (label workload selects the workload), or `metric` here; any other "
+       "metricSource is refused. op and value give the bound, target the share of windows (or jobs) that must meet "
+       "it. Occurrences: a request duration becomes the percentile 100 x target, a ratio the availability floor "
+       "target, over one window of the whole run. Timeslices: timeSliceWindow is the window, timeSliceTarget the "
+       "percentile (/100) or availability floor of each slice. RatioTimeslices is refused. timeWindow (m = minute, "
+       "M = month) is noted in a warning when longer than the run."},
+      {"spec.tenants[].slos[].openslo.file", "path",
+       "An OpenSLO file: YAML documents or a top-level list of them (SLO, SLI; other kinds are named in a "
+       "warning); relative to this file."},
+      {"spec.tenants[].slos[].openslo.name", "string", "The SLO's metadata.name; needed when the file has several."},
+      {"spec.tenants[].slos[].openslo.metric",
+       "enum: latency|ttft|tpot|throughput|availability|completionTime|slowdown",
+       "The twin metric the indicator measures, when its metricSource is an external system (Prometheus, "
+       "CloudWatch, ...): its query is not run, and a warning names it. A ratioMetric maps only to availability."},
+      {"spec.tenants[].slos[].openslo.percentile", "number",
+       "With metric: the percentile the indicator is (e.g. 99 for a p99 series); checked against the objectives."},
+      {"spec.tenants[].slos[].openslo.unit", "enum: s|ms|us",
+       "With metric: the unit of the objectives' value for durations (default s)."},
+      {"spec.tenants[].slos[].openslo.workload", "string",
+       "Workload the SLOs apply to (default: all of the tenant's)."},
       {"spec.workloads", "list", "Inference services, training jobs and batch tenants' jobs."},
       {"spec.workloads[].name", "string", "Workload name, unique."},
       {"spec.workloads[].kind", "enum: inference|training|batch|attack",
@@ -659,6 +701,7 @@ const std::vector<FieldRange>& field_ranges() {
       {"spec.tenants[].quota.borrowingLimit", 0, 1000000},
       {"spec.tenants[].slos[].minAvailability", 0, 1},
       {"spec.tenants[].slos[].percentile", 1e-9, 100},
+      {"spec.tenants[].slos[].openslo.percentile", 1e-9, 100},
       {"spec.tenants[].slos[].threshold", 1 * US, RUN_MAX},
       {"spec.tenants[].slos[].minRate", 1e-9, 1e7},
       {"spec.tenants[].slos[].maxSlowdown", 1, 1e9},

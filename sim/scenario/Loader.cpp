@@ -815,13 +815,27 @@ void Loader::read_tenant(const Ctx& c, TenantSpec& t) {
   get_enum(c, "classification", t.classification, classification_names(), false);
   if (auto quota = child(c, "quota")) {
     t.quota_loc = quota->loc();
-    if (check_map(*quota)) {
+    if (auto kueue = child(*quota, "kueue")) {
+      // The quota from a Kueue ClusterQueue (LoadKueue.cpp); no inline numbers beside it.
+      if (check_map(*quota) && quota->node.size() > 1)
+        d_.error(quota->loc(), quota->path, "give quota.kueue or quota.gpus / borrowingLimit, not both");
+      read_kueue_quota(*kueue, t);
+    } else if (check_map(*quota)) {
       get_int(*quota, "gpus", t.quota_gpus, true);
       get_int(*quota, "borrowingLimit", t.borrowing_limit, false);
     }
   }
   if (auto slos = child(c, "slos")) {
     for (const auto& item : items(*slos)) {
+      if (auto openslo = item.node.IsMap() ? child(item, "openslo") : std::nullopt) {
+        // SLOs from an OpenSLO file (LoadOpenSlo.cpp): one per objective, nothing else in the item.
+        if (check_map(item) && item.node.size() > 1)
+          d_.error(item.loc(), item.path,
+                   "an SLO item with openslo takes every field from the OpenSLO file; "
+                   "give openslo alone");
+        read_openslo(*openslo, t.slos);
+        continue;
+      }
       SloSpec slo;
       read_slo(item, slo);
       t.slos.push_back(std::move(slo));

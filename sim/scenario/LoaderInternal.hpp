@@ -134,6 +134,38 @@ class Loader {
   void read_mig_parted(const Ctx& doc, const Ctx& sel, MigConfigSpec& out);
   bool read_mig_parted_entry(const Ctx& item, MigPartedEntry& e);
   void read_device_filter(const Ctx& filter, std::vector<std::string>& out);
+  // ---- OpenSLO v1 SLO/SLI documents as a tenant's SLOs (LoadOpenSlo.cpp) ----
+  struct TwinMetric {  // the twin metric an OpenSLO indicator is mapped to
+    bool known = false;
+    SloKind kind = SloKind::LATENCY;
+    double percentile = -1;  // < 0: per event (the budget's target or timeSliceTarget sets it)
+    double unit = 1;         // seconds per unit of `value` (duration metrics)
+    bool ratio = false;      // ratioMetric: good/total
+    std::string workload;
+    std::string source;  // for messages: where the mapping came from
+  };
+  void read_openslo(const Ctx& sel, std::vector<SloSpec>& out);
+  std::vector<Ctx> openslo_documents(const K8sFile& f);
+  std::optional<Ctx> openslo_indicator(const Ctx& slo_spec, const std::vector<Ctx>& docs);
+  void read_openslo_mapping(const Ctx& sel, TwinMetric& m);
+  void read_openslo_time_window(const Ctx& spec, SloSpec& proto);
+  bool read_openslo_budgeting(const Ctx& spec, std::string& budgeting);
+  bool read_openslo_sli(const Ctx& sli_spec, const Ctx& sel, TwinMetric& m);
+  bool read_metric_source(const Ctx& holder, TwinMetric& m, const char* side);
+  bool read_prometheus_query(const Ctx& query, TwinMetric& m);
+  bool read_gputwin_source(const Ctx& spec, TwinMetric& m);
+  bool openslo_number(const Ctx& parent, const std::string& key, double& out, double min, double max);
+  std::optional<Seconds> openslo_duration(const Ctx& c);
+  void read_openslo_objective(const Ctx& obj, const std::string& budgeting, const TwinMetric& m, SloSpec& slo);
+  void openslo_bound(const Ctx& obj, const TwinMetric& m, SloSpec& slo);
+  // ---- Kueue ResourceFlavor/ClusterQueue/LocalQueue/Cohort as a tenant's quota (LoadKueue.cpp) ----
+  void read_kueue_quota(const Ctx& sel, TenantSpec& t);
+  void read_cluster_queue(const Ctx& cq, const std::vector<Ctx>& docs, TenantSpec& t);
+  void read_kueue_preemption(const Ctx& p, bool cohort);
+  void read_kueue_cohort(const std::vector<Ctx>& docs, TenantSpec& t);
+  void read_kueue_resource_groups(const Ctx& groups, const std::vector<Ctx>& docs, TenantSpec& t);
+  void read_kueue_gpu_quota(const Ctx& resource, TenantSpec& t);
+  void read_kueue_flavor(const Ctx& flavor_quota, const std::vector<Ctx>& docs, TenantSpec& t);
   void read_tenant(const Ctx& c, TenantSpec& tenant);
   void read_slo(const Ctx& c, SloSpec& slo);
   void read_workload(const Ctx& c, WorkloadSpec& w);

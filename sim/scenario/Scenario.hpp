@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ComplianceSpec.hpp"
@@ -129,6 +130,13 @@ struct SloSpec {
   double target = 1.0;          // share of windows that must meet the objective (error budget = 1 - target)
   SourceLoc loc;
   SourceLoc workload_loc;
+  // From an OpenSLO document (tenants[].slos[].openslo): `whole_run`: one window over the run (an
+  // Occurrences budget counts every event of its time window; check_references sets `window`);
+  // `time_window`: the OpenSLO timeWindow's length (0: none), beside the run in a warning when longer.
+  bool whole_run = false;
+  Seconds time_window{0};
+  std::string time_window_text;
+  SourceLoc time_window_loc;
 };
 
 struct TenantSpec {
@@ -143,6 +151,14 @@ struct TenantSpec {
   int quota_gpus = -1;
   int borrowing_limit = -1;
   SourceLoc quota_loc;
+  // When the quota comes from a Kueue ClusterQueue (quota.kueue): its name, its cohort ("": none) and
+  // its GPU flavor's nodeLabels (which select a node pool by name), checked across tenants by
+  // check_references (one flat cohort; one ClusterQueue per tenant).
+  std::string cluster_queue;
+  std::string cohort;
+  std::vector<std::pair<std::string, std::string>> flavor_node_labels;  // the GPU flavor's nodeLabels
+  SourceLoc cluster_queue_loc;
+  SourceLoc flavor_loc;
   SourceLoc loc;
 };
 

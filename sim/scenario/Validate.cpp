@@ -141,6 +141,82 @@ void check_quotas(const ScenarioSpec& spec, Diagnostics& diags) {
   }
 }
 
+// The node pool a Kueue GPU flavor's nodeLabels select: a pool whose name is a label's value, or whose `gpu`
+// is the product name of an nvidia.com/gpu.product label. "" (with an error) when none or several do.
+std::string flavor_pool(const ScenarioSpec& spec, const TenantSpec& t, const std::string& path, Diagnostics& diags) {
+  std::vector<std::string> pools;
+  std::vector<std::string> selected;
+  for (const auto& p : spec.node_pools) {
+    pools.push_back(p.name);
+    for (const auto& [key, value] : t.flavor_node_labels) {
+      const bool product = key == "nvidia.com/gpu.product" && p.gpu_product == value;
+      if ((product || value == p.name) && std::find(selected.begin(), selected.end(), p.name) == selected.end())
+        selected.push_back(p.name);
+    }
+  }
+  if (selected.size() == 1) return selected.front();
+  std::string labels;
+  for (const auto& [key, value] : t.flavor_node_labels) labels += (labels.empty() ? "" : ", ") + key + ": " + value;
+  if (selected.empty())
+    diags.error(t.flavor_loc, path,
+                "the GPU flavor's nodeLabels (" + labels +
+                    ") select no node pool: the twin's nodes carry no labels, so a label's value must be a pool's "
+                    "name, or nvidia.com/gpu.product a pool's `gpu` written as that product name" +
+                    suggest(t.flavor_node_labels.front().second, pools));
+  else
+    diags.error(t.flavor_loc, path,
+                "the GPU flavor's nodeLabels (" + labels + ") select " + std::to_string(selected.size()) +
+                    " node pools; the twin places a tenant's workloads on one pool: give the flavor a label naming "
+                    "one");
+  return {};
+}
+
+// Quotas from Kueue ClusterQueues (quota.kueue): the twin's quota model has one flat cohort of every tenant
+// with a quota and a quota per tenant, so the ClusterQueues must share one cohort (unless a single tenant
+// has a quota) and no two tenants one ClusterQueue. A GPU flavor's nodeLabels select the node pool whose
+// name one of their values is; the tenant's workloads are placed there (as Kueue's nodeSelector does).
+void check_kueue_queues(ScenarioSpec& spec, Diagnostics& diags) {
+  const TenantSpec* first = nullptr;  // the first tenant whose quota is a ClusterQueue
+  int with_quota = 0;
+  for (const auto& t : spec.tenants) with_quota += t.quota_gpus >= 0 ? 1 : 0;
+  for (size_t i = 0; i < spec.tenants.size(); ++i) {
+    auto& t = spec.tenants[i];
+    if (t.cluster_queue.empty()) continue;
+    const std::string path = "spec.tenants[" + std::to_string(i) + "].quota.kueue";
+    for (const auto& o : spec.tenants)
+      if (&o != &t && o.cluster_queue == t.cluster_queue && &o < &t)
+        diags.error(t.cluster_queue_loc, path,
+                    "ClusterQueue '" + t.cluster_queue + "' is already tenant '" + o.name +
+                        "''s quota; the twin gives each tenant its own quota (one ClusterQueue per tenant)");
+    if (with_quota > 1 && t.cohort.empty())
+      diags.error(
+          t.cluster_queue_loc, path,
+          "ClusterQueue '" + t.cluster_queue +
+              "' has no cohort, but the twin's quota model puts every "
+              "tenant with a quota in one cohort (they would lend and borrow); put the ClusterQueues in one cohort");
+    else if (first && !first->cohort.empty() && t.cohort != first->cohort)
+      diags.error(t.cluster_queue_loc, path,
+                  "ClusterQueue '" + t.cluster_queue + "' is in cohort '" + t.cohort + "', tenant '" + first->name +
+                      "''s in '" + first->cohort + "': the twin's quota model has one flat cohort");
+    if (!first) first = &t;
+    if (t.flavor_node_labels.empty()) continue;
+    const std::string pool = flavor_pool(spec, t, path, diags);
+    if (pool.empty()) continue;
+    for (size_t w = 0; w < spec.workloads.size(); ++w) {
+      auto& wl = spec.workloads[w];
+      if (wl.tenant_index != static_cast<int>(i)) continue;
+      if (wl.node_pool.empty())
+        wl.node_pool = pool;
+      else if (wl.node_pool != pool)
+        diags.error(wl.loc, "spec.workloads[" + std::to_string(w) + "].placement.nodePool",
+                    "workload '" + wl.name + "' asks for pool '" + wl.node_pool +
+                        "', but its tenant's Kueue flavor "
+                        "selects pool '" +
+                        pool + "'");
+    }
+  }
+}
+
 // A pool's device plugin config shares whole GPUs as replicas of nvidia.com/gpu: a pod asking N of them
 // is refused at admission with failRequestsGreaterThanOne (UnexpectedAdmissionError), else it may get N
 // replicas of one GPU, which give no more compute than one. The twin gives a replica N distinct GPUs.
@@ -297,7 +373,12 @@ void check_references(ScenarioSpec& spec, Diagnostics& diags) {
     for (size_t s = 0; s < tenant.slos.size(); ++s) {
       auto& slo = tenant.slos[s];
       const std::string path = "spec.tenants[" + std::to_string(t) + "].slos[" + std::to_string(s) + "]";
+      if (slo.whole_run) slo.window = spec.duration;  // an OpenSLO Occurrences budget: every event of the run
       if (slo.window.value < 0) slo.window = spec.sla_window;
+      if (slo.time_window.value > spec.duration.value)
+        diags.warning(slo.time_window_loc, path,
+                      "the OpenSLO timeWindow (" + slo.time_window_text + ") is longer than the run (" +
+                          format_duration(spec.duration) + "): the twin judges the run's windows only");
       const bool request_slo = is_request_slo(slo.kind);
       const auto& own = own_kinds[tenant.name];
       bool any_matching_kind = false;
@@ -332,6 +413,7 @@ void check_references(ScenarioSpec& spec, Diagnostics& diags) {
   check_device_plugin_requests(spec, diags);
   check_identity_references(spec, diags);
   check_compliance_references(spec, diags);
+  check_kueue_queues(spec, diags);
   check_quotas(spec, diags);
 }
 

@@ -2,7 +2,8 @@
 // plugin's ConfigMaps (a named config per pool), mig-parted configs bare and inside the GPU Operator's
 // ConfigMap (a named config per pool, device-filters by the product's PCI device id, per-device entries).
 // Each real file is accepted and simulated, or refused with a located reason (the refusals are fixtures
-// of tests/fixtures/malformed, k8s-*.yaml, run by MalformedCatalogueTest).
+// of tests/fixtures/malformed, k8s-*.yaml, run by MalformedCatalogueTest). Kueue queues as tenants' quotas
+// and OpenSLO documents as their SLOs (docs/scenario.md, "Kueue quotas" and "OpenSLO SLOs") too.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -130,6 +131,212 @@ TEST(K8sInput, RequestsForSeveralSharedGpusAreWarnedAbout) {
             std::string::npos)
       << r.err;
   EXPECT_NE(r.err.find("which give no more compute than one"), std::string::npos) << r.err;
+}
+
+// A scenario with one 8-GPU pool named `pool_name`, tenant `web` (its fields: `web`, YAML lines indented by 6)
+// with an inference workload `search`, and tenant `other` (its fields: `other`).
+std::string tenants_scenario(const std::string& web, const std::string& other = "",
+                             const std::string& pool_name = "tas-group") {
+  return "apiVersion: gputwin.dev/v1alpha1\nkind: Scenario\nmetadata:\n  name: k8s\nspec:\n  duration: 1m\n"
+         "  cluster:\n    nodePools:\n      - name: " +
+         pool_name +
+         "\n        count: 1\n        gpu: H100-80GB-SXM\n        gpusPerNode: 8\n"
+         "  tenants:\n    - name: web\n" +
+         web + "    - name: other\n" + other +
+         "  workloads:\n    - name: search\n      kind: inference\n      tenant: web\n      model:\n"
+         "        parameters: 1B\n      arrival:\n        process: poisson\n        rate: 2/s\n";
+}
+
+std::string openslo_item(const std::string& fields) {
+  return "      slos:\n        - openslo: {" + fields + "}\n";
+}
+
+std::string kueue_quota(const std::string& fields) {
+  return "      quota:\n        kueue: {" + fields + "}\n";
+}
+
+TEST(K8sInput, ShippedKueueOpenSloExampleTakesItsQuotaAndSlosFromTheFiles) {
+  TempDir dir;
+  const std::string out = dir.file("out");
+  const auto r = run_process(
+      run_argv(GTW_BINARY, std::string(GTW_SOURCE_DIR) + "/scenarios/examples/k8s/kueue-openslo.yaml", out, "json"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json report = json::parse(read_text(out + "/report.json"));
+  // tas-cluster-queue: nvidia.com/gpu nominalQuota 16, no borrowingLimit.
+  ASSERT_EQ(report["quotas"].size(), 1u);
+  EXPECT_EQ(report["quotas"][0]["tenant"], "web");
+  EXPECT_EQ(report["quotas"][0]["nominal_gpus"], 16);
+  EXPECT_TRUE(report["quotas"][0]["borrowing_limit"].is_null());
+  // The flavor's nodeLabels (cloud.provider.com/node-group: tas-group) put web's replicas on that pool.
+  std::map<int, std::string> pool_of;
+  for (const auto& g : report["gpus"]) pool_of[g["index"].get<int>()] = g["pool"];
+  for (const auto& p : report["placements"]) {
+    if (p["tenant"] == "web") {
+      EXPECT_EQ(pool_of[p["gpu"].get<int>()], "tas-group") << p.dump();
+    }
+  }
+  std::map<std::string, json> slos;
+  for (const auto& t : report["tenants"])
+    if (t["name"] == "web")
+      for (const auto& s : t["slos"]) slos[s["name"]] = s;
+  ASSERT_EQ(slos.size(), 6u);
+  // OpenSLO's threshold example: Occurrences, lt 500 (ms), target 0.99: p99 under 0.5 s over the whole run.
+  EXPECT_EQ(slos["search-slo"]["kind"], "latency");
+  EXPECT_DOUBLE_EQ(slos["search-slo"]["threshold"].get<double>(), 0.5);
+  EXPECT_DOUBLE_EQ(slos["search-slo"]["target"].get<double>(), 1.0);
+  EXPECT_EQ(slos["search-slo"]["evaluated"], 1) << "one window spanning the run";
+  EXPECT_NE(slos["search-slo"]["objective"].get<std::string>().find("p99"), std::string::npos);
+  // The calendar example's two objectives: 1-minute slices, 99% served in each, targets 0.995 and 0.99.
+  EXPECT_DOUBLE_EQ(slos["service-availability-1"]["threshold"].get<double>(), 0.99);
+  EXPECT_DOUBLE_EQ(slos["service-availability-1"]["target"].get<double>(), 0.995);
+  EXPECT_DOUBLE_EQ(slos["service-availability-2"]["target"].get<double>(), 0.99);
+  EXPECT_EQ(slos["service-availability-1"]["evaluated"], 2) << "two 1-minute slices in the 2-minute run";
+  EXPECT_DOUBLE_EQ(slos["web-availability"]["threshold"].get<double>(), 0.95);
+  EXPECT_EQ(slos["web-availability"]["workload"], "chat");
+  // Over the twin's own metrics: a Prometheus query over the p99 series, a gputwin ratio.
+  EXPECT_DOUBLE_EQ(slos["chat-p99"]["threshold"].get<double>(), 2.0);
+  EXPECT_DOUBLE_EQ(slos["chat-p99"]["target"].get<double>(), 0.9);
+  EXPECT_EQ(slos["chat-p99"]["workload"], "chat");
+  EXPECT_EQ(slos["chat-served"]["kind"], "availability");
+  EXPECT_DOUBLE_EQ(slos["chat-served"]["threshold"].get<double>(), 0.999);
+  // What is not simulated is named, with its location.
+  for (const char* w :
+       {"kueue-tas-gpu-queues.yaml:1:1: warning: Topology[default]",
+        "kueue-tas-gpu-queues.yaml:31:3: warning: ClusterQueue[tas-cluster-queue].spec.resourceGroups: "
+        "quotas of cpu, memory are ignored",
+        "openslo-slo-threshold-occurrences.yaml:17:17: warning: ", "metricSource type 'Any' is not queried",
+        "openslo-slo-threshold-occurrences.yaml:21:17: warning: ",
+        "the OpenSLO timeWindow (2w) is longer than the run"})
+    EXPECT_NE(r.err.find(w), std::string::npos) << w << "\n" << r.err;
+}
+
+// Every real OpenSLO file: refused at its metricSource when nothing maps it to a twin metric, and accepted
+// (or refused with its located reason) once the scenario says what it measures.
+TEST(K8sInput, OpenSloFixturesAreMappedOrRefusedWhereTheyCannotBe) {
+  TempDir dir;
+  struct Case {
+    const char* file;
+    const char* refused_at;  // without a mapping: the metricSource type
+    const char* metric;
+    const char* mapped;  // with `metric`: "" accepted, else the located refusal
+  };
+  for (const Case& c :
+       {Case{"openslo-slo-threshold-occurrences.yaml",
+             "openslo-slo-threshold-occurrences.yaml:17:17: error: ", "latency", ""},
+        Case{"openslo-slo-ratio-timeslices-calendar.yaml",
+             "openslo-slo-ratio-timeslices-calendar.yaml:18:19: error: ", "availability", ""},
+        Case{"openslo-list-slo-ratio-prometheus-services.yaml",
+             "openslo-list-slo-ratio-prometheus-services.yaml:23:21: error: ", "availability", ""},
+        Case{"openslo-slo-ratio-ratiotimeslices.yaml",
+             "openslo-slo-ratio-ratiotimeslices.yaml:18:19: error: ", "availability",
+             "openslo-slo-ratio-ratiotimeslices.yaml:29:20: error: SLO[main-page].spec.budgetingMethod"},
+        Case{"openslo-multi-slo-indicatorref-sli-threshold.yaml",
+             "openslo-multi-slo-indicatorref-sli-threshold.yaml:31:13: error: SLI[foo-sli]", "throughput",
+             "openslo-multi-slo-indicatorref-sli-threshold.yaml:16:7: error: SLO[foo-slo].spec.objectives[0]: "
+             "throughput is measured over a window"}}) {
+    const std::string file = "file: " + K8S + c.file;
+    auto r = validate(dir, tenants_scenario(openslo_item(file)));
+    EXPECT_EQ(r.exit_code, 2) << c.file << "\n" << r.err;
+    EXPECT_NE(r.err.find(c.refused_at), std::string::npos) << c.file << "\n" << r.err;
+    r = validate(dir, tenants_scenario(openslo_item(file + ", metric: " + c.metric + ", unit: ms")));
+    if (*c.mapped) {
+      EXPECT_EQ(r.exit_code, 2) << c.file << "\n" << r.err;
+      EXPECT_NE(r.err.find(c.mapped), std::string::npos) << c.file << "\n" << r.err;
+    } else {
+      EXPECT_EQ(r.exit_code, 0) << c.file << "\n" << r.err;
+    }
+  }
+}
+
+// Every real Kueue file, as a tenant's quota: only the GPU sample has an nvidia.com/gpu quota.
+TEST(K8sInput, KueueFixturesGiveAQuotaOrAreRefusedWithTheirReason) {
+  TempDir dir;
+  struct Case {
+    const char* fields;
+    const char* expect;  // "": accepted
+  };
+  for (const Case& c :
+       {Case{"kueue-tas-gpu-queues.yaml, localQueue: tas-user-queue", ""},
+        Case{"kueue-tas-gpu-queues.yaml, namespace: default", ""},
+        Case{"kueue-tas-gpu-queues.yaml, clusterQueue: tas-cluster-queue", ""},
+        Case{"kueue-tas-gpu-queues.yaml",
+             "s.yaml:16:16: error: spec.tenants[0].quota.kueue: no LocalQueue in "
+             "namespace 'web'"},
+        Case{"kueue-single-clusterqueue-setup.yaml, localQueue: user-queue",
+             "kueue-single-clusterqueue-setup.yaml:13:3: error: ClusterQueue[cluster-queue].spec.resourceGroups: "
+             "ClusterQueue 'cluster-queue' has no nvidia.com/gpu quota"},
+        Case{"kueue-cohort-borrowing-limit-setup.yaml, namespace: default",
+             "the LocalQueues in namespace 'default' lead to 2 ClusterQueues"},
+        Case{"kueue-cohort-borrowing-limit-setup.yaml, localQueue: user-queue-1",
+             "kueue-cohort-borrowing-limit-setup.yaml:14:3: error: ClusterQueue[cluster-queue-1].spec.resourceGroups: "
+             "ClusterQueue 'cluster-queue-1' has no nvidia.com/gpu quota"},
+        Case{"kueue-resource-flavor-taints.yaml, clusterQueue: spot", "no ClusterQueue named 'spot'"}}) {
+    const auto r = validate(dir, tenants_scenario(kueue_quota(std::string("file: ") + K8S + c.fields)));
+    if (*c.expect) {
+      EXPECT_EQ(r.exit_code, 2) << c.fields << "\n" << r.err;
+      EXPECT_NE(r.err.find(c.expect), std::string::npos) << c.fields << "\n" << r.err;
+    } else {
+      EXPECT_EQ(r.exit_code, 0) << c.fields << "\n" << r.err;
+    }
+  }
+  // The cohort sample's CPU quota with borrowingLimit is named in the warning, not read.
+  const auto r = validate(dir, tenants_scenario(kueue_quota("file: " + K8S +
+                                                            "kueue-cohort-borrowing-limit-setup.yaml, "
+                                                            "localQueue: user-queue-2")));
+  EXPECT_NE(r.err.find("kueue-cohort-borrowing-limit-setup.yaml:37:3: warning: ClusterQueue[cluster-queue-2].spec."
+                       "preemption: no preemption: Kueue's default reclaimWithinCohort is Never"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("quotas of cpu, memory are ignored"), std::string::npos) << r.err;
+}
+
+// Two tenants whose ClusterQueues share a cohort borrow from each other as the quota model says; the
+// numbers are the files'.
+TEST(K8sInput, KueueCohortQueuesBecomeTheTenantsQuotas) {
+  TempDir dir;
+  write_text(dir.file("kueue.yaml"),
+             "apiVersion: kueue.x-k8s.io/v1beta1\nkind: ResourceFlavor\nmetadata:\n  name: h100\nspec:\n"
+             "  nodeLabels:\n    pool: tas-group\n---\n"
+             "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata:\n  name: web-cq\nspec:\n"
+             "  cohortName: gpus\n  preemption:\n    reclaimWithinCohort: Any\n  resourceGroups:\n"
+             "  - coveredResources: [nvidia.com/gpu]\n    flavors:\n    - name: h100\n      resources:\n"
+             "      - name: nvidia.com/gpu\n        nominalQuota: 4\n        borrowingLimit: 2\n---\n"
+             "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata:\n  name: other-cq\nspec:\n"
+             "  cohortName: gpus\n  preemption:\n    reclaimWithinCohort: Any\n  resourceGroups:\n"
+             "  - coveredResources: [nvidia.com/gpu]\n    flavors:\n    - name: h100\n      resources:\n"
+             "      - name: nvidia.com/gpu\n        nominalQuota: \"4\"\n---\n"
+             "apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata:\n  namespace: web\n  name: q\nspec:\n"
+             "  clusterQueue: web-cq\n");
+  const std::string text =
+      tenants_scenario(kueue_quota("file: kueue.yaml"), kueue_quota("file: kueue.yaml, clusterQueue: other-cq"));
+  write_text(dir.file("s.yaml"), text);
+  const std::string out = dir.file("out");
+  const auto r = run_process(run_argv(GTW_BINARY, dir.file("s.yaml"), out, "json"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json report = json::parse(read_text(out + "/report.json"));
+  std::map<std::string, json> quotas;
+  for (const auto& q : report["quotas"]) quotas[q["tenant"]] = q;
+  EXPECT_EQ(quotas["web"]["nominal_gpus"], 4);
+  EXPECT_EQ(quotas["web"]["borrowing_limit"], 2);
+  EXPECT_EQ(quotas["other"]["nominal_gpus"], 4);
+  EXPECT_TRUE(quotas["other"]["borrowing_limit"].is_null());
+  // A flavor labelled with the GFD product name selects the pool whose gpu is written as that product.
+  {
+    std::string k = read_text(dir.file("kueue.yaml"));
+    k.replace(k.find("pool: tas-group"), 15, "nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3");
+    write_text(dir.file("kueue-product.yaml"), k);
+  }
+  std::string product_text = text;
+  for (size_t at = product_text.find("kueue.yaml"); at != std::string::npos;
+       at = product_text.find("kueue.yaml", at + 18))
+    product_text.replace(at, 10, "kueue-product.yaml");
+  product_text.replace(product_text.find("gpu: H100-80GB-SXM"), 18, "gpu: NVIDIA-H100-80GB-HBM3");
+  const auto product = validate(dir, product_text);
+  EXPECT_EQ(product.exit_code, 0) << product.err;
+  // A workload asking another pool than the flavor's is refused.
+  const auto bad = validate(dir, text + "      placement:\n        nodePool: elsewhere\n");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("its tenant's Kueue flavor selects pool 'tas-group'"), std::string::npos) << bad.err;
 }
 
 }  // namespace

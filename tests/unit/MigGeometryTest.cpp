@@ -1,7 +1,10 @@
 // MIG geometry against the reference tables (validation target V1: exact).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "HardwareProfile.hpp"
+#include "Subprocess.hpp"
 
 namespace gtw {
 namespace {
@@ -87,6 +90,37 @@ TEST(MigGeometry, A100TablesAreExact) {
                              {"3g.40gb", 42, 39.25, 2, {0, 4}, 4},
                              {"4g.40gb", 56, 39.25, 1, {0}, 4},
                              {"7g.80gb", 98, 79.12, 1, {0}, 8}});
+}
+
+// The A30 has 4 compute and 4 memory slices (MIG User Guide, A30 table): its geometry is its own, so a 1g
+// instance is a quarter of the GPU, not a seventh.
+TEST(MigGeometry, A30HasItsOwnFourSliceGeometry) {
+  expect_table("A30-24GB", {{"1g.6gb", 14, 5.81, 4, {0, 1, 2, 3}, 1},
+                            {"1g.6gb+me", 14, 5.81, 1, {0, 1, 2, 3}, 1},
+                            {"2g.12gb", 28, 11.69, 2, {0, 2}, 2},
+                            {"2g.12gb+me", 28, 11.69, 1, {0, 2}, 2},
+                            {"4g.24gb", 56, 23.50, 1, {0}, 4}});
+  const auto g = *profile("A30-24GB").mig;
+  EXPECT_EQ(g.compute_slices, 4);
+  EXPECT_EQ(g.memory_slices, 4);
+  EXPECT_TRUE(check_mig_layout(g, {"2g.12gb", "1g.6gb", "1g.6gb"}).feasible);
+  EXPECT_TRUE(check_mig_layout(g, {"2g.12gb", "2g.12gb"}).feasible);
+  const auto over = check_mig_layout(g, {"4g.24gb", "1g.6gb"});
+  EXPECT_FALSE(over.feasible);
+  EXPECT_NE(over.reason.find("compute slices; the GPU has 4"), std::string::npos) << over.reason;
+}
+
+TEST(MigGeometry, SliceTotalsOutOfRangeAreRefusedAtTheirLine) {
+  std::string text = test::read_text(std::string(GTW_SOURCE_DIR) + "/calibration/profiles/H100-80GB-SXM.yaml");
+  const auto mig = text.find("\n  mig:\n");
+  ASSERT_NE(mig, std::string::npos);
+  text.insert(mig + 8, "    computeSlices: 0\n");
+  const auto line = std::count(text.begin(), text.begin() + static_cast<long>(mig) + 8, '\n') + 1;
+  HardwareProfile p;
+  Diagnostics d;
+  EXPECT_FALSE(load_profile_text(text, "x.yaml", p, d));
+  EXPECT_NE(d.format_all().find("x.yaml:" + std::to_string(line) + ":"), std::string::npos) << d.format_all();
+  EXPECT_NE(d.format_all().find("spec.mig.computeSlices"), std::string::npos) << d.format_all();
 }
 
 TEST(MigGeometry, MixedLayoutsTheHardwareAccepts) {

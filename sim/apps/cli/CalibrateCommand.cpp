@@ -162,7 +162,9 @@ int run_calibrate(const CalibrateOptions& opt) {
 
   // 3. Fit and write the profile.
   const calib::FitResult fit = calib::fit_recording(rec);
-  const std::string base_name = opt.base.empty() ? calib::base_profile_for(rec) : opt.base;
+  // The base profile: the one whose product names include the device's, else the closest family.
+  const std::string base_name =
+      !opt.base.empty() ? opt.base : profile_for_product(rec.meta("device")).value_or(calib::base_profile_for(rec));
   HardwareProfile base;
   Diagnostics diags;
   if (!load_profile(base_name, SourceLoc{}, "--base", base, diags)) {

@@ -1,0 +1,369 @@
+// Kueue objects read verbatim as a tenant's GPU quota (docs/scenario.md, "Kueue"): the ClusterQueue named by
+// `tenants[].quota.kueue` (directly, through a LocalQueue, or through the LocalQueues of the tenant's
+// namespace), its nvidia.com/gpu nominalQuota and borrowingLimit, its cohort and preemption policy, and the
+// ResourceFlavor of its GPU quota. The twin's quota model (docs/models/quotas.md) has one flat cohort, GPUs
+// only, no lending limits and reclaim within the cohort as its only preemption: what it cannot honour is
+// refused at its location; CPU and memory quotas and scheduling details are named in warnings.
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <set>
+#include <utility>
+
+#include "LoaderInternal.hpp"
+
+namespace gtw {
+
+namespace {
+
+std::string field_of(const YAML::Node& doc, const char* key) {
+  const YAML::Node k = doc.IsMap() ? doc[key] : YAML::Node();
+  return k && k.IsScalar() ? k.Scalar() : std::string();
+}
+
+std::string meta_field(const YAML::Node& doc, const char* key) {
+  const YAML::Node meta = doc.IsMap() ? doc["metadata"] : YAML::Node();
+  return meta && meta.IsMap() ? field_of(meta, key) : std::string();
+}
+
+const std::vector<std::string>& kueue_kinds() {
+  static const std::vector<std::string> kinds{"ResourceFlavor", "ClusterQueue", "LocalQueue", "Cohort"};
+  return kinds;
+}
+
+const Ctx* find_doc(const std::vector<Ctx>& docs, const std::string& kind, const std::string& name) {
+  for (const auto& d : docs)
+    if (field_of(d.node, "kind") == kind && meta_field(d.node, "name") == name) return &d;
+  return nullptr;
+}
+
+std::vector<std::string> names_of(const std::vector<Ctx>& docs, const std::string& kind) {
+  std::vector<std::string> out;
+  for (const auto& d : docs)
+    if (field_of(d.node, "kind") == kind) out.push_back(meta_field(d.node, "name"));
+  return out;
+}
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string s;
+  for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
+
+// A GPU count as a Kubernetes quantity: a whole number ("16" or 16); "500m" or "1Gi" are no GPU counts.
+bool gpu_count(const std::string& s, int& out) {
+  if (s.empty() || s.size() > 7 || !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return false;
+  out = std::stoi(s);
+  return true;
+}
+
+}  // namespace
+
+// quota.kueue: {file, clusterQueue | localQueue | namespace}.
+void Loader::read_kueue_quota(const Ctx& sel, TenantSpec& t) {
+  if (!check_map(sel)) return;
+  std::string cq_name, lq_name, ns;
+  get_string(sel, "clusterQueue", cq_name, false);
+  get_string(sel, "localQueue", lq_name, false);
+  get_string(sel, "namespace", ns, false);
+  if (!cq_name.empty() + !lq_name.empty() + !ns.empty() > 1) {
+    d_.error(sel.loc(), sel.path, "give one of clusterQueue, localQueue and namespace");
+    return;
+  }
+  auto f = read_k8s_file(sel, "file");
+  if (!f) return;
+  std::vector<Ctx> docs;
+  for (auto doc : f->documents) {
+    if (!expect_map(doc)) continue;
+    const std::string kind = field_of(doc.node, "kind");
+    doc.path = doc.alt_path =
+        (kind.empty() ? std::string("(no kind)") : kind) + "[" + meta_field(doc.node, "name") + "]";
+    const auto& kinds = kueue_kinds();
+    if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end()) {
+      d_.warning(doc.loc(), doc.path,
+                 kind == "Topology" ? std::string("topology-aware scheduling (Kueue Topology) is not simulated: "
+                                                  "the placement policy places every replica")
+                                    : "a document of kind '" + (kind.empty() ? std::string("(none)") : kind) +
+                                          "' is not read here (quota.kueue reads ResourceFlavor, ClusterQueue, "
+                                          "LocalQueue and Cohort)");
+      continue;
+    }
+    const std::string api = field_of(doc.node, "apiVersion");
+    if (api != "kueue.x-k8s.io/v1beta1" && api != "kueue.x-k8s.io/v1beta2") {
+      const auto at = child(doc, "apiVersion");
+      d_.error(at ? at->loc() : doc.loc(), doc.path + ".apiVersion",
+               "apiVersion '" + api + "' is not read; expected kueue.x-k8s.io/v1beta1 or kueue.x-k8s.io/v1beta2");
+      continue;
+    }
+    docs.push_back(doc);
+  }
+  if (cq_name.empty()) {
+    // Through LocalQueues: the one named, or those of the namespace (default: the tenant's name).
+    if (lq_name.empty() && ns.empty()) ns = t.name;
+    std::set<std::string> queues;
+    std::vector<std::string> seen;
+    for (const auto& d : docs) {
+      if (field_of(d.node, "kind") != "LocalQueue") continue;
+      const std::string name = meta_field(d.node, "name");
+      const std::string lq_ns = meta_field(d.node, "namespace");
+      seen.push_back(lq_ns + "/" + name);
+      if (lq_name.empty() ? lq_ns != ns : name != lq_name) continue;
+      const YAML::Node spec = d.node["spec"];
+      const std::string target = spec && spec.IsMap() ? field_of(spec, "clusterQueue") : "";
+      if (target.empty()) {
+        d_.error(d.loc(), d.path + ".spec.clusterQueue", "a LocalQueue without spec.clusterQueue");
+        return;
+      }
+      queues.insert(target);
+    }
+    const auto at = child(sel, lq_name.empty() ? "namespace" : "localQueue");
+    const SourceLoc loc = at ? at->loc() : sel.loc();
+    const std::string what = lq_name.empty() ? "in namespace '" + ns + "'" : "named '" + lq_name + "'";
+    if (queues.empty()) {
+      d_.error(loc, sel.path,
+               "no LocalQueue " + what + " in " + f->file +
+                   " (the file's LocalQueues, namespace/name: " + (seen.empty() ? std::string("none") : joined(seen)) +
+                   "); name the queue with quota.kueue.clusterQueue or localQueue");
+      return;
+    }
+    if (queues.size() > 1) {
+      d_.error(loc, sel.path,
+               "the LocalQueues " + what + " lead to " + std::to_string(queues.size()) +
+                   " ClusterQueues; choose one with quota.kueue.clusterQueue or localQueue");
+      return;
+    }
+    cq_name = *queues.begin();
+  }
+  const Ctx* cq = find_doc(docs, "ClusterQueue", cq_name);
+  if (!cq) {
+    const auto at = child(sel, "clusterQueue");
+    d_.error(
+        at ? at->loc() : sel.loc(), sel.path + ".clusterQueue",
+        "no ClusterQueue named '" + cq_name + "' in " + f->file + suggest(cq_name, names_of(docs, "ClusterQueue")));
+    return;
+  }
+  t.cluster_queue = cq_name;
+  t.cluster_queue_loc = cq->loc();
+  read_cluster_queue(*cq, docs, t);
+}
+
+// A ClusterQueue's spec: cohort, queueing, preemption and its resource groups' nvidia.com/gpu quota.
+void Loader::read_cluster_queue(const Ctx& cq, const std::vector<Ctx>& docs, TenantSpec& t) {
+  auto spec = child(cq, "spec");
+  if (!spec) {
+    missing(cq, "spec");
+    return;
+  }
+  if (!expect_map(*spec)) return;
+  allow_keys(*spec,
+             {"namespaceSelector", "resourceGroups", "cohort", "cohortName", "queueingStrategy", "preemption",
+              "flavorFungibility", "admissionChecks", "admissionChecksStrategy", "admissionScope", "stopPolicy",
+              "fairSharing"},
+             "a Kueue ClusterQueue");
+  get_string(*spec, "cohort", t.cohort, false);
+  get_string(*spec, "cohortName", t.cohort, false);  // v1beta2
+  std::string value;
+  get_string(*spec, "queueingStrategy", value, false);
+  if (auto at = child(*spec, "queueingStrategy"); at && value != "BestEffortFIFO")
+    d_.error(at->loc(), at->path,
+             "queueingStrategy '" + value +
+                 "' is not simulated: the twin's admission is BestEffortFIFO (a later "
+                 "workload that fits goes ahead of one that does not)" +
+                 suggest(value, {"BestEffortFIFO"}));
+  value.clear();
+  get_string(*spec, "stopPolicy", value, false);
+  if (auto at = child(*spec, "stopPolicy"); at && value != "None")
+    d_.error(at->loc(), at->path, "stopPolicy '" + value + "' is not simulated: the queue admits for the whole run");
+  for (const char* key :
+       {"admissionChecks", "admissionChecksStrategy", "admissionScope", "fairSharing", "flavorFungibility"})
+    if (auto at = child(*spec, key))
+      d_.warning(at->loc(), at->path,
+                 std::string(key) +
+                     " is not simulated: workloads are admitted on quota alone (one GPU flavor, no "
+                     "admission checks, no fair-sharing weights)");
+  if (auto sel = child(*spec, "namespaceSelector"); sel && sel->node.IsMap() && sel->node.size() > 0)
+    d_.warning(sel->loc(), sel->path, "namespace labels are not modelled: the tenant's namespace is taken as selected");
+  if (auto p = child(*spec, "preemption"))
+    read_kueue_preemption(*p, !t.cohort.empty());
+  else if (!t.cohort.empty())
+    d_.warning(spec->loc(), spec->path + ".preemption",
+               "no preemption: Kueue's default reclaimWithinCohort is Never, but the twin's quota model always "
+               "reclaims lent GPUs by preempting borrowers (as Any); set preemption.reclaimWithinCohort: Any to say "
+               "so");
+  read_kueue_cohort(docs, t);
+  auto groups = child(*spec, "resourceGroups");
+  if (!groups) {
+    missing(*spec, "resourceGroups");
+    return;
+  }
+  read_kueue_resource_groups(*groups, docs, t);
+}
+
+// The Cohort object of the tenant's cohort, when the file has one: a plain cohort only.
+void Loader::read_kueue_cohort(const std::vector<Ctx>& docs, TenantSpec& t) {
+  const Ctx* cohort = t.cohort.empty() ? nullptr : find_doc(docs, "Cohort", t.cohort);
+  if (!cohort) return;
+  auto cs = child(*cohort, "spec");
+  if (!cs || !expect_map(*cs)) return;
+  allow_keys(*cs, {"parentName", "parent", "resourceGroups", "fairSharing"}, "a Kueue Cohort");
+  for (const char* key : {"parentName", "parent", "resourceGroups"})
+    if (auto at = child(*cs, key))
+      d_.error(at->loc(), at->path,
+               std::string(key) +
+                   ": cohort hierarchies and cohort-level quotas are not in the twin's quota model "
+                   "(one flat cohort of the tenants' quotas)");
+  if (auto at = child(*cs, "fairSharing")) d_.warning(at->loc(), at->path, "fair-sharing weights are not simulated");
+}
+
+// resourceGroups[].flavors[].resources[]: the one flavor with an nvidia.com/gpu quota gives the tenant's quota.
+void Loader::read_kueue_resource_groups(const Ctx& groups, const std::vector<Ctx>& docs, TenantSpec& t) {
+  std::vector<std::string> ignored;
+  std::optional<Ctx> gpu_flavor;
+  for (const auto& g : items(groups)) {
+    if (!expect_map(g)) continue;
+    allow_keys(g, {"coveredResources", "flavors"}, "a Kueue resource group");
+    auto flavors = child(g, "flavors");
+    if (!flavors) {
+      missing(g, "flavors");
+      continue;
+    }
+    for (const auto& fl : items(*flavors)) {
+      if (!expect_map(fl)) continue;
+      allow_keys(fl, {"name", "resources"}, "a Kueue flavor quota");
+      auto resources = child(fl, "resources");
+      if (!resources) {
+        missing(fl, "resources");
+        continue;
+      }
+      for (const auto& r : items(*resources)) {
+        if (!expect_map(r)) continue;
+        allow_keys(r, {"name", "nominalQuota", "borrowingLimit", "lendingLimit"}, "a Kueue resource quota");
+        std::string name;
+        get_string(r, "name", name, true);
+        if (name.rfind("nvidia.com/mig-", 0) == 0) {
+          const auto at = child(r, "name");
+          d_.error(
+              at->loc(), at->path,
+              "a quota of MIG instances ('" + name + "') is not in the twin's quota model, which counts whole GPUs");
+        } else if (name != "nvidia.com/gpu") {
+          if (!name.empty() && std::find(ignored.begin(), ignored.end(), name) == ignored.end())
+            ignored.push_back(name);
+        } else if (gpu_flavor) {
+          d_.error(fl.loc(), fl.path,
+                   "a second flavor with an nvidia.com/gpu quota: per-flavor GPU quotas are not in the twin's quota "
+                   "model (one GPU quota per tenant); keep one flavor");
+        } else {
+          gpu_flavor = fl;
+          read_kueue_gpu_quota(r, t);
+        }
+      }
+    }
+  }
+  if (!ignored.empty())
+    d_.warning(groups.loc(), groups.path,
+               "quotas of " + joined(ignored) + " are ignored: the twin's quota counts GPUs (nvidia.com/gpu) only");
+  if (!gpu_flavor) {
+    d_.error(groups.loc(), groups.path,
+             "ClusterQueue '" + t.cluster_queue +
+                 "' has no nvidia.com/gpu quota: Kueue would admit no workload "
+                 "asking for GPUs through it; add a resource {name: nvidia.com/gpu, nominalQuota: N}");
+    return;
+  }
+  read_kueue_flavor(*gpu_flavor, docs, t);
+}
+
+// {name: nvidia.com/gpu, nominalQuota, borrowingLimit, lendingLimit}.
+void Loader::read_kueue_gpu_quota(const Ctx& r, TenantSpec& t) {
+  for (const char* key : {"nominalQuota", "borrowingLimit"}) {
+    auto at = child(r, key);
+    if (!at) {
+      if (std::string(key) == "nominalQuota") missing(r, key);
+      continue;
+    }
+    std::string s;
+    int n = 0;
+    if (!scalar(*at, s, "a number of GPUs")) continue;
+    if (!gpu_count(s, n)) {
+      d_.error(at->loc(), at->path,
+               "expected a whole number of GPUs (a Kubernetes quantity such as 8), got \"" + s + "\"");
+      continue;
+    }
+    (std::string(key) == "nominalQuota" ? t.quota_gpus : t.borrowing_limit) = n;
+  }
+  if (auto at = child(r, "borrowingLimit"); at && t.cohort.empty())
+    d_.error(at->loc(), at->path, "a borrowingLimit needs a cohort to borrow from (Kueue refuses it without one)");
+  if (auto at = child(r, "lendingLimit"))
+    d_.error(at->loc(), at->path,
+             "lendingLimit is not in the twin's quota model (docs/models/quotas.md: every unused GPU of a nominal "
+             "quota may be lent); remove it to simulate the queue without it");
+}
+
+// The ResourceFlavor of the GPU quota: its nodeLabels select the node pool (by name, in check_references).
+void Loader::read_kueue_flavor(const Ctx& flavor_quota, const std::vector<Ctx>& docs, TenantSpec& t) {
+  std::string name;
+  get_string(flavor_quota, "name", name, true);
+  const auto name_at = child(flavor_quota, "name");
+  if (!name_at) return;
+  const Ctx* rf = find_doc(docs, "ResourceFlavor", name);
+  if (!rf) {
+    d_.error(name_at->loc(), name_at->path,
+             "no ResourceFlavor named '" + name + "' in this file" + suggest(name, names_of(docs, "ResourceFlavor")));
+    return;
+  }
+  t.flavor_loc = rf->loc();
+  auto spec = child(*rf, "spec");
+  if (!spec) return;  // a flavor without labels: any node
+  if (!expect_map(*spec)) return;
+  allow_keys(*spec, {"nodeLabels", "nodeTaints", "tolerations", "topologyName"}, "a Kueue ResourceFlavor");
+  if (auto at = child(*spec, "topologyName"))
+    d_.warning(at->loc(), at->path, "topology-aware scheduling is not simulated: the placement policy places replicas");
+  for (const char* key : {"nodeTaints", "tolerations"})
+    if (auto at = child(*spec, key))
+      d_.warning(at->loc(), at->path, std::string(key) + " are not simulated: the twin's nodes carry no taints");
+  auto labels = child(*spec, "nodeLabels");
+  if (!labels || !expect_map(*labels)) return;
+  t.flavor_loc = labels->loc();
+  for (const auto& kv : labels->node) {
+    const Ctx v = labels->below(kv.second, labels->path, labels->alt_path, labels->loc());
+    std::string value;
+    if (kv.first.IsScalar() && scalar(v, value, "a label value"))
+      t.flavor_node_labels.emplace_back(kv.first.Scalar(), value);
+  }
+}
+
+// preemption: {reclaimWithinCohort, borrowWithinCohort, withinClusterQueue}. The twin reclaims within the
+// cohort (Any) and has no priorities, so nothing else can be honoured.
+void Loader::read_kueue_preemption(const Ctx& p, bool cohort) {
+  if (!expect_map(p)) return;
+  allow_keys(p, {"reclaimWithinCohort", "borrowWithinCohort", "withinClusterQueue"}, "a Kueue preemption policy");
+  std::string reclaim;
+  get_string(p, "reclaimWithinCohort", reclaim, false);
+  if (auto at = child(p, "reclaimWithinCohort"); at && reclaim != "Any" && cohort)
+    d_.error(at->loc(), at->path,
+             "reclaimWithinCohort '" + reclaim +
+                 "' is not simulated: the twin's quota model reclaims lent GPUs "
+                 "from any borrower (Any; its workloads have no priorities)" +
+                 suggest(reclaim, {"Any"}));
+  std::string within;
+  get_string(p, "withinClusterQueue", within, false);
+  if (auto at = child(p, "withinClusterQueue"); at && within != "Never")
+    d_.error(at->loc(), at->path,
+             "withinClusterQueue '" + within +
+                 "' is not simulated: the twin preempts only to reclaim lent GPUs, "
+                 "never within a tenant's queue (no priorities)" +
+                 suggest(within, {"Never"}));
+  if (auto b = child(p, "borrowWithinCohort"); b && expect_map(*b)) {
+    allow_keys(*b, {"policy", "maxPriorityThreshold"}, "a Kueue borrowWithinCohort");
+    std::string policy;
+    get_string(*b, "policy", policy, false);
+    if (auto at = child(*b, "policy"); at && policy != "Never")
+      d_.error(at->loc(), at->path,
+               "borrowWithinCohort policy '" + policy +
+                   "' is not simulated: a borrower never preempts (no "
+                   "priorities)" +
+                   suggest(policy, {"Never"}));
+  }
+}
+
+}  // namespace gtw
