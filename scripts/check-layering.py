@@ -46,7 +46,7 @@ THIRD_PARTY = [
     (re.compile(r'^Q[A-Za-z]+$|^Qt[A-Za-z]+/'), 'Qt', {'gui'}),
     (re.compile(r'^(cuda|cuda_runtime)'), 'CUDA', set()),
 ]
-SOURCE = re.compile(r'\.(cpp|hpp|h|cu|cuh)$')
+SOURCE = re.compile(r'\.(cpp|hpp|h|inc|cu|cuh)$')  # .inc: generated fragments (sim/report/EventSemantics.inc)
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 SKIP_DIRS = {'.git', 'build', 'third_party'}
 

@@ -33,26 +33,11 @@ constexpr const char* RESULTS_SCHEMA = "gputwin.results";
 
 // From the comments in sim/core/EventLog.hpp (plus what the emitters put in aux), so a reader of the
 // file needs no source.
+// What value and aux mean per event type, generated from sim/core/EventLog.hpp by scripts/gen-event-types.py
+// (the event-types-doc test fails when it is stale).
 constexpr const char* EVENT_SEMANTICS =
-    "tenant, workload, replica, gpu: indices into /tenants, /workloads, the replica or job instance "
-    "within the workload, and /gpus; -1 when not applicable.\n"
-    "run_start: value = duration of the run (s)\n"
-    "placed: a workload replica was placed on a GPU; value = memory reserved (bytes)\n"
-    "placement_failed: no GPU could take the replica; value = memory asked (bytes)\n"
-    "out_of_memory: allocation failed on a GPU without memory isolation; value = bytes asked\n"
-    "request_arrival: replica = replica chosen; value = queue length after arrival\n"
-    "request_done: value = latency (s), aux = queueing delay (s)\n"
-    "request_dropped: queue overflow or workload failed; value = time in system (s), aux = arrival time (s)\n"
-    "batch_start: value = batch size\n"
-    "batch_done: value = batch service time (s)\n"
-    "gpu_busy: an interval during which a tenant had work running on a GPU; time = end, aux = start time (s)\n"
-    "context_switch: time-slice switch on a GPU; tenant = incoming context; value = switch cost (s)\n"
-    "job_submit: training/batch job submitted\n"
-    "job_start: job started\n"
-    "step_done: value = step time (s)\n"
-    "job_done: value = completion time since submission (s), aux = ideal time alone (s)\n"
-    "workload_failed: aux = reason code (0 none, 1 out_of_memory, 2 not_placed, 3 unfinished)\n"
-    "run_end: end of the run";
+#include "EventSemantics.inc"
+    ;
 
 constexpr const char* EVENT_UNITS =
     "time: s (simulated); seq: append order; value, aux: per type, see attribute 'semantics'";
