@@ -257,68 +257,8 @@ void check_device_plugin_requests(const ScenarioSpec& spec, Diagnostics& diags) 
   }
 }
 
-}  // namespace
-
-void check_references(ScenarioSpec& spec, Diagnostics& diags) {
-  check_unique(spec.node_pools, "spec.cluster.nodePools", diags);
-  check_unique(spec.tenants, "spec.tenants", diags);
-  check_unique(spec.workloads, "spec.workloads", diags);
-
-  std::vector<std::string> tenant_names, pool_names;
-  std::map<std::string, int> tenant_index;  // first tenant of each name, as ScenarioSpec::tenant_index
-  for (const auto& t : spec.tenants) {
-    tenant_index.emplace(t.name, static_cast<int>(tenant_names.size()));
-    tenant_names.push_back(t.name);
-  }
-  for (const auto& p : spec.node_pools) pool_names.push_back(p.name);
-  const std::set<std::string> pool_set(pool_names.begin(), pool_names.end());
-  // Per tenant: its workloads, so that each SLO is checked without a scan of every workload.
-  std::map<std::string, std::vector<const WorkloadSpec*>> by_tenant;
-  for (const auto& w : spec.workloads) by_tenant[w.tenant].push_back(&w);
-
-  for (size_t p = 0; p < spec.node_pools.size(); ++p) {
-    const auto& pool = spec.node_pools[p];
-    const std::string path = "spec.cluster.nodePools[" + std::to_string(p) + "]";
-    // GPUs listed twice are reported by the loader, at the index.
-    for (size_t o = 0; o < pool.gpu_sharing.size(); ++o) {
-    }
-  }
-
-  for (size_t i = 0; i < spec.workloads.size(); ++i) {
-    auto& w = spec.workloads[i];
-    const std::string path = "spec.workloads[" + std::to_string(i) + "]";
-    auto ti = tenant_index.find(w.tenant);
-    w.tenant_index = ti == tenant_index.end() ? -1 : ti->second;
-    if (!w.tenant.empty() && w.tenant_index < 0) {
-      diags.error(w.tenant_loc, path + ".tenant",
-                  "no tenant named '" + w.tenant + "'" + suggest_if_collecting(w.tenant, tenant_names, diags));
-    }
-    if (!w.node_pool.empty() && !pool_set.count(w.node_pool)) {
-      diags.error(w.node_pool_loc, path + ".placement.nodePool",
-                  "no node pool named '" + w.node_pool + "'" + suggest_if_collecting(w.node_pool, pool_names, diags));
-    }
-    // Unknown modes in placement.sharing and a start after the end are reported by the loader,
-    // which has their locations.
-    if (w.kind == WorkloadKind::BATCH && w.gpus != 1) {
-      diags.error(w.loc, path + ".gpus", "batch jobs run on one GPU each; use replicas for more workers");
-    }
-    if (w.kind == WorkloadKind::INFERENCE) check_serving(w, path, diags);
-    if (w.kind == WorkloadKind::ATTACK) check_attack(spec, i, tenant_index, tenant_names, diags);
-  }
-
-  struct OwnKinds {
-    bool inference = false, other = false;
-    std::map<std::string, WorkloadKind> kind_of;  // first workload of each name
-  };
-  std::map<std::string, OwnKinds> own_kinds;
-  for (const auto& [name, list] : by_tenant) {
-    auto& k = own_kinds[name];
-    for (const auto* w : list) {
-      (w->kind == WorkloadKind::INFERENCE ? k.inference : k.other) = true;
-      k.kind_of.emplace(w->name, w->kind);
-    }
-  }
-  size_t long_windows = 0;  // warnings are not capped by Diagnostics
+// spec.faults: the faulting workload and replica exist, and the fault falls inside the run.
+void check_fault_references(const ScenarioSpec& spec, Diagnostics& diags) {
   for (size_t i = 0; i < spec.faults.size(); ++i) {
     const auto& f = spec.faults[i];
     const std::string path = "spec.faults[" + std::to_string(i) + "]";
@@ -342,7 +282,10 @@ void check_references(ScenarioSpec& spec, Diagnostics& diags) {
     if (f.at.value >= spec.duration.value)
       diags.error(f.loc, path + ".at", "is at or after the end of the run (" + format_duration(spec.duration) + ")");
   }
+}
 
+// spec.reconfigurations: inside the run, on a pool that has MIG GPUs.
+void check_reconfiguration_references(const ScenarioSpec& spec, Diagnostics& diags) {
   for (size_t i = 0; i < spec.reconfigurations.size(); ++i) {
     const auto& r = spec.reconfigurations[i];
     const std::string path = "spec.reconfigurations[" + std::to_string(i) + "]";
@@ -366,7 +309,25 @@ void check_references(ScenarioSpec& spec, Diagnostics& diags) {
       diags.error(r.node_pool_loc, path + ".nodePool",
                   "node pool '" + r.node_pool + "' has no GPU in mig mode; only MIG layouts can be reconfigured");
   }
+}
 
+// Each tenant's SLOs: their windows resolved, their workload (named, or any of the kind the SLO measures) one
+// of the tenant's.
+void check_slo_references(ScenarioSpec& spec, std::map<std::string, std::vector<const WorkloadSpec*>>& by_tenant,
+                          Diagnostics& diags) {
+  struct OwnKinds {
+    bool inference = false, other = false;
+    std::map<std::string, WorkloadKind> kind_of;  // first workload of each name
+  };
+  std::map<std::string, OwnKinds> own_kinds;
+  for (const auto& [name, list] : by_tenant) {
+    auto& k = own_kinds[name];
+    for (const auto* w : list) {
+      (w->kind == WorkloadKind::INFERENCE ? k.inference : k.other) = true;
+      k.kind_of.emplace(w->name, w->kind);
+    }
+  }
+  size_t long_windows = 0;  // warnings are not capped by Diagnostics
   for (size_t t = 0; t < spec.tenants.size(); ++t) {
     auto& tenant = spec.tenants[t];
     check_unique(tenant.slos, "spec.tenants[" + std::to_string(t) + "].slos", diags);
@@ -409,6 +370,54 @@ void check_references(ScenarioSpec& spec, Diagnostics& diags) {
       }
     }
   }
+}
+
+}  // namespace
+
+void check_references(ScenarioSpec& spec, Diagnostics& diags) {
+  check_unique(spec.node_pools, "spec.cluster.nodePools", diags);
+  check_unique(spec.tenants, "spec.tenants", diags);
+  check_unique(spec.workloads, "spec.workloads", diags);
+
+  std::vector<std::string> tenant_names, pool_names;
+  std::map<std::string, int> tenant_index;  // first tenant of each name, as ScenarioSpec::tenant_index
+  for (const auto& t : spec.tenants) {
+    tenant_index.emplace(t.name, static_cast<int>(tenant_names.size()));
+    tenant_names.push_back(t.name);
+  }
+  for (const auto& p : spec.node_pools) pool_names.push_back(p.name);
+  const std::set<std::string> pool_set(pool_names.begin(), pool_names.end());
+  // Per tenant: its workloads, so that each SLO is checked without a scan of every workload.
+  std::map<std::string, std::vector<const WorkloadSpec*>> by_tenant;
+  for (const auto& w : spec.workloads) by_tenant[w.tenant].push_back(&w);
+
+  // GPUs listed twice in gpuSharing are reported by the loader, at the index.
+
+  for (size_t i = 0; i < spec.workloads.size(); ++i) {
+    auto& w = spec.workloads[i];
+    const std::string path = "spec.workloads[" + std::to_string(i) + "]";
+    auto ti = tenant_index.find(w.tenant);
+    w.tenant_index = ti == tenant_index.end() ? -1 : ti->second;
+    if (!w.tenant.empty() && w.tenant_index < 0) {
+      diags.error(w.tenant_loc, path + ".tenant",
+                  "no tenant named '" + w.tenant + "'" + suggest_if_collecting(w.tenant, tenant_names, diags));
+    }
+    if (!w.node_pool.empty() && !pool_set.count(w.node_pool)) {
+      diags.error(w.node_pool_loc, path + ".placement.nodePool",
+                  "no node pool named '" + w.node_pool + "'" + suggest_if_collecting(w.node_pool, pool_names, diags));
+    }
+    // Unknown modes in placement.sharing and a start after the end are reported by the loader,
+    // which has their locations.
+    if (w.kind == WorkloadKind::BATCH && w.gpus != 1) {
+      diags.error(w.loc, path + ".gpus", "batch jobs run on one GPU each; use replicas for more workers");
+    }
+    if (w.kind == WorkloadKind::INFERENCE) check_serving(w, path, diags);
+    if (w.kind == WorkloadKind::ATTACK) check_attack(spec, i, tenant_index, tenant_names, diags);
+  }
+
+  check_fault_references(spec, diags);
+  check_reconfiguration_references(spec, diags);
+  check_slo_references(spec, by_tenant, diags);
   check_fabric_references(spec, diags);
   check_device_plugin_requests(spec, diags);
   check_identity_references(spec, diags);

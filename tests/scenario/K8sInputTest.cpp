@@ -6,6 +6,8 @@
 // and OpenSLO documents as their SLOs (docs/scenario.md, "Kueue quotas" and "OpenSLO SLOs") too.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -90,6 +92,24 @@ TEST(K8sInput, MigPartedExampleConfigsAreAccepted) {
     const auto r = validate(dir, scenario(pool), {std::string("spec.cluster.nodePools[0].migConfig.config=") + config});
     EXPECT_EQ(r.exit_code, 0) << config << "\n" << r.err;
   }
+}
+
+// The files these fields name go through the project's input reader: what is not a regular file, or no
+// file name at all, is refused at the field, for every new kind of file reference.
+TEST(K8sInput, FileFieldsRefuseWhatIsNotARegularFile) {
+  TempDir dir;
+  std::filesystem::create_directory(dir.file("a-directory"));
+  const std::vector<std::pair<std::string, std::string>> fields = {
+      {"        gpu: H100-80GB-SXM\n        devicePluginConfig:\n          file: ", "devicePluginConfig.file"},
+      {"        gpu: H100-80GB-SXM\n        migConfig:\n          config: all-balanced\n          file: ",
+       "migConfig.file"}};
+  for (const auto& [pool, field] : fields)
+    for (const std::string& target : {std::string("/dev/zero"), dir.file("a-directory"), std::string("\"\"")}) {
+      const auto r = validate(dir, scenario(pool + target + "\n"));
+      EXPECT_EQ(r.exit_code, 2) << field << " = " << target << "\n" << r.err;
+      EXPECT_NE(r.err.find("s.yaml:"), std::string::npos) << r.err;
+      EXPECT_NE(r.err.find(field), std::string::npos) << field << " = " << target << "\n" << r.err;
+    }
 }
 
 TEST(K8sInput, DevicePluginConfigMapsAreAcceptedByName) {
