@@ -7,7 +7,9 @@
 //   --export-charts OUTDIR                       write every chart and the one-page summary as PNGs
 //   --set path=value                             an override for the runs (repeatable)
 //   --compare path=value                         run first without, pin that as the baseline, then with these
-//   --tab NAME                                   the tab to open on (overview, placements, leakage, ...)
+//   --tab NAME                                   the tab to open on (overview, compare, security, ...)
+//   gputwin-gui LAB.lab.yaml [--what-if N]       a guided lab: its scenario and text; headless, what-if N after
+//                                                the run as written
 //
 // Exit codes: 0 success, 1 usage error or an output that could not be written, 2 the scenario or report
 // could not be loaded or the run failed.
@@ -21,6 +23,7 @@
 #include <QTimer>
 
 #include <cstdio>
+#include <functional>
 #include <string_view>
 
 #include "ChartExport.hpp"
@@ -93,10 +96,15 @@ int main(int argc, char** argv) {
   const QCommandLineOption export_dir(QStringLiteral("export-charts"),
                                       QStringLiteral("Write every chart as a PNG into <dir> and exit."),
                                       QStringLiteral("dir"));
-  const QCommandLineOption tab(QStringLiteral("tab"),
-                               QStringLiteral("Open on tab <name>: overview, placements, leakage, compliance, slos, "
-                                              "gpus or workloads."),
-                               QStringLiteral("name"), QStringLiteral("overview"));
+  const QCommandLineOption tab(
+      QStringLiteral("tab"),
+      QStringLiteral("Open on tab <name>: %1.").arg(gtw::gui::MainWindow::tab_names().join(QStringLiteral(", "))),
+      QStringLiteral("name"), QStringLiteral("overview"));
+  const QCommandLineOption what_if(
+      QStringLiteral("what-if"),
+      QStringLiteral("With a lab file (NN-name.lab.yaml): after running it as written, pin that run and apply "
+                     "the lab's what-if <n> (1 = the first; headless modes)."),
+      QStringLiteral("n"));
   const QCommandLineOption set(QStringLiteral("set"),
                                QStringLiteral("Override <path=value> in every run (repeatable)."),
                                QStringLiteral("path=value"));
@@ -108,6 +116,7 @@ int main(int argc, char** argv) {
   parser.addOption(tab);
   parser.addOption(set);
   parser.addOption(compare);
+  parser.addOption(what_if);
   parser.addOption(screenshot);
   parser.addOption(export_dir);
   parser.process(app);  // --help, --version and unknown options end here (exit 0, 0 and 1)
@@ -118,11 +127,10 @@ int main(int argc, char** argv) {
   }
   const QString path = positional.value(0);
 
-  const QStringList tabs = {QStringLiteral("overview"),   QStringLiteral("placements"), QStringLiteral("leakage"),
-                            QStringLiteral("compliance"), QStringLiteral("slos"),       QStringLiteral("gpus"),
-                            QStringLiteral("workloads")};
+  const QStringList tabs = gtw::gui::MainWindow::tab_names();
   QString tab_name = parser.value(tab).toLower();
   if (tab_name == QLatin1String("latency")) tab_name = QStringLiteral("overview");  // the 0.1 name
+  if (tab_name == QLatin1String("leakage")) tab_name = QStringLiteral("security");  // the 0.2 name
   const auto tab_index = tabs.indexOf(tab_name);
   if (tab_index < 0) {
     fail(QStringLiteral("unknown tab '%1' (expected %2)").arg(parser.value(tab), tabs.join(QStringLiteral(", "))));
@@ -131,44 +139,66 @@ int main(int argc, char** argv) {
 
   gtw::gui::MainWindow window;
   window.tabs()->setCurrentIndex(static_cast<int>(tab_index));
-  const bool is_scenario =
-      QFileInfo(path).isFile() && (path.endsWith(QLatin1String(".yaml")) || path.endsWith(QLatin1String(".yml")));
+  const bool is_lab = QFileInfo(path).isFile() && path.endsWith(QLatin1String(".lab.yaml"));
+  const bool is_scenario = !is_lab && QFileInfo(path).isFile() &&
+                           (path.endsWith(QLatin1String(".yaml")) || path.endsWith(QLatin1String(".yml")));
+  if (parser.isSet(what_if) && !is_lab) {
+    fail(QStringLiteral("--what-if needs a lab file (scenarios/labs/*.lab.yaml)"));
+    return 2;
+  }
   if (parser.isSet(screenshot) || parser.isSet(export_dir)) {
     if (path.isEmpty()) {
       fail(QStringLiteral("--screenshot and --export-charts need a scenario or an output directory"));
       return 2;
     }
     QString error;
-    if (is_scenario) {
-      if (!window.open_scenario(path, &error)) {
+    if (is_scenario || is_lab) {
+      if (is_lab && !window.open_lab(path, &error)) {
+        fail(error);
+        for (int i = 0; i < window.diagnostics_view()->count(); ++i)
+          std::fprintf(stderr, "%s\n", qPrintable(window.diagnostics_view()->item(i)->text()));
+        return 2;
+      }
+      if (is_scenario && !window.open_scenario(path, &error)) {
         for (int i = 0; i < window.diagnostics_view()->count(); ++i)
           std::fprintf(stderr, "%s\n", qPrintable(window.diagnostics_view()->item(i)->text()));
         return 2;
       }
       // Run (twice with --compare: the first run becomes the baseline), waiting in an event loop so that the
       // child's progress is read as in the window.
-      const auto run_once = [&window]() {
+      const auto run_once = [&window](const std::function<bool()>& start) {
         QEventLoop loop;
         bool ok = false;
         QObject::connect(&window, &gtw::gui::MainWindow::run_finished, &loop, [&](bool success) {
           ok = success;
           loop.quit();
         });
-        if (!window.run_scenario()) return false;
+        if (!start()) return false;
         loop.exec();
         return ok;
       };
+      const auto run = [&window] { return window.run_scenario(); };
       const auto run_failed = [&window]() {
         for (int i = 0; i < window.diagnostics_view()->count(); ++i)
           std::fprintf(stderr, "%s\n", qPrintable(window.diagnostics_view()->item(i)->text()));
         return 2;
       };
       window.set_extra_overrides(parser.values(set));
-      if (!run_once()) return run_failed();
+      if (!run_once(run)) return run_failed();
       if (parser.isSet(compare)) {
         window.pin_baseline();
         window.set_extra_overrides(parser.values(set) + parser.values(compare));
-        if (!run_once()) return run_failed();
+        if (!run_once(run)) return run_failed();
+      }
+      if (parser.isSet(what_if)) {
+        bool number = false;
+        const int n = parser.value(what_if).toInt(&number);
+        const int count = window.lab() ? static_cast<int>(window.lab()->what_ifs.size()) : 0;
+        if (!number || n < 1 || n > count) {
+          fail(QStringLiteral("--what-if %1: the lab has what-ifs 1 to %2").arg(parser.value(what_if)).arg(count));
+          return 2;
+        }
+        if (!run_once([&window, n] { return window.apply_what_if(n - 1); })) return run_failed();
       }
     } else if (!window.open_report(path, &error)) {
       fail(error);
@@ -208,11 +238,13 @@ int main(int argc, char** argv) {
   if (!path.isEmpty()) {
     // After the event loop starts, so that the message box has a visible window to sit on. A scenario with
     // errors is still opened: its problems are listed in the window.
-    QTimer::singleShot(0, &window, [&window, path, is_scenario] {
+    QTimer::singleShot(0, &window, [&window, path, is_scenario, is_lab] {
       QString error;
-      if (is_scenario)
+      if (is_lab) {
+        if (!window.open_lab(path, &error)) QMessageBox::warning(&window, QStringLiteral("Cannot open the lab"), error);
+      } else if (is_scenario) {
         window.open_scenario(path, &error);
-      else if (!window.open_report(path, &error))
+      } else if (!window.open_report(path, &error))
         QMessageBox::warning(&window, QStringLiteral("Cannot open the report"), error);
     });
   }

@@ -4,7 +4,9 @@
 #include <QApplication>
 #include <QComboBox>
 #include <QCompleter>
+#include <QDesktopServices>
 #include <QDir>
+#include <QDockWidget>
 #include <QDoubleSpinBox>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -29,7 +31,6 @@
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QStatusBar>
-#include <QStyledItemDelegate>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -37,6 +38,7 @@
 #include <QTimer>
 #include <QToolButton>
 #include <QTreeWidget>
+#include <QUrl>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -45,7 +47,11 @@
 #include "ChartExport.hpp"
 #include "ChartPanel.hpp"
 #include "Charts.hpp"
+#include "LabPanel.hpp"
 #include "RunController.hpp"
+#include "SecurityView.hpp"
+#include "Tables.hpp"
+#include "TopologyView.hpp"
 
 namespace gtw::gui {
 namespace {
@@ -61,58 +67,27 @@ QStringList escaped(const QStringList& list) {
   for (const auto& s : list) out << s.toHtmlEscaped();
   return out;
 }
+// The documentation the Help menu opens: $GPUTWIN_DOCS, else the source tree's docs/.
+QString docs_dir() {
+  const QByteArray env = qgetenv("GPUTWIN_DOCS");
+  return env.isEmpty() ? QStringLiteral(GTW_DOCS_DIR) : QString::fromLocal8Bit(env);
+}
+
 QString percent(double ratio, int decimals = 1) {
   return QStringLiteral("%1%").arg(ratio * 100, 0, 'f', decimals);
 }
 
-// Selected rows keep their cells' own text colours (a red "MISSED" stays red) on a light highlight.
-class KeepColoursDelegate : public QStyledItemDelegate {
- public:
-  using QStyledItemDelegate::QStyledItemDelegate;
-
- protected:
-  void initStyleOption(QStyleOptionViewItem* option, const QModelIndex& index) const override {
-    QStyledItemDelegate::initStyleOption(option, index);
-    const QVariant fg = index.data(Qt::ForegroundRole);
-    if (fg.canConvert<QBrush>()) option->palette.setBrush(QPalette::HighlightedText, qvariant_cast<QBrush>(fg));
-  }
-};
-
-QTableWidget* make_table(const QStringList& headers) {
-  auto* t = new QTableWidget(0, static_cast<int>(headers.size()));
-  t->setHorizontalHeaderLabels(headers);
-  t->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  t->setSelectionBehavior(QAbstractItemView::SelectRows);
-  t->setSelectionMode(QAbstractItemView::SingleSelection);
-  t->setAlternatingRowColors(true);
-  t->setWordWrap(false);
-  t->verticalHeader()->setVisible(false);
-  t->horizontalHeader()->setStretchLastSection(true);
-  t->horizontalHeader()->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
-  t->setItemDelegate(new KeepColoursDelegate(t));
-  QPalette palette = t->palette();
-  palette.setColor(QPalette::Highlight, QColor(0xc6dcf2));
-  palette.setColor(QPalette::HighlightedText, Qt::black);
-  t->setPalette(palette);
-  return t;
+// "2.1 s (baseline 3.4 s)": a value with the baseline's beside it, when there is a baseline value.
+QString with_base(const QString& now, const std::optional<QString>& base) {
+  return base && *base != now ? QStringLiteral("%1 (baseline %2)").arg(now, *base) : now;
 }
 
-QTableWidgetItem* cell(const QString& text, Qt::Alignment align = Qt::AlignLeft) {
-  auto* item = new QTableWidgetItem(text);
-  item->setTextAlignment(align | Qt::AlignVCenter);
-  item->setToolTip(text);
-  return item;
-}
-
-QTableWidgetItem* number_cell(const QString& text) {
-  return cell(text, Qt::AlignRight);
-}
-
-// Fits columns to their contents, but no wider than `cap`, so one long cell cannot push the rest away.
-void fit_columns(QTableWidget* t, int cap) {
-  t->resizeColumnsToContents();
-  const int fitted = t->columnCount() - (t->horizontalHeader()->stretchLastSection() ? 1 : 0);
-  for (int c = 0; c < fitted; ++c) t->setColumnWidth(c, std::min(t->columnWidth(c) + 12, cap));
+template <typename T, typename Match>
+const T* find_in(const std::vector<T>* items, Match match) {
+  if (!items) return nullptr;
+  for (const auto& x : *items)
+    if (match(x)) return &x;
+  return nullptr;
 }
 
 }  // namespace
@@ -152,9 +127,20 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   layout->addWidget(header_);
   tabs_ = new QTabWidget;
   tabs_->addTab(build_overview_tab(), QStringLiteral("Overview"));
+  compare_ = new CompareView;
+  tabs_->addTab(compare_, QStringLiteral("Compare"));
+  security_ = new SecurityView;
+  tabs_->addTab(security_, QStringLiteral("Security"));
+  topology_ = new TopologyView;
+  tabs_->addTab(topology_, QStringLiteral("Topology"));
+  tabs_->addTab(build_timeline_tab(), QStringLiteral("Timeline"));
+  // One readable row per device: the chart grows and scrolls rather than squeezing rows into "...".
   placement_chart_ = new ChartPanel;
-  tabs_->addTab(placement_chart_, QStringLiteral("Placements"));
-  tabs_->addTab(build_leakage_tab(), QStringLiteral("Leakage"));
+  auto* placement_scroll = new QScrollArea;
+  placement_scroll->setWidgetResizable(true);
+  placement_scroll->setFrameShape(QFrame::NoFrame);
+  placement_scroll->setWidget(placement_chart_);
+  tabs_->addTab(placement_scroll, QStringLiteral("Placements"));
   tabs_->addTab(build_compliance_tab(), QStringLiteral("Compliance"));
   tabs_->addTab(build_slo_tab(), QStringLiteral("SLOs"));
   tabs_->addTab(build_gpu_tab(), QStringLiteral("GPUs"));
@@ -169,11 +155,19 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   split->setStretchFactor(1, 1);
   split->setSizes({390, 1210});
   setCentralWidget(split);
+  build_lab_dock();
   update_buttons();
   statusBar()->showMessage(QStringLiteral("Open a scenario (Ctrl+O) or the results of a gputwin run"));
 }
 
 MainWindow::~MainWindow() = default;
+
+QStringList MainWindow::tab_names() {
+  return {QStringLiteral("overview"),   QStringLiteral("compare"),  QStringLiteral("security"),
+          QStringLiteral("topology"),   QStringLiteral("timeline"), QStringLiteral("placements"),
+          QStringLiteral("compliance"), QStringLiteral("slos"),     QStringLiteral("gpus"),
+          QStringLiteral("workloads")};
+}
 
 void MainWindow::build_menus() {
   QMenu* file = menuBar()->addMenu(QStringLiteral("&File"));
@@ -190,6 +184,37 @@ void MainWindow::build_menus() {
   file->addSeparator();
   QAction* quit = file->addAction(QStringLiteral("&Quit"), this, &QWidget::close);
   quit->setShortcut(QKeySequence::Quit);
+
+  QMenu* labs = menuBar()->addMenu(QStringLiteral("&Labs"));
+  for (const auto& path : bundled_labs()) {
+    const LabLoad loaded = load_lab(path);
+    const QString lab_file = QString::fromStdString(path.string());
+    QAction* a = labs->addAction(loaded.lab ? q(loaded.lab->title) : QFileInfo(lab_file).fileName());
+    a->setToolTip(loaded.lab ? q(loaded.lab->outcome) : q(loaded.error));
+    connect(a, &QAction::triggered, this, [this, lab_file] {
+      QString error;
+      if (!open_lab(lab_file, &error)) QMessageBox::warning(this, QStringLiteral("Guided lab"), error);
+    });
+  }
+  if (labs->isEmpty()) labs->addAction(QStringLiteral("(no labs found)"))->setEnabled(false);
+
+  QMenu* help = menuBar()->addMenu(QStringLiteral("&Help"));
+  const std::pair<const char*, const char*> pages[] = {
+      {"The explorer (this window)", "gui.md"},
+      {"Scenario format", "scenario.md"},
+      {"Leakage surface and attacks", "models/leakage.md"},
+      {"SLOs and their windows", "models/sla.md"},
+      {"Compliance rules", "models/compliance.md"},
+      {"Sharing modes: MIG, MPS, time-slicing, vGPU", "models/partitions.md"},
+      {"Serving model (TTFT, TPOT)", "models/serving.md"},
+      {"Validation: what is fitted, what is predicted", "validation/README.md"}};
+  for (const auto& [title, page] : pages) {
+    const QString path = QDir(docs_dir()).filePath(QString::fromLatin1(page));
+    QAction* a = help->addAction(QString::fromLatin1(title), this,
+                                 [path] { QDesktopServices::openUrl(QUrl::fromLocalFile(path)); });
+    a->setToolTip(path);
+    a->setEnabled(QFileInfo::exists(path));
+  }
 }
 
 QWidget* MainWindow::build_slo_tab() {
@@ -370,10 +395,14 @@ void MainWindow::fill_header() {
         << QStringLiteral("%1 simulated").arg(q(format_value(sc.duration_s, "s")));
   if (sc.sla_window_s > 0) facts << QStringLiteral("SLO window %1").arg(q(format_value(sc.sla_window_s, "s")));
   if (!sc.placement_policy.empty()) facts << QStringLiteral("placement %1").arg(html(sc.placement_policy));
-  facts << QStringLiteral("%1 tenants, %2 workloads, %3 GPUs")
+  const int physical = r.physical_gpus();
+  facts << QStringLiteral("%1 tenants, %2 workloads, %3 GPUs%4")
                .arg(r.tenants.size())
                .arg(r.workloads.size())
-               .arg(r.gpus.size());
+               .arg(physical)
+               .arg(physical == static_cast<int>(r.gpus.size())
+                        ? QString()
+                        : QStringLiteral(" (%1 devices with the MIG instances)").arg(r.gpus.size()));
 
   const int missed = r.slos_missed();
   QString verdict;
@@ -424,6 +453,11 @@ void MainWindow::fill_header() {
   if (!report_overrides_.isEmpty())
     changes = QStringLiteral("<div style='color:#1f4e79; margin-top:2px'>what-if: %1</div>")
                   .arg(escaped(report_overrides_).join(QStringLiteral(" &nbsp; ")));
+  if (baseline_ && !same_scenario(*report_, *baseline_))
+    changes += QStringLiteral(
+                   "<div style='color:%1; font-weight:600; margin-top:2px'>The baseline is a run of another scenario "
+                   "(%2): the comparison mixes the design with the workload.</div>")
+                   .arg(violation_color().name(), html(baseline_->scenario.name + ", " + baseline_->scenario.file));
   if (baseline_) {
     const int base_missed = baseline_->slos_missed();
     changes +=
@@ -454,24 +488,33 @@ void MainWindow::fill_slo_table() {
   for (size_t i = 0; i < slos.size(); ++i) {
     const Slo& s = slos[i];
     const int row = static_cast<int>(i);
-    auto* tenant = cell(q(s.tenant));
+    auto* tenant = text_cell(q(s.tenant));
     tenant->setData(Qt::UserRole, row);
     slo_table_->setItem(row, COL_TENANT, tenant);
-    slo_table_->setItem(row, COL_SLO, cell(q(s.name)));
-    slo_table_->setItem(row, COL_OBJECTIVE, cell(q(s.objective)));
+    slo_table_->setItem(row, COL_SLO, text_cell(q(s.name)));
+    slo_table_->setItem(row, COL_OBJECTIVE, text_cell(q(s.objective)));
     // A mark as well as a colour: the status must read without colour vision.
-    auto* status = cell(s.met ? QStringLiteral("\u2713 met") : QStringLiteral("\u2717 MISSED"));
+    auto* status = text_cell(s.met ? QStringLiteral("\u2713 met") : QStringLiteral("\u2717 MISSED"));
     status->setForeground(s.met ? met_color() : violation_color());
     QFont bold = status->font();
     bold.setBold(true);
     status->setFont(bold);
     status->setData(Qt::UserRole, s.met);
     slo_table_->setItem(row, COL_STATUS, status);
-    slo_table_->setItem(row, COL_VIOLATED, number_cell(QStringLiteral("%1 / %2").arg(s.violated).arg(s.evaluated)));
+    // With a baseline: the same SLO's numbers in that run beside these.
+    const Slo* b = find_in(baseline_ ? &baseline_->slos : nullptr,
+                           [&s](const Slo& x) { return x.tenant == s.tenant && x.name == s.name; });
+    const auto base_text = [b](auto text_of) { return b ? std::optional<QString>(text_of(*b)) : std::nullopt; };
+    const auto violated = [](const Slo& x) { return QStringLiteral("%1 / %2").arg(x.violated).arg(x.evaluated); };
+    const auto worst = [](const Slo& x) { return q(format_value(x.worst, x.unit)); };
+    if (b)
+      status->setText(status->text() +
+                      (b->met ? QStringLiteral(" (baseline met)") : QStringLiteral(" (baseline missed)")));
+    slo_table_->setItem(row, COL_VIOLATED, number_cell(with_base(violated(s), base_text(violated))));
     slo_table_->setItem(row, COL_COMPLIANCE,
                         number_cell(QStringLiteral("%1 (target %2)").arg(percent(s.compliance), percent(s.target, 0))));
-    slo_table_->setItem(row, COL_WORST, number_cell(q(format_value(s.worst, s.unit))));
-    slo_table_->setItem(row, COL_EXPLANATION, cell(q(s.explanation)));
+    slo_table_->setItem(row, COL_WORST, number_cell(with_base(worst(s), base_text(worst))));
+    slo_table_->setItem(row, COL_EXPLANATION, text_cell(q(s.explanation)));
     if (!s.met)
       for (int c = 0; c < SLO_COLUMNS; ++c) slo_table_->item(row, c)->setBackground(missed_bg);
   }
@@ -524,12 +567,15 @@ void MainWindow::fill_gpu_table() {
     QStringList tenants;
     for (const auto& t : g.tenants) tenants << q(t);
     gpu_table_->setItem(row, 0, number_cell(QString::number(g.index)));
-    gpu_table_->setItem(row, 1, cell(QStringLiteral("%1 #%2").arg(q(g.node)).arg(g.local_index)));
-    gpu_table_->setItem(row, 2, cell(q(g.product)));
-    gpu_table_->setItem(row, 3, cell(q(g.sharing)));
+    gpu_table_->setItem(row, 1, text_cell(QStringLiteral("%1 #%2").arg(q(g.node)).arg(g.local_index)));
+    gpu_table_->setItem(row, 2, text_cell(q(g.product)));
+    gpu_table_->setItem(row, 3, text_cell(q(g.sharing)));
     gpu_table_->setItem(row, 4, number_cell(QString::number(g.slot_count)));
-    gpu_table_->setItem(row, 5, cell(tenants.join(QStringLiteral(", "))));
-    gpu_table_->setItem(row, 6, number_cell(percent(g.utilisation)));
+    gpu_table_->setItem(row, 5, text_cell(tenants.join(QStringLiteral(", "))));
+    const Gpu* b = find_in(baseline_ ? &baseline_->gpus : nullptr, [&g](const Gpu& x) { return x.index == g.index; });
+    gpu_table_->setItem(row, 6,
+                        number_cell(with_base(percent(g.utilisation),
+                                              b ? std::optional<QString>(percent(b->utilisation)) : std::nullopt)));
     gpu_table_->setItem(row, 7, number_cell(QString::number(g.context_switches)));
     gpu_table_->setItem(row, 8, number_cell(q(format_value(g.context_switch_seconds, "s"))));
   }
@@ -547,24 +593,33 @@ void MainWindow::fill_workload_table() {
     for (int g : w.gpus) gpus << QString::number(g);
     QString replicas = QStringLiteral("%1 / %2").arg(w.replicas_placed).arg(w.replicas_requested);
     if (w.replicas_failed > 0) replicas += QStringLiteral(" (%1 failed)").arg(w.replicas_failed);
-    workload_table_->setItem(row, 0, cell(q(w.tenant)));
-    workload_table_->setItem(row, 1, cell(q(w.name)));
-    workload_table_->setItem(row, 2, cell(q(w.kind)));
+    workload_table_->setItem(row, 0, text_cell(q(w.tenant)));
+    workload_table_->setItem(row, 1, text_cell(q(w.name)));
+    workload_table_->setItem(row, 2, text_cell(q(w.kind)));
     workload_table_->setItem(row, 3, number_cell(replicas));
-    workload_table_->setItem(row, 4, cell(gpus.join(QStringLiteral(", "))));
+    workload_table_->setItem(row, 4, text_cell(gpus.join(QStringLiteral(", "))));
     if (w.inference()) {
       QString requests = QStringLiteral("%1 of %2 completed").arg(w.requests_completed).arg(w.requests_arrived);
       if (w.requests_dropped > 0) requests += QStringLiteral(", %1 dropped").arg(w.requests_dropped);
-      workload_table_->setItem(row, 5, cell(requests));
-      workload_table_->setItem(row, 6, number_cell(q(format_value(w.latency.p50_s, "s"))));
-      workload_table_->setItem(row, 7, number_cell(q(format_value(w.latency.p95_s, "s"))));
-      workload_table_->setItem(row, 8, number_cell(q(format_value(w.latency.p99_s, "s"))));
+      workload_table_->setItem(row, 5, text_cell(requests));
+      const Workload* b = find_in(baseline_ ? &baseline_->workloads : nullptr,
+                                  [&w](const Workload& x) { return x.tenant == w.tenant && x.name == w.name; });
+      const auto latency = [b](double now, double LatencySummary::*field) {
+        return with_base(q(format_value(now, "s")),
+                         b ? std::optional<QString>(q(format_value(b->latency.*field, "s"))) : std::nullopt);
+      };
+      workload_table_->setItem(row, 6, number_cell(latency(w.latency.p50_s, &LatencySummary::p50_s)));
+      workload_table_->setItem(row, 7, number_cell(latency(w.latency.p95_s, &LatencySummary::p95_s)));
+      workload_table_->setItem(row, 8, number_cell(latency(w.latency.p99_s, &LatencySummary::p99_s)));
     } else {
       QString jobs = QStringLiteral("%1 of %2 jobs completed").arg(w.jobs_completed).arg(w.jobs_submitted);
       if (w.jobs_unfinished > 0) jobs += QStringLiteral(", %1 unfinished").arg(w.jobs_unfinished);
       if (w.jobs_failed > 0) jobs += QStringLiteral(", %1 failed").arg(w.jobs_failed);
-      workload_table_->setItem(row, 5, cell(jobs));
-      workload_table_->setItem(row, 9, number_cell(q(format_value(w.mean_completion_s, "s"))));
+      workload_table_->setItem(row, 5, text_cell(jobs));
+      // No job completed: there is no completion time to show (the report writes 0).
+      workload_table_->setItem(row, 9,
+                               number_cell(w.jobs_completed > 0 ? q(format_value(w.mean_completion_s, "s"))
+                                                                : QStringLiteral("none completed")));
       workload_table_->setItem(row, 10,
                                number_cell(QStringLiteral("%1 / %2").arg(q(format_value(w.mean_slowdown, "x")),
                                                                          q(format_value(w.max_slowdown, "x")))));
@@ -616,17 +671,17 @@ void MainWindow::fill_serving_table() {
   const auto add_row = [&](const Workload& any, const QString& run) {
     const int row = serving_table_->rowCount();
     serving_table_->insertRow(row);
-    serving_table_->setItem(row, COL_S_TENANT, cell(q(any.tenant)));
-    serving_table_->setItem(row, COL_S_WORKLOAD, cell(q(any.name)));
-    serving_table_->setItem(row, COL_S_RUN, cell(run));
+    serving_table_->setItem(row, COL_S_TENANT, text_cell(q(any.tenant)));
+    serving_table_->setItem(row, COL_S_WORKLOAD, text_cell(q(any.name)));
+    serving_table_->setItem(row, COL_S_RUN, text_cell(run));
     return row;
   };
   const auto fill_values = [&](int row, const Workload* w) {
     const ServingStats* s = w && w->serving ? &*w->serving : nullptr;
     serving_table_->setItem(row, COL_S_BATCHING,
-                            cell(!w  ? QStringLiteral("(not in this run)")
-                                 : s ? q(s->batching)
-                                     : QStringLiteral("static")));
+                            text_cell(!w  ? QStringLiteral("(not in this run)")
+                                      : s ? q(s->batching)
+                                          : QStringLiteral("static")));
     for (size_t c = 0; c < columns.size(); ++c) {
       QStringList parts;
       for (size_t m : columns[c])
@@ -645,8 +700,8 @@ void MainWindow::fill_serving_table() {
     const QString to = now ? (a ? q(a->batching) : QStringLiteral("static")) : QString();
     serving_table_->setItem(
         row, COL_S_BATCHING,
-        cell(!from.isEmpty() && !to.isEmpty() && from != to ? QStringLiteral("%1 \u2192 %2").arg(from, to)
-                                                            : QString()));
+        text_cell(!from.isEmpty() && !to.isEmpty() && from != to ? QStringLiteral("%1 \u2192 %2").arg(from, to)
+                                                                 : QString()));
     for (size_t c = 0; c < columns.size(); ++c) {
       QStringList parts, tips;
       int direction = 0;

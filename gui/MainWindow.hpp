@@ -13,10 +13,13 @@
 #include <optional>
 #include <string>
 
+#include "CompareView.hpp"
+#include "Lab.hpp"
 #include "ReportModel.hpp"
 #include "ScenarioModel.hpp"
 
 class QComboBox;
+class QDockWidget;
 class QLabel;
 class QListWidget;
 class QPlainTextEdit;
@@ -34,7 +37,10 @@ class QVBoxLayout;
 namespace gtw::gui {
 
 class ChartPanel;
+class LabPanel;
 class RunController;
+class SecurityView;
+class TopologyView;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -71,8 +77,22 @@ class MainWindow : public QMainWindow {
     SERVING_COLUMNS
   };
 
-  // Tabs, in order (`--tab` names: overview, placements, leakage, compliance, slos, gpus, workloads).
-  enum Tab { TAB_OVERVIEW, TAB_PLACEMENTS, TAB_LEAKAGE, TAB_COMPLIANCE, TAB_SLOS, TAB_GPUS, TAB_WORKLOADS };
+  // Tabs, in order (`--tab` names: tab_names()).
+  enum Tab {
+    TAB_OVERVIEW,
+    TAB_COMPARE,
+    TAB_SECURITY,
+    TAB_TOPOLOGY,
+    TAB_TIMELINE,
+    TAB_PLACEMENTS,
+    TAB_COMPLIANCE,
+    TAB_SLOS,
+    TAB_GPUS,
+    TAB_WORKLOADS
+  };
+  /// "overview", "compare", "security", "topology", "timeline", "placements", "compliance", "slos", "gpus",
+  /// "workloads".
+  static QStringList tab_names();
 
   explicit MainWindow(QWidget* parent = nullptr);
   ~MainWindow() override;
@@ -100,9 +120,24 @@ class MainWindow : public QMainWindow {
   void cancel_run();
   bool running() const;
   RunController* runner() const { return runner_; }
-  /// The run on show becomes the baseline every chart compares against.
+  /// The run on show becomes the baseline every chart compares against (and joins the pinned runs of the
+  /// trade-off chart).
   void pin_baseline();
   void clear_baseline();
+  const std::vector<PinnedRun>& pinned_runs() const { return pinned_; }
+
+  // ---- Guided labs.
+  /// Opens a lab file: its scenario, and its text and what-ifs in the lab panel. False (with `error`) when
+  /// the lab or its scenario cannot be loaded.
+  bool open_lab(const QString& path, QString* error = nullptr);
+  const Lab* lab() const { return lab_ ? &*lab_ : nullptr; }
+  /// What-if `index` of the open lab: pins the run on show as the baseline when none is pinned, replaces the
+  /// previous what-if's overrides with its own and runs. False when nothing was started.
+  bool apply_what_if(int index);
+  /// Runs the lab's scenario as written (drops the what-if overrides).
+  bool run_lab_as_written();
+  LabPanel* lab_panel() const { return lab_panel_; }
+  QDockWidget* lab_dock() const { return lab_dock_; }
   const Report* baseline() const { return baseline_ ? &*baseline_ : nullptr; }
   /// The one-page summary (header, five charts, the SLO verdicts) as an image.
   QImage render_summary(QSize size = QSize(2000, 1250)) const;
@@ -135,7 +170,11 @@ class MainWindow : public QMainWindow {
   ChartPanel* violation_chart() const { return violation_chart_; }
   ChartPanel* utilisation_chart() const { return utilisation_chart_; }
   ChartPanel* leakage_chart() const { return leakage_chart_; }
-  ChartPanel* leakage_detail_chart() const { return leakage_detail_chart_; }
+  SecurityView* security_view() const { return security_; }
+  CompareView* compare_view() const { return compare_; }
+  TopologyView* topology_view() const { return topology_; }
+  ChartPanel* timeline_chart() const { return timeline_chart_; }
+  QComboBox* timeline_device() const { return timeline_device_; }
   ChartPanel* placement_chart() const { return placement_chart_; }
   QTableWidget* compliance_table() const { return compliance_table_; }
   QLabel* compliance_placeholder() const { return compliance_placeholder_; }
@@ -150,11 +189,14 @@ class MainWindow : public QMainWindow {
 
  private:
   void build_menus();
+  void build_lab_dock();
+  QString run_label(const QStringList& overrides) const;
   QWidget* build_slo_tab();
   QWidget* build_gpu_tab();
   QWidget* build_workload_tab();
   void fill_header();
   void fill_slo_table();
+  void refill_tables();
   void fill_workload_table();
   void fill_serving_table();
   void fit_workload_split();
@@ -164,8 +206,9 @@ class MainWindow : public QMainWindow {
   void export_charts_dialog();
   QWidget* build_scenario_panel();
   QWidget* build_overview_tab();
-  QWidget* build_leakage_tab();
   QWidget* build_compliance_tab();
+  QWidget* build_timeline_tab();
+  void refresh_timeline();
   void fill_structure();
   void build_controls();
   void controls_changed();
@@ -209,8 +252,17 @@ class MainWindow : public QMainWindow {
   ChartPanel* violation_chart_ = nullptr;
   ChartPanel* utilisation_chart_ = nullptr;
   ChartPanel* leakage_chart_ = nullptr;
-  ChartPanel* leakage_detail_chart_ = nullptr;
-  QComboBox* leakage_resource_ = nullptr;
+  SecurityView* security_ = nullptr;
+  CompareView* compare_ = nullptr;
+  TopologyView* topology_ = nullptr;
+  ChartPanel* timeline_chart_ = nullptr;
+  QComboBox* timeline_device_ = nullptr;
+  std::vector<PinnedRun> pinned_;  // oldest first; the last is the baseline
+  std::optional<Lab> lab_;
+  int lab_what_if_ = -1;
+  LabPanel* lab_panel_ = nullptr;
+  QDockWidget* lab_dock_ = nullptr;
+  QObject* wheel_guard_ = nullptr;  // see build_controls
   ChartPanel* placement_chart_ = nullptr;
   QStackedWidget* compliance_stack_ = nullptr;
   QTableWidget* compliance_table_ = nullptr;

@@ -1,10 +1,13 @@
 // The explorer half of the window: the scenario panel (examples, structure, what-if controls, run, cancel,
 // baseline), the comparison charts and the compliance table.
+#include <QAbstractSpinBox>
 #include <QAction>
 #include <QApplication>
 #include <QComboBox>
 #include <QDir>
+#include <QDockWidget>
 #include <QDoubleSpinBox>
+#include <QEvent>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
@@ -39,9 +42,12 @@
 #include "ChartExport.hpp"
 #include "ChartPanel.hpp"
 #include "Charts.hpp"
+#include "LabPanel.hpp"
 #include "MainWindow.hpp"
 #include "RunController.hpp"
 #include "ScenarioSave.hpp"
+#include "SecurityView.hpp"
+#include "TopologyView.hpp"
 
 namespace gtw::gui {
 namespace {
@@ -52,6 +58,22 @@ QString q(const std::string& s) {
 
 const char* KNOB_KEY = "knob";
 
+// Passes wheel events of a control on to its scroll area unless the control has the keyboard focus (clicked
+// or tabbed into): the wheel then scrolls the list instead of silently changing a combo box or a spin box.
+class WheelGuard : public QObject {
+ public:
+  using QObject::QObject;
+
+ protected:
+  bool eventFilter(QObject* watched, QEvent* event) override {
+    if (event->type() != QEvent::Wheel) return false;
+    auto* w = qobject_cast<QWidget*>(watched);
+    if (!w || w->hasFocus()) return false;
+    event->ignore();
+    return true;
+  }
+};
+
 QString small_label_style() {
   return QStringLiteral("color:#555;");
 }
@@ -61,6 +83,7 @@ QString small_label_style() {
 // ---- Layout.
 
 QWidget* MainWindow::build_scenario_panel() {
+  wheel_guard_ = new WheelGuard(this);
   auto* panel = new QWidget;
   panel->setMinimumWidth(330);
   auto* layout = new QVBoxLayout(panel);
@@ -70,7 +93,7 @@ QWidget* MainWindow::build_scenario_panel() {
   auto* open_row = new QHBoxLayout;
   examples_ = new QComboBox;
   examples_->addItem(QStringLiteral("Open a bundled example..."));
-  const QDir root(QString::fromStdString(examples_dir().string()));
+  const QDir root(QString::fromStdString(examples_dir().parent_path().string()));
   for (const auto& p : bundled_examples()) {
     const QString path = QString::fromStdString(p.string());
     examples_->addItem(root.relativeFilePath(path), path);
@@ -186,21 +209,26 @@ QWidget* MainWindow::build_overview_tab() {
   return page;
 }
 
-QWidget* MainWindow::build_leakage_tab() {
+QWidget* MainWindow::build_timeline_tab() {
   auto* page = new QWidget;
   auto* layout = new QVBoxLayout(page);
   layout->setContentsMargins(0, 4, 0, 0);
   auto* row = new QHBoxLayout;
-  row->addWidget(new QLabel(QStringLiteral("Channels:")));
-  leakage_resource_ = new QComboBox;
-  leakage_resource_->addItem(QStringLiteral("all"), QString());
-  connect(leakage_resource_, &QComboBox::activated, this, [this] { refresh_charts(); });
-  row->addWidget(leakage_resource_);
+  row->addWidget(new QLabel(QStringLiteral("Devices:")));
+  timeline_device_ = new QComboBox;
+  connect(timeline_device_, &QComboBox::activated, this, [this] { refresh_timeline(); });
+  row->addWidget(timeline_device_);
   row->addStretch(1);
   layout->addLayout(row);
-  leakage_detail_chart_ = new ChartPanel;
-  layout->addWidget(leakage_detail_chart_, 1);
+  timeline_chart_ = new ChartPanel;
+  layout->addWidget(timeline_chart_, 1);
   return page;
+}
+
+void MainWindow::refresh_timeline() {
+  if (!report_) return;
+  timeline_chart_->set_chart(make_timeline_chart(*report_, timeline_device_->currentData().toInt()),
+                             QStringLiteral("This report has no timeline (an older gputwin?)."));
 }
 
 QWidget* MainWindow::build_compliance_tab() {
@@ -231,6 +259,13 @@ bool MainWindow::open_scenario(const QString& path, QString* error) {
   if (runner_->running()) {
     if (error) *error = QStringLiteral("a run is in progress; cancel it first");
     return false;
+  }
+  // Another scenario than the open lab's closes the lab (its what-ifs are written for its own scenario).
+  if (lab_ && std::filesystem::weakly_canonical(lab_->scenario) !=
+                  std::filesystem::weakly_canonical(std::filesystem::path(path.toStdString()))) {
+    lab_.reset();
+    lab_what_if_ = -1;
+    lab_dock_->hide();
   }
   doc_ = load_scenario_doc(path.toStdString());
   const auto& spec = doc_->spec;
@@ -353,6 +388,11 @@ void MainWindow::build_controls() {
         }
       }
       w->setProperty(KNOB_KEY, q(k.key));
+      // Scrolling the control list must not change a value the pointer happens to pass over.
+      if (qobject_cast<QComboBox*>(w) || qobject_cast<QAbstractSpinBox*>(w)) {
+        w->setFocusPolicy(Qt::StrongFocus);
+        w->installEventFilter(wheel_guard_);
+      }
       w->setToolTip(q(k.help));
       w->setObjectName(q(k.key));
       auto* label = new QLabel(q(k.label));
@@ -530,12 +570,41 @@ void MainWindow::on_run_finished(bool ok, const QString& out_dir, const QString&
   emit run_finished(true);
 }
 
+void MainWindow::refill_tables() {
+  // The SLO, GPU and workload tables carry the baseline's numbers beside the current run's.
+  const int keep = selected_slo_;
+  fill_slo_table();
+  fill_gpu_table();
+  fill_workload_table();
+  if (keep >= 0) slo_table_->selectRow(keep);
+}
+
+QString MainWindow::run_label(const QStringList& overrides) const {
+  // "#3 sharing={mode: mig, ...}": the run's number among the pinned ones and its first change (a lab's
+  // what-if by its label).
+  QString what = QStringLiteral("as written");
+  if (lab_ && lab_what_if_ >= 0 && overrides == current_overrides()) {
+    what = q(lab_->what_ifs[static_cast<size_t>(lab_what_if_)].label);
+  } else if (!overrides.isEmpty()) {
+    QString first = overrides.front();
+    const auto eq = first.indexOf(QLatin1Char('='));
+    const QString path = first.left(eq), value = first.mid(eq + 1);
+    what = QStringLiteral("%1=%2").arg(path.section(QLatin1Char('.'), -1), value.left(28));
+    if (overrides.size() > 1) what += QStringLiteral(" +%1").arg(overrides.size() - 1);
+  }
+  return QStringLiteral("#%1 %2").arg(pinned_.size() + 1).arg(what);
+}
+
 void MainWindow::pin_baseline() {
   if (!report_) return;
+  // Kept for the trade-off chart: the last eight pins.
+  pinned_.push_back({run_label(report_overrides_), *report_});
+  if (pinned_.size() > 8) pinned_.erase(pinned_.begin());
   baseline_ = report_;
   baseline_overrides_ = report_overrides_;
   statusBar()->showMessage(QStringLiteral("Pinned as baseline: change something and run again"));
   fill_header();
+  refill_tables();
   fill_serving_table();
   refresh_charts();
   fill_compliance();
@@ -544,9 +613,11 @@ void MainWindow::pin_baseline() {
 
 void MainWindow::clear_baseline() {
   baseline_.reset();
+  pinned_.clear();
   baseline_overrides_.clear();
   if (report_) {
     fill_header();
+    refill_tables();
     fill_serving_table();
     refresh_charts();
     fill_compliance();
@@ -563,19 +634,34 @@ void MainWindow::refresh_charts() {
                         QStringLiteral("No inference workloads: no request latencies to show."));
   violation_chart_->set_chart(make_violation_timeline_chart(*report_, base),
                               QStringLiteral("No SLOs declared: nothing to violate."));
-  utilisation_chart_->set_chart(make_utilisation_timeline_chart(*report_, base),
-                                QStringLiteral("This report has no utilisation time series (an older gputwin?)."));
+  // A run only a few SLO windows long has next to nothing per window: show who used the GPUs per timeline step.
+  const auto& sc = report_->scenario;
+  const bool few_windows = sc.sla_window_s > 0 && sc.duration_s / sc.sla_window_s < 4 && report_->timeline.step_s > 0;
+  utilisation_chart_->set_chart(
+      few_windows && !base ? make_timeline_chart(*report_) : make_utilisation_timeline_chart(*report_, base),
+      QStringLiteral("This report has no utilisation time series (an older gputwin?)."));
   const QString none = report_->has_leakage ? QString() : QStringLiteral("This report has no leakage section.");
   leakage_chart_->set_chart(make_leakage_heatmap(*report_, base), none);
-  const QString keep = leakage_resource_->currentData().toString();
-  leakage_resource_->clear();
-  leakage_resource_->addItem(QStringLiteral("all"), QString());
-  for (const auto& r : leakage_resources(*report_, base)) leakage_resource_->addItem(r, r);
-  leakage_resource_->setCurrentIndex(std::max(0, leakage_resource_->findData(keep)));
-  leakage_detail_chart_->set_chart(make_leakage_heatmap(*report_, base, leakage_resource_->currentData().toString()),
-                                   none);
+  security_->show_reports(&*report_, base);
+  compare_->show_runs(&*report_, run_label(report_overrides_), base, pinned_);
+  topology_->show_report(&*report_, base);
+  const int keep_device = timeline_device_->currentData().isValid() ? timeline_device_->currentData().toInt() : -1;
+  timeline_device_->clear();
+  timeline_device_->addItem(QStringLiteral("all devices (busy GPUs)"), -1);
+  for (const auto& [index, series] : report_->timeline.gpus)
+    for (const auto& g : report_->gpus)
+      if (g.index == index)
+        timeline_device_->addItem(
+            QStringLiteral("%1 GPU %2%3")
+                .arg(q(g.node))
+                .arg(g.local_index)
+                .arg(g.mig_profile.empty() ? QString() : QStringLiteral(" MIG ") + q(g.mig_profile)),
+            index);
+  timeline_device_->setCurrentIndex(std::max(0, timeline_device_->findData(keep_device)));
+  refresh_timeline();
   placement_chart_->set_chart(make_placement_timeline_chart(*report_, base),
                               QStringLiteral("This report lists no placements (an older gputwin?)."));
+  placement_chart_->setMinimumHeight(placement_chart_min_height(*report_, base));
 }
 
 void MainWindow::fill_compliance() {
@@ -700,6 +786,60 @@ void MainWindow::export_summary_dialog() {
   if (file.isEmpty()) return;
   if (!render_summary().save(file, "PNG"))
     QMessageBox::warning(this, QStringLiteral("Export failed"), QStringLiteral("cannot write %1").arg(file));
+}
+
+// ---- Guided labs.
+
+void MainWindow::build_lab_dock() {
+  lab_panel_ = new LabPanel;
+  lab_dock_ = new QDockWidget(QStringLiteral("Guided lab"), this);
+  lab_dock_->setObjectName(QStringLiteral("lab"));
+  lab_dock_->setWidget(lab_panel_);
+  lab_dock_->setMinimumWidth(260);
+  addDockWidget(Qt::RightDockWidgetArea, lab_dock_);
+  lab_dock_->hide();
+  connect(lab_panel_, &LabPanel::run_as_written, this, [this] { run_lab_as_written(); });
+  connect(lab_panel_, &LabPanel::what_if_requested, this, [this](int index) { apply_what_if(index); });
+}
+
+bool MainWindow::open_lab(const QString& path, QString* error) {
+  const LabLoad loaded = load_lab(path.toStdString());
+  if (!loaded.lab) {
+    if (error) *error = q(loaded.error);
+    statusBar()->showMessage(q(loaded.error));
+    return false;
+  }
+  if (!open_scenario(q(loaded.lab->scenario.string()), error)) return false;
+  lab_ = *loaded.lab;
+  lab_what_if_ = -1;
+  set_extra_overrides({});
+  lab_panel_->show_lab(*lab_);
+  lab_dock_->setWindowTitle(QStringLiteral("Guided lab: %1").arg(q(lab_->outcome)));
+  lab_dock_->show();
+  resizeDocks({lab_dock_}, {320}, Qt::Horizontal);
+  statusBar()->showMessage(QStringLiteral("Lab: %1. Run the scenario as written first.").arg(q(lab_->title)));
+  return true;
+}
+
+bool MainWindow::run_lab_as_written() {
+  if (!lab_) return false;
+  lab_what_if_ = -1;
+  set_extra_overrides({});
+  lab_panel_->set_applied(-1);
+  return run_scenario();
+}
+
+bool MainWindow::apply_what_if(int index) {
+  if (!lab_ || index < 0 || index >= static_cast<int>(lab_->what_ifs.size()) || runner_->running()) return false;
+  // The comparison the lab asks for: the run on show (the scenario as written, or the previous what-if)
+  // against the what-if. A baseline pinned by the user stays.
+  if (report_ && !baseline_) pin_baseline();
+  QStringList overrides;
+  for (const auto& o : lab_->what_ifs[static_cast<size_t>(index)].set) overrides << q(o);
+  set_extra_overrides(overrides);
+  lab_what_if_ = index;
+  lab_panel_->set_applied(index);
+  return run_scenario();
 }
 
 }  // namespace gtw::gui

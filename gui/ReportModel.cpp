@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -237,6 +238,7 @@ Gpu read_gpu(const json& j, const std::string& where) {
   g.node = str(j, where, "node");
   g.local_index = small_int(j, where, "local_index");
   g.pool = str(j, where, "pool");
+  g.region = str(j, where, "region");
   g.product = str(j, where, "product");
   g.sharing = str(j, where, "sharing");
   g.slot_count = small_int(j, where, "slots", 1);
@@ -311,6 +313,198 @@ std::vector<Finding> read_findings(const json& section) {
                    first_text(f, {"message", "evidence", "detail", "explanation"})});
   }
   return out;
+}
+
+// The headline of an attack: the achieved number of its type beside the bound it is checked against.
+void attack_headline(const json& achieved, AttackOutcome& a) {
+  const auto num = [&achieved](const char* key) {
+    const auto it = achieved.find(key);
+    return it != achieved.end() && it->is_number() ? it->get<double>() : NO_VALUE;
+  };
+  if (a.type == "covertChannel") {
+    a.measure = "achieved rate";
+    a.achieved = num("achieved_bps");
+    a.unit = "bit/s";
+  } else if (a.type == "remanenceScrape") {
+    a.measure = "bytes recovered";
+    a.achieved = num("bytes_recovered");
+    a.bound = num("bound_bytes");
+    a.unit = "B";
+  } else if (a.type == "primeProbe") {
+    a.measure = "accuracy";
+    a.achieved = num("accuracy");
+    a.unit = "share";
+  } else if (a.type == "modelExtraction") {
+    a.measure = "parameter-count error";
+    a.achieved = num("relative_error");
+    a.unit = "share";
+  } else if (a.type == "queryExtraction") {
+    a.measure = "queries admitted";
+    a.achieved = num("queries_admitted");
+    a.bound = num("bound_queries");
+    a.unit = "count";
+  } else {
+    a.measure = "victim p99 during";
+    a.achieved = num("victim_p99_during_s");
+    a.bound = num("victim_p99_before_s");  // not a bound: the victim before the attack, shown beside it
+    a.unit = "s";
+  }
+}
+
+AttackOutcome read_attack(const json& j, const std::string& where) {
+  AttackOutcome a;
+  a.name = str(j, where, "name");
+  a.type = str(j, where, "type");
+  a.attacker = str(j, where, "attacker");
+  a.victim = str(j, where, "victim");
+  a.target = str(j, where, "target");
+  a.resource = str(j, where, "resource");
+  a.relation = str(j, where, "relation");
+  a.ran = j.value("ran", false);
+  a.outcome = str(j, where, "outcome");
+  a.bound_state = str(j, where, "bound_state");
+  a.bound_source = str(j, where, "bound_source");
+  a.within_bound = j.value("within_bound", true);
+  attack_headline(object_or_empty(j, "achieved"), a);
+  if (a.type == "covertChannel") a.bound = number(j, where, "bound_bps");
+  return a;
+}
+
+ModelIp read_model(const json& j, const std::string& where) {
+  ModelIp m;
+  m.workload = str(j, where, "workload");
+  m.owner = str(j, where, "owner");
+  m.kind = str(j, where, "kind");
+  m.weight_bytes = number(j, where, "weight_bytes", 0);
+  if (const auto x = j.find("exposures"); x != j.end() && x->is_array())
+    for (size_t i = 0; i < x->size(); ++i) {
+      const json& ej = (*x)[i];
+      const std::string ew = at(at(where, "exposures"), i);
+      m.exposures.push_back({str(ej, ew, "part"), str(ej, ew, "channel"), str(ej, ew, "status"),
+                             first_text(ej, {"tenants"}), number(ej, ew, "bits", 0), number(ej, ew, "bytes", 0),
+                             first_text(ej, {"closed_by"}), str(ej, ew, "detail")});
+    }
+  return m;
+}
+
+LeakChannel read_channel(const json& cj, const std::string& cw) {
+  LeakChannel c;
+  c.observer = str(cj, cw, "observer");
+  c.source = str(cj, cw, "source");
+  c.resource = str(cj, cw, "resource");
+  c.mode = str(cj, cw, "mode");
+  c.state = str(cj, cw, "state");
+  c.exposure_s = number(cj, cw, "exposure_s", 0);
+  const auto cap = cj.find("capacity_bps");
+  c.capacity_bps = cap != cj.end() && cap->is_number() ? cap->get<double>() : NO_VALUE;
+  const auto bound = cj.find("bound_bits");
+  c.bound_bits = bound != cj.end() && bound->is_number() ? bound->get<double>() : NO_VALUE;
+  const auto counted = cj.find("counted");
+  c.counted = counted == cj.end() || !counted->is_boolean() || counted->get<bool>();
+  c.capacity_source = str(cj, cw, "capacity_source");
+  return c;
+}
+
+// The leakage section (docs/models/leakage.md): totals, open and closed channels, discrete exposures, the
+// model-IP view and the replayed attacks.
+void read_leakage(const json& l, Report& r) {
+  r.has_leakage = true;
+  const json& totals = object_or_empty(l, "totals");
+  r.leakage_bits = number(totals, "leakage.totals", "bits", 0);
+  r.leakage_bytes = number(totals, "leakage.totals", "bytes", 0);
+  r.leakage_open_channels = small_int(totals, "leakage.totals", "open_channels");
+  r.leakage_unquantified_channels = small_int(totals, "leakage.totals", "unquantified_channels");
+  const auto each = [&l](const char* key, const auto& read) {
+    if (const auto it = l.find(key); it != l.end() && it->is_array())
+      for (size_t i = 0; i < it->size(); ++i) read((*it)[i], at(std::string("leakage.") + key, i));
+  };
+  each("channels", [&r](const json& j, const std::string& w) { r.leak_channels.push_back(read_channel(j, w)); });
+  each("discrete", [&r](const json& j, const std::string& w) {
+    LeakDiscrete d;
+    d.observer = str(j, w, "observer");
+    d.source = str(j, w, "source");
+    d.kind = str(j, w, "kind");
+    d.bytes = number(j, w, "bytes", 0);
+    d.closed = j.value("closed", false);
+    d.workload = str(j, w, "workload");
+    d.gpu = small_int(j, w, "gpu", -1);
+    d.closed_reason = str(j, w, "closed_reason");
+    d.closed_by = first_text(j, {"closed_by"});
+    d.basis = str(j, w, "basis");
+    r.leak_discrete.push_back(std::move(d));
+  });
+  each("closed", [&r](const json& j, const std::string& w) {
+    r.leak_closed.push_back({str(j, w, "observer"), str(j, w, "source"), str(j, w, "resource"), str(j, w, "mode"),
+                             number(j, w, "co_active_s", 0), str(j, w, "reason")});
+  });
+  each("models", [&r](const json& j, const std::string& w) { r.models.push_back(read_model(j, w)); });
+  each("attacks", [&r](const json& j, const std::string& w) { r.attacks.push_back(read_attack(j, w)); });
+}
+
+// One tenant -> series object, in the report's tenant order.
+std::vector<TenantSeries> read_tenant_series(const json& obj, const std::string& where, const Report& r) {
+  std::vector<TenantSeries> out;
+  for (const auto& [tenant, values] : obj.items()) {
+    if (!values.is_array()) throw FieldError("'" + at(where, tenant) + "' is not a list");
+    TenantSeries series{tenant, {}};
+    for (const auto& v : values) series.values.push_back(v.is_number() ? v.get<double>() : 0.0);
+    out.push_back(std::move(series));
+  }
+  std::stable_sort(out.begin(), out.end(), [&r](const TenantSeries& a, const TenantSeries& b) {
+    return static_cast<unsigned>(r.tenant_index(a.tenant)) < static_cast<unsigned>(r.tenant_index(b.tenant));
+  });
+  return out;
+}
+
+void read_timeline(const json& t, Report& r) {
+  r.timeline.step_s = number(t, "timeline", "step_s", 0);
+  r.timeline.cluster = read_tenant_series(object_or_empty(t, "busy_gpus_by_tenant"), "timeline.busy_gpus_by_tenant", r);
+  if (const auto it = t.find("gpus"); it != t.end() && it->is_array())
+    for (size_t i = 0; i < it->size(); ++i) {
+      const std::string w = at("timeline.gpus", i);
+      r.timeline.gpus.emplace_back(
+          small_int((*it)[i], w, "index", -1),
+          read_tenant_series(object_or_empty((*it)[i], "busy_by_tenant"), at(w, "busy_by_tenant"), r));
+    }
+}
+
+// Failed compliance rules and enforced refusals at the times of their evidence (the first few of each rule).
+void read_compliance_marks(const json& section, Report& r) {
+  const auto findings = section.find("findings");
+  if (findings == section.end() || !findings->is_array()) return;
+  for (const auto& f : *findings) {
+    if (!f.is_object()) continue;
+    const bool failed = f.value("status", "") == "fail";
+    const bool prevented = f.contains("prevented") && f["prevented"].is_number() && f["prevented"].get<double>() > 0;
+    if (!failed && !prevented) continue;
+    const auto evidence = f.find("evidence");
+    if (evidence == f.end() || !evidence->is_array()) continue;
+    int kept = 0;
+    for (const auto& e : *evidence) {
+      if (!e.is_object() || !e.contains("time_s") || !e["time_s"].is_number() || ++kept > 5) continue;
+      r.marks.push_back({e["time_s"].get<double>(), "compliance",
+                         std::string(prevented ? "refused: " : "violates: ") + first_text(f, {"policy", "rule"})});
+    }
+  }
+}
+
+// Faults and MIG reconfigurations, as marks on the timelines.
+void read_timeline_marks(const json& root, Report& r) {
+  if (const auto it = root.find("faults"); it != root.end() && it->is_array())
+    for (size_t i = 0; i < it->size(); ++i) {
+      const json& f = (*it)[i];
+      const std::string w = at("faults", i);
+      r.marks.push_back(
+          {number(f, w, "time_s", 0), "fault",
+           "fault on GPU " + std::to_string(small_int(f, w, "gpu", -1)) + " (" + str(f, w, "domain") + ")"});
+    }
+  if (const auto it = root.find("reconfigurations"); it != root.end() && it->is_array())
+    for (size_t i = 0; i < it->size(); ++i) {
+      const json& c = (*it)[i];
+      const std::string w = at("reconfigurations", i);
+      r.marks.push_back({number(c, w, "start_s", 0), "reconfiguration",
+                         "MIG reconfiguration of " + str(c, w, "node_pool") + ": " + first_text(c, {"mig_layout"})});
+    }
 }
 
 Report read_report(const json& root) {
@@ -394,43 +588,46 @@ Report read_report(const json& root) {
       r.placements.push_back(std::move(p));
     }
 
-  if (const auto it = root.find("leakage"); it != root.end() && it->is_object()) {
-    r.has_leakage = true;
-    const json& totals = object_or_empty(*it, "totals");
-    r.leakage_bits = number(totals, "leakage.totals", "bits", 0);
-    r.leakage_bytes = number(totals, "leakage.totals", "bytes", 0);
-    if (const auto ch = it->find("channels"); ch != it->end() && ch->is_array())
-      for (size_t i = 0; i < ch->size(); ++i) {
-        const json& cj = (*ch)[i];
-        const std::string cw = at("leakage.channels", i);
-        LeakChannel c;
-        c.observer = str(cj, cw, "observer");
-        c.source = str(cj, cw, "source");
-        c.resource = str(cj, cw, "resource");
-        c.mode = str(cj, cw, "mode");
-        c.state = str(cj, cw, "state");
-        c.exposure_s = number(cj, cw, "exposure_s", 0);
-        const auto cap = cj.find("capacity_bps");
-        c.capacity_bps = cap != cj.end() && cap->is_number() ? cap->get<double>() : NO_VALUE;
-        const auto bound = cj.find("bound_bits");
-        c.bound_bits = bound != cj.end() && bound->is_number() ? bound->get<double>() : NO_VALUE;
-        const auto counted = cj.find("counted");
-        c.counted = counted == cj.end() || !counted->is_boolean() || counted->get<bool>();
-        r.leak_channels.push_back(std::move(c));
+  if (const auto it = root.find("leakage"); it != root.end() && it->is_object()) read_leakage(*it, r);
+  read_timeline_marks(root, r);
+  // An attack starts when its attacker workload is first placed (attacks are workloads of the attacker).
+  for (const auto& a : r.attacks)
+    for (const auto& p : r.placements)
+      if (p.workload == a.name) {
+        r.marks.push_back({p.start_s, "attack", "attack " + a.name + " (" + a.type + ") starts"});
+        break;
       }
-    if (const auto d = it->find("discrete"); d != it->end() && d->is_array())
-      for (size_t i = 0; i < d->size(); ++i) {
-        const json& dj = (*d)[i];
-        const std::string dw = at("leakage.discrete", i);
-        r.leak_discrete.push_back({str(dj, dw, "observer"), str(dj, dw, "source"), str(dj, dw, "kind"),
-                                   number(dj, dw, "bytes", 0), dj.value("closed", false)});
+  std::stable_sort(r.marks.begin(), r.marks.end(),
+                   [](const TimelineMark& x, const TimelineMark& y) { return x.time_s < y.time_s; });
+  if (const auto it = root.find("isolation_boundaries"); it != root.end() && it->is_array())
+    for (size_t i = 0; i < it->size(); ++i) {
+      const json& bj = (*it)[i];
+      const std::string bw = at("isolation_boundaries", i);
+      Boundary b;
+      if (const auto t = bj.find("tenants"); t != bj.end() && t->is_array() && t->size() == 2) {
+        b.tenant_a = flat_text((*t)[0]);
+        b.tenant_b = flat_text((*t)[1]);
       }
+      b.node = str(bj, bw, "node");
+      b.same_gpu = bj.value("same_gpu", false);
+      b.shared_layers = first_text(bj, {"shared_layers"});
+      r.boundaries.push_back(std::move(b));
+    }
+  if (const auto it = root.find("cost"); it != root.end() && it->is_object()) {
+    r.cost.present = true;
+    r.cost.provisioned_gpu_hours = number(*it, "cost", "provisioned_gpu_hours");
+    r.cost.allocated_gpu_hours = number(*it, "cost", "allocated_gpu_hours");
+    r.cost.total = number(*it, "cost", "total");
   }
 
   if (const auto it = root.find("compliance"); it != root.end() && !it->is_null()) {
     r.has_compliance = true;
     r.findings = read_findings(*it);
+    if (it->is_object()) read_compliance_marks(*it, r);
+    std::stable_sort(r.marks.begin(), r.marks.end(),
+                     [](const TimelineMark& x, const TimelineMark& y) { return x.time_s < y.time_s; });
   }
+  if (const auto it = root.find("timeline"); it != root.end() && it->is_object()) read_timeline(*it, r);
 
   const json& pv = object_or_empty(root, "provenance");
   r.provenance.gputwin_version = str(pv, "provenance", "gputwin_version");
@@ -448,6 +645,38 @@ int Report::slos_missed() const {
   int n = 0;
   for (const auto& s : slos) n += s.met ? 0 : 1;
   return n;
+}
+
+std::map<std::pair<std::string, std::string>, PairLeakage> leakage_by_pair(const Report& r,
+                                                                           const std::string& resource) {
+  std::map<std::pair<std::string, std::string>, PairLeakage> cells;
+  for (const auto& c : r.leak_channels) {
+    if (!resource.empty() && c.resource != resource) continue;
+    PairLeakage& cell = cells[{c.observer, c.source}];
+    cell.open = true;
+    // Over every resource a measurement seen through several resources counts once, as in the totals.
+    if (std::isfinite(c.bound_bits) && (c.counted || !resource.empty()))
+      cell.bits += c.bound_bits;
+    else if (!std::isfinite(c.bound_bits))
+      cell.unquantified = true;
+  }
+  // Bytes are not bits of a channel: they belong to the "all channels" view only.
+  if (resource.empty())
+    for (const auto& d : r.leak_discrete)
+      if (!d.closed) cells[{d.observer, d.source}].bytes += d.bytes;
+  return cells;
+}
+
+int Report::physical_gpus() const {
+  std::set<std::pair<std::string, int>> seen;
+  for (const auto& g : gpus) seen.insert({g.node, g.local_index});
+  return static_cast<int>(seen.size());
+}
+
+double Report::open_exposure_bytes() const {
+  double bytes = 0;
+  for (const auto& d : leak_discrete) bytes += d.closed ? 0 : d.bytes;
+  return bytes;
 }
 
 int Report::tenant_index(const std::string& tenant) const {
@@ -559,6 +788,19 @@ std::string format_value(double v, const std::string& unit) {
     if (a < 120) return sig3(v, " s");
     if (a < 7200) return sig3(v / 60, " min");
     return sig3(v / 3600, " h");
+  }
+  // Bytes, bits and bit rates with decimal prefixes (SI, as the leakage model and report.md write them).
+  if (unit == "B" || unit == "bit" || unit == "bit/s") {
+    static const char* prefixes[] = {"", "k", "M", "G", "T", "P", "E"};
+    int p = 0;
+    double x = v;
+    while (std::fabs(x) >= 1000 && p < 6) {
+      x /= 1000;
+      ++p;
+    }
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.3g %s%s", x, prefixes[p], unit.c_str());
+    return buf;
   }
   if (unit == "1/s") return sig3(v, "/s");
   if (unit == "tok/s") return sig3(v, " tok/s");

@@ -3,6 +3,7 @@
 // structs. Qt-free on purpose: the charts and the window only read these, and tests can build them by hand.
 #include <filesystem>
 #include <limits>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -133,6 +134,7 @@ struct Gpu {
   std::string node;
   int local_index = 0;
   std::string pool;
+  std::string region;  // the node pool's; empty when it declares none (or an older report)
   std::string product;
   std::string sharing;  // exclusive, timeSlicing, mps, mig...
   int slot_count = 1;   // not "slots": that is a Qt macro
@@ -167,6 +169,7 @@ struct LeakChannel {
   double capacity_bps = NO_VALUE;
   double bound_bits = NO_VALUE;  // NaN when unquantified
   bool counted = true;           // false: the same measurement counts in another resource's channel of the pair
+  std::string capacity_source;   // the published measurement or derivation behind the capacity
 };
 
 // One discrete exposure (unscrubbed memory, plaintext on PCIe) of the leakage surface.
@@ -176,6 +179,98 @@ struct LeakDiscrete {
   std::string kind;
   double bytes = 0;
   bool closed = false;
+  std::string workload;       // the source's workload whose data it is
+  int gpu = -1;               // the device (memory) or a device of the node (PCIe)
+  std::string closed_reason;  // when closed
+  std::string closed_by;      // the mitigations that close it, joined
+  std::string basis;          // how the bytes were derived
+};
+
+// A channel the design closed while the pair was co-active (report.json leakage.closed[]).
+struct LeakClosed {
+  std::string observer;
+  std::string source;
+  std::string resource;
+  std::string mode;
+  double co_active_s = 0;
+  std::string reason;
+};
+
+// One way a hosted model is exposed or protected (report.json leakage.models[].exposures[]).
+struct ModelExposure {
+  std::string part;     // weights, architecture, behaviour
+  std::string channel;  // unscrubbedMemory, plaintextPcie, storage, contentionTiming, queryAccess
+  std::string status;   // open, closed, not-modelled
+  std::string tenants;  // who it is exposed to, joined
+  double bits = 0;
+  double bytes = 0;
+  std::string closed_by;  // mitigations, joined
+  std::string detail;
+};
+
+struct ModelIp {
+  std::string workload;
+  std::string owner;
+  std::string kind;  // inference, training
+  double weight_bytes = 0;
+  std::vector<ModelExposure> exposures;
+};
+
+// What a replayed attack achieved, beside the analytic bound of its channel (report.json leakage.attacks[]).
+struct AttackOutcome {
+  std::string name;
+  std::string type;  // covertChannel, primeProbe, modelExtraction, queryExtraction, remanenceScrape, ...
+  std::string attacker;
+  std::string victim;
+  std::string target;
+  std::string resource;
+  std::string relation;
+  bool ran = false;
+  std::string outcome;  // one line
+  std::string bound_state;
+  std::string bound_source;
+  bool within_bound = true;
+  // The headline: what was achieved and the bound it is compared with, in `unit` (format_value's units plus
+  // "bit/s" and "B"); NaN where the type has no such number.
+  std::string measure;  // "achieved rate", "bytes recovered", ...
+  double achieved = NO_VALUE;
+  double bound = NO_VALUE;
+  std::string unit;
+};
+
+// Two tenants whose replicas shared a node (report.json isolation_boundaries[]).
+struct Boundary {
+  std::string tenant_a;
+  std::string tenant_b;
+  std::string node;
+  bool same_gpu = false;
+  std::string shared_layers;  // joined
+};
+
+// Events the timeline marks: faults, MIG reconfigurations, attacks.
+struct TimelineMark {
+  double time_s = 0;
+  std::string kind;  // fault, reconfiguration, attack, compliance
+  std::string text;
+};
+
+// Busy share by tenant per timeline step (report.json timeline): cluster-wide in busy GPU-equivalents, per device
+// as a share of the device (devices only for runs of at most 256 devices).
+struct TenantSeries {
+  std::string tenant;
+  std::vector<double> values;
+};
+struct Timeline {
+  double step_s = 0;                                            // 0: the report has no timeline (an older gputwin)
+  std::vector<TenantSeries> cluster;                            // in tenant order
+  std::vector<std::pair<int, std::vector<TenantSeries>>> gpus;  // device index, its tenants
+};
+
+struct CostInfo {
+  bool present = false;
+  double provisioned_gpu_hours = NO_VALUE;
+  double allocated_gpu_hours = NO_VALUE;
+  double total = NO_VALUE;
 };
 
 // A compliance finding, read leniently: the report's compliance section is newer than this viewer.
@@ -231,16 +326,41 @@ struct Report {
   bool has_leakage = false;
   double leakage_bits = 0;
   double leakage_bytes = 0;
+  int leakage_open_channels = 0;
+  int leakage_unquantified_channels = 0;
   std::vector<LeakChannel> leak_channels;
   std::vector<LeakDiscrete> leak_discrete;
+  std::vector<LeakClosed> leak_closed;
+  std::vector<ModelIp> models;
+  std::vector<AttackOutcome> attacks;
+  std::vector<Boundary> boundaries;
+  std::vector<TimelineMark> marks;  // in time order
+  Timeline timeline;
+  CostInfo cost;
   bool has_compliance = false;  // the report has a compliance section (possibly with no findings)
   std::vector<Finding> findings;
   ProvenanceInfo provenance;
 
   int slos_missed() const;
+  /// Physical GPUs (MIG instances of one GPU count once): distinct (node, local index) pairs.
+  int physical_gpus() const;
+  /// Discrete exposure bytes that no mitigation closed (what the totals count as leaked).
+  double open_exposure_bytes() const;
   // Position of `tenant` in `tenants`, or -1: the charts colour tenants by it.
   int tenant_index(const std::string& tenant) const;
 };
+
+// The leakage between one (observer, source) pair, as the heatmap shows it.
+struct PairLeakage {
+  double bits = 0;            // bounds of the pair's quantified channels (a shared measurement counted once)
+  bool open = false;          // some channel open, quantified or not
+  bool unquantified = false;  // some open channel without a capacity
+  double bytes = 0;           // discrete exposures no mitigation closed (all resources only)
+};
+/// Per (observer, source): over every resource when `resource` is empty (the report's totals are the sum of
+/// these), else over that resource's channels (each channel's own bound, shared measurement or not).
+std::map<std::pair<std::string, std::string>, PairLeakage> leakage_by_pair(const Report& r,
+                                                                           const std::string& resource = {});
 
 struct LoadResult {
   std::optional<Report> report;
@@ -257,7 +377,8 @@ LoadResult parse_report(const std::string& text, const std::filesystem::path& so
 /// 2.5, AT_MOST), converted to the SLO's unit (durations to seconds). Empty when the text has no bound.
 std::optional<std::pair<double, Bound>> parse_objective_bound(const std::string& objective);
 
-/// "2.50 s", "850 ms", "29.2/s", "1.10x", "3226 tok/s", "68.3%" (unit share), "30" (unit count), "-" for NaN
+/// "2.50 s", "850 ms", "29.2/s", "1.10x", "3226 tok/s", "68.3%" (unit share), "30" (unit count), "32.2 GB"
+/// (unit B), "1.8 Mbit" (unit bit), "4.1 kbit/s" (unit bit/s), "-" for NaN
 /// and "unbounded" for +inf.
 std::string format_value(double v, const std::string& unit);
 

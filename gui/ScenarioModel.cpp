@@ -743,19 +743,34 @@ fs::path examples_dir() {
   return GTW_EXAMPLES_DIR;
 }
 
+std::vector<fs::path> bundled_example_dirs() {
+  std::vector<fs::path> dirs{examples_dir()};
+  // The attack, compliance and lab scenarios beside the examples: the security half of what the explorer teaches.
+  std::error_code ec;
+  for (const char* sibling : {"attacks", "compliance", "labs"}) {
+    const fs::path dir = examples_dir().parent_path() / sibling;
+    if (fs::is_directory(dir, ec)) dirs.push_back(dir);
+  }
+  return dirs;
+}
+
 std::vector<fs::path> bundled_examples() {
   std::vector<fs::path> out;
-  std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(examples_dir(), ec); !ec && it != fs::recursive_directory_iterator();
-       it.increment(ec)) {
-    if (it->is_directory() && it->path().filename() == "fragments") {
-      it.disable_recursion_pending();
-      continue;
+  for (const auto& dir : bundled_example_dirs()) {
+    std::error_code ec;
+    for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator();
+         it.increment(ec)) {
+      if (it->is_directory() && it->path().filename() == "fragments") {
+        it.disable_recursion_pending();
+        continue;
+      }
+      const auto ext = it->path().extension();
+      const std::string name = it->path().filename().string();
+      // Regression tests (*.test.yaml) and lab descriptions (*.lab.yaml) are not scenarios.
+      if (it->is_regular_file() && (ext == ".yaml" || ext == ".yml") && name.find(".test.") == std::string::npos &&
+          name.find(".lab.") == std::string::npos)
+        out.push_back(it->path());
     }
-    const auto ext = it->path().extension();
-    if (it->is_regular_file() && (ext == ".yaml" || ext == ".yml") &&
-        it->path().filename().string().find(".test.") == std::string::npos)
-      out.push_back(it->path());
   }
   std::sort(out.begin(), out.end());
   return out;

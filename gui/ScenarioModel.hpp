@@ -66,8 +66,11 @@ std::vector<Diagnostic> check_overrides(const std::filesystem::path& path, const
 /// knobs whose value equals their initial one give none.
 std::vector<std::string> overrides_for(const ScenarioDoc& doc, const std::map<std::string, std::string>& values);
 
-/// Bundled example scenarios (scenarios/examples, recursively, without fragments), sorted by path.
+/// Bundled example scenarios: scenarios/examples and, beside it, scenarios/attacks, scenarios/compliance and
+/// scenarios/labs (recursively, without fragments, regression tests and lab descriptions), sorted by path.
 std::vector<std::filesystem::path> bundled_examples();
+/// The folders bundled_examples() reads (the examples folder first).
+std::vector<std::filesystem::path> bundled_example_dirs();
 /// Where bundled_examples() looks: $GPUTWIN_EXAMPLES, else the source tree's scenarios/examples.
 std::filesystem::path examples_dir();
 

@@ -1,8 +1,12 @@
 #include "ChartStyle.hpp"
 
+#include <QAreaSeries>
 #include <QChart>
 #include <QFont>
 #include <QLegend>
+#include <QLineSeries>
+#include <QPen>
+#include <QScatterSeries>
 #include <QValueAxis>
 
 #include <algorithm>
@@ -67,6 +71,49 @@ QValueAxis* padded_axis(const QString& title, double data_max, double step, doub
   const int decimals = std::clamp(static_cast<int>(-std::floor(std::log10(step) + 1e-9)), 0, 6);
   axis->setLabelFormat(QStringLiteral("%.%1f").arg(decimals));
   return axis;
+}
+
+TimeAxis time_axis(double duration_s) {
+  TimeAxis t;
+  const bool minutes = duration_s >= 300;
+  t.scale = minutes ? 60 : 1;
+  t.axis = padded_axis(minutes ? QStringLiteral("simulated time (min)") : QStringLiteral("simulated time (s)"),
+                       std::max(duration_s, 1.0) / t.scale);
+  return t;
+}
+
+QAreaSeries* add_rectangle(QChart* chart, QAbstractAxis* x, QAbstractAxis* y, QRectF r, QColor fill, QColor edge) {
+  auto* upper = new QLineSeries;
+  auto* lower = new QLineSeries;
+  upper->append(r.left(), r.bottom());
+  upper->append(r.right(), r.bottom());
+  lower->append(r.left(), r.top());
+  lower->append(r.right(), r.top());
+  auto* area = new QAreaSeries(upper, lower);
+  area->setBrush(fill);
+  area->setPen(QPen(edge, 1));
+  chart->addSeries(area);
+  area->attachAxis(x);
+  area->attachAxis(y);
+  return area;
+}
+
+void add_text(QChart* chart, QAbstractAxis* x, QAbstractAxis* y, QPointF at, const QString& text, double size) {
+  auto* label = new QScatterSeries;
+  label->setMarkerSize(1);
+  label->setColor(Qt::transparent);
+  label->setBorderColor(Qt::transparent);
+  label->append(at);
+  label->setPointLabelsFormat(text);
+  label->setPointLabelsVisible(true);
+  label->setPointLabelsClipping(false);
+  label->setPointLabelsColor(QColor(0x333333));
+  QFont f = label->pointLabelsFont();
+  f.setPointSizeF(size);
+  label->setPointLabelsFont(f);
+  chart->addSeries(label);
+  label->attachAxis(x);
+  label->attachAxis(y);
 }
 
 }  // namespace detail

@@ -6,6 +6,10 @@
 #include <QString>
 #include <QStringList>
 
+#include <utility>
+#include <vector>
+
+#include "Compare.hpp"
 #include "ReportModel.hpp"
 
 class QChart;
@@ -63,8 +67,33 @@ QStringList leakage_resources(const Report& now, const Report* base);
 QChart* make_leakage_heatmap(const Report& now, const Report* base, const QString& resource = {});
 /// Which replica sat on which GPU (or MIG instance) when: one row per device, one bar per stay.
 QChart* make_placement_timeline_chart(const Report& now, const Report* base);
+/// The height at which every row of the placement chart has room for its label.
+int placement_chart_min_height(const Report& now, const Report* base);
 
 /// "12.3 kbit", "4.5 Mbit", "0 bit".
 QString format_bits(double bits);
+
+/// The leakage colour scale every heatmap and its legend share: log10 of the bits from 1 bit (lightest) to
+/// 10^LEAKAGE_SCALE_DECADES bits (darkest), absolute, so that equal bits get equal colours across charts and
+/// runs. Discrete exposures are placed on it at 8 bits per byte.
+inline constexpr double LEAKAGE_SCALE_DECADES = 12;
+QColor leakage_color(double bits);
+QColor unquantified_color();  // a channel open but without a published capacity ("open ?", "+?")
+QColor closed_color();        // no open channel between the pair
+QColor same_tenant_color();   // the diagonal
+
+/// Every pinned run and the current one (last) on one picture: worst p99 latency across, leakage (bits, log
+/// scale) up, marker size by cost; each point labelled with its run and cost. nullptr when no run has an
+/// inference latency.
+QChart* make_tradeoff_chart(const std::vector<std::pair<QString, TradeOff>>& runs);
+
+/// Who kept the GPUs busy when (report.json timeline): tenants stacked per step, all devices (`gpu` < 0, in
+/// busy GPUs) or one device (busy share); the windows in which an SLO was violated shaded red; attacks, faults,
+/// MIG reconfigurations and compliance violations or refusals as dashed lines. nullptr without a timeline.
+QChart* make_timeline_chart(const Report& r, int gpu = -1);
+
+inline QString q_string(const std::string& s) {
+  return QString::fromStdString(s);
+}
 
 }  // namespace gtw::gui

@@ -48,19 +48,10 @@ void hide_legend_entry(QChart* chart, QAbstractSeries* s) {
   for (auto* m : chart->legend()->markers(s)) m->setVisible(false);
 }
 
-// Time axis over [0, duration]: minutes from 5 minutes on.
-struct TimeAxis {
-  double scale = 1;  // seconds per axis unit
-  QValueAxis* axis = nullptr;
-};
-TimeAxis time_axis(double duration_s) {
-  TimeAxis t;
-  const bool minutes = duration_s >= 300;
-  t.scale = minutes ? 60 : 1;
-  t.axis = detail::padded_axis(minutes ? QStringLiteral("simulated time (min)") : QStringLiteral("simulated time (s)"),
-                               std::max(duration_s, 1.0) / t.scale);
-  return t;
-}
+using detail::add_rectangle;
+using detail::add_text;
+using detail::time_axis;
+using detail::TimeAxis;
 
 double window_of(const Report& r) {
   return r.scenario.sla_window_s > 0 ? r.scenario.sla_window_s : 60;
@@ -72,6 +63,27 @@ QString suffix(bool baseline) {
 
 QString series_id(bool baseline, const QString& key) {
   return QLatin1String(baseline ? BASE_PREFIX : NOW_PREFIX) + key;
+}
+
+// The leakage colour bar: one band per decade of bits from 1 bit to 1 Tbit, labelled every three decades,
+// over `height` units of the y axis starting at 0; "open ?" and "closed" swatches below it.
+void add_leakage_scale(QChart* chart, QAbstractAxis* x, QAbstractAxis* y, double left, double width, double height) {
+  const double top = height * 0.92, bottom = height * 0.18;
+  const double band = (top - bottom) / LEAKAGE_SCALE_DECADES;
+  for (int d = 0; d < static_cast<int>(LEAKAGE_SCALE_DECADES); ++d) {
+    auto* r = add_rectangle(chart, x, y, QRectF(left, bottom + d * band, width, band),
+                            leakage_color(std::pow(10.0, d + 0.5)), Qt::transparent);
+    r->setObjectName(QStringLiteral("scale:%1").arg(d));
+  }
+  for (int d = 0; d <= static_cast<int>(LEAKAGE_SCALE_DECADES); d += 3)
+    add_text(chart, x, y, QPointF(left + width + 0.3, bottom + d * band - band * 0.35), format_bits(std::pow(10.0, d)),
+             7.5);
+  add_text(chart, x, y, QPointF(left + width / 2 + 0.1, top + band * 0.2), QStringLiteral("bits"), 7.5);
+  const double sw = height * 0.05;
+  add_rectangle(chart, x, y, QRectF(left, bottom - 2.2 * sw, width, sw), unquantified_color(), QColor(0xbdbdbd));
+  add_text(chart, x, y, QPointF(left + width + 0.3, bottom - 2.2 * sw - sw * 0.5), QStringLiteral("open ?"), 7.5);
+  add_rectangle(chart, x, y, QRectF(left, bottom - 4 * sw, width, sw), closed_color(), QColor(0xbdbdbd));
+  add_text(chart, x, y, QPointF(left + width + 0.3, bottom - 4 * sw - sw * 0.5), QStringLiteral("closed"), 7.5);
 }
 
 }  // namespace
@@ -86,6 +98,25 @@ QString format_bits(double bits) {
     ++u;
   }
   return QStringLiteral("%1 %2").arg(v, 0, 'g', v >= 100 ? 3 : 2).arg(QLatin1String(units[u]));
+}
+
+QColor leakage_color(double bits) {
+  if (!(bits > 0)) return closed_color();
+  const double f = std::clamp(std::log10(std::max(bits, 1.0)) / LEAKAGE_SCALE_DECADES, 0.0, 1.0);
+  // Light lilac (1 bit) to deep purple (1 Tbit and more): the same bits, the same colour, in every chart.
+  const QColor a(0xf2e6f7), b(0x4a148c);
+  return QColor::fromRgbF(static_cast<float>(a.redF() + (b.redF() - a.redF()) * f),
+                          static_cast<float>(a.greenF() + (b.greenF() - a.greenF()) * f),
+                          static_cast<float>(a.blueF() + (b.blueF() - a.blueF()) * f));
+}
+QColor unquantified_color() {
+  return QColor(0xfff3cd);
+}
+QColor closed_color() {
+  return QColor(0xfafafa);
+}
+QColor same_tenant_color() {
+  return QColor(0xe0e0e0);
 }
 
 // ---- Latency CDF.
@@ -133,18 +164,23 @@ QChart* make_latency_cdf_chart(const Report& now, const Report* base) {
     if (s.kind != "latency" || !s.threshold || !(*s.threshold > 0)) continue;
     double pct = 99;
     if (s.objective.size() > 1 && s.objective[0] == 'p') pct = std::atof(s.objective.c_str() + 1);
-    slos.push_back({QStringLiteral("%1 SLO: p%2 <= %3")
+    // The curve is over the whole run; the SLO is judged window by window. Saying both keeps a curve that
+    // passes the mark from reading as a contradiction of "violated" (and the other way round).
+    slos.push_back({QStringLiteral("%1 SLO: p%2 <= %3, judged per window: %4 of %5 violated")
                         .arg(q(s.tenant))
                         .arg(pct, 0, 'g', 4)
-                        .arg(q(format_value(*s.threshold, "s"))),
+                        .arg(q(format_value(*s.threshold, "s")))
+                        .arg(s.violated)
+                        .arg(s.evaluated),
                     color_of(s.tenant, now, base), *s.threshold, pct});
     lo = std::min(lo, *s.threshold);
     hi = std::max(hi, *s.threshold);
   }
 
   auto* chart = new QChart;
-  detail::style_chart(chart, base ? QStringLiteral("Request latency CDF per tenant: current vs baseline (dashed)")
-                                  : QStringLiteral("Request latency CDF per tenant"));
+  detail::style_chart(chart,
+                      base ? QStringLiteral("Request latency CDF over the whole run: current vs baseline (dashed)")
+                           : QStringLiteral("Request latency CDF over the whole run"));
   auto* x = new QLogValueAxis;
   x->setBase(10);
   x->setTitleText(QStringLiteral("request latency (s, log scale)"));
@@ -337,44 +373,32 @@ QChart* make_leakage_heatmap(const Report& now, const Report* base, const QStrin
     for (const auto& t : base->tenants)
       if (std::find(tenants.begin(), tenants.end(), t.name) == tenants.end()) tenants.push_back(t.name);
   const size_t n = tenants.size();
-  struct Cell {
-    double bits = 0;
-    bool open = false;  // some channel open (quantified or not)
-    bool unquantified = false;
-  };
-  const auto cells_of = [&](const Report& r) {
-    std::map<std::pair<std::string, std::string>, Cell> cells;
-    for (const auto& c : r.leak_channels) {
-      if (!resource.isEmpty() && q(c.resource) != resource) continue;
-      Cell& cell = cells[{c.observer, c.source}];
-      cell.open = true;
-      // Over every resource a measurement seen through several resources counts once, as in the totals.
-      if (std::isfinite(c.bound_bits) && (c.counted || !resource.isEmpty()))
-        cell.bits += c.bound_bits;
-      else
-        cell.unquantified = true;
-    }
-    return cells;
-  };
+  using Cell = PairLeakage;
+  const auto cells_of = [&resource](const Report& r) { return leakage_by_pair(r, resource.toStdString()); };
   const auto now_cells = cells_of(now);
   const auto base_cells = base && base->has_leakage ? cells_of(*base) : decltype(now_cells){};
-  double max_bits = 0, min_bits = INFINITY, total = 0;
-  for (const auto* m : {&now_cells, &base_cells})
-    for (const auto& [k, c] : *m)
-      if (c.bits > 0) {
-        max_bits = std::max(max_bits, c.bits);
-        min_bits = std::min(min_bits, c.bits);
-      }
-  for (const auto& [k, c] : now_cells) total += c.bits;
+  double total = 0, total_bytes = 0;
+  for (const auto& [k, c] : now_cells) {
+    total += c.bits;
+    total_bytes += c.bytes;
+  }
 
   auto* chart = new QChart;
   const QString which = resource.isEmpty() ? QString() : QStringLiteral(", %1 channels").arg(resource);
   double base_total = 0;
   for (const auto& [k, c] : base_cells) base_total += c.bits;
+  double base_bytes = 0;
+  for (const auto& [k, c] : base_cells) base_bytes += c.bytes;
+  const auto amount = [&](double bits, double bytes) {
+    QString text = format_bits(bits);
+    if (resource.isEmpty() && bytes > 0) text += QStringLiteral(" + %1").arg(q(format_value(bytes, "B")));
+    return text;
+  };
   detail::style_chart(
       chart,
-      base ? QStringLiteral("Leakage bound%1: %2 (baseline %3)").arg(which, format_bits(total), format_bits(base_total))
-           : QStringLiteral("Leakage bound%1: %2 in total").arg(which, format_bits(total)));
+      base ? QStringLiteral("Leakage bound per tenant pair%1: %2 (baseline %3)")
+                 .arg(which, amount(total, total_bytes), amount(base_total, base_bytes))
+           : QStringLiteral("Leakage bound per tenant pair%1: %2 in total").arg(which, amount(total, total_bytes)));
   chart->legend()->hide();
   auto* x = new QCategoryAxis;
   auto* y = new QCategoryAxis;
@@ -386,24 +410,15 @@ QChart* make_leakage_heatmap(const Report& now, const Report* base, const QStrin
   for (size_t j = 0; j < n; ++j) y->append(q(tenants[n - 1 - j]), static_cast<double>(j + 1));
   x->setLabelsPosition(QCategoryAxis::AxisLabelsPositionCenter);
   y->setLabelsPosition(QCategoryAxis::AxisLabelsPositionCenter);
-  x->setRange(0, static_cast<double>(n));
+  // The matrix, then a colour bar of the absolute scale to its right (inside the chart, so exports carry it).
+  const double bar_x = static_cast<double>(n) + 0.25, bar_w = 0.22;
+  x->setRange(0, static_cast<double>(n) + 1.1);
   y->setRange(0, static_cast<double>(n));
   x->setGridLineVisible(false);
   y->setGridLineVisible(false);
   chart->addAxis(x, Qt::AlignBottom);
   chart->addAxis(y, Qt::AlignLeft);
 
-  const auto shade = [&](double bits) {
-    if (!(bits > 0) || !(max_bits > 0)) return QColor(0xfafafa);
-    const double f = max_bits > min_bits
-                         ? (std::log10(bits) - std::log10(min_bits)) / (std::log10(max_bits) - std::log10(min_bits))
-                         : 1.0;
-    // Light lilac to deep purple.
-    const QColor a(0xf2e6f7), b(0x6a1b9a);
-    return QColor::fromRgbF(static_cast<float>(a.redF() + (b.redF() - a.redF()) * f),
-                            static_cast<float>(a.greenF() + (b.greenF() - a.greenF()) * f),
-                            static_cast<float>(a.blueF() + (b.blueF() - a.blueF()) * f));
-  };
   for (size_t i = 0; i < n; ++i) {    // observer, top to bottom
     for (size_t s = 0; s < n; ++s) {  // source
       const double x0 = static_cast<double>(s), y0 = static_cast<double>(n - 1 - i);
@@ -419,10 +434,10 @@ QChart* make_leakage_heatmap(const Report& now, const Report* base, const QStrin
       lower->append(x0 + 1 - pad, y0 + pad);
       auto* area = new QAreaSeries(upper, lower);
       area->setObjectName(QStringLiteral("cell:%1<-%2").arg(q(tenants[i]), q(tenants[s])));
-      QColor fill = i == s          ? QColor(0xe0e0e0)
-                    : cell.bits > 0 ? shade(cell.bits)
-                    : cell.open     ? QColor(0xfff3cd)
-                                    : QColor(0xfafafa);
+      QColor fill = i == s                            ? same_tenant_color()
+                    : cell.bits > 0 || cell.bytes > 0 ? leakage_color(std::max(cell.bits, cell.bytes * 8))
+                    : cell.open                       ? unquantified_color()
+                                                      : closed_color();
       area->setBrush(fill);
       area->setPen(QPen(QColor(0xbdbdbd), 1));
       chart->addSeries(area);
@@ -432,19 +447,20 @@ QChart* make_leakage_heatmap(const Report& now, const Report* base, const QStrin
       if (i == s) {
         label = QStringLiteral("-");
       } else {
-        label = cell.bits > 0 ? format_bits(cell.bits)
-                : cell.open   ? QStringLiteral("open ?")
-                              : QStringLiteral("closed");
-        if (cell.bits > 0 && cell.unquantified) label += QStringLiteral(" +?");
+        const auto text_of = [&](const Cell& c) {
+          QString t = c.bits > 0 ? format_bits(c.bits) : c.open ? QStringLiteral("open ?") : QString();
+          if (c.bits > 0 && c.unquantified) t += QStringLiteral(" +?");
+          if (c.bytes > 0) t += (t.isEmpty() ? QString() : QStringLiteral(" + ")) + q(format_value(c.bytes, "B"));
+          return t.isEmpty() ? QStringLiteral("closed") : t;
+        };
+        label = text_of(cell);
         if (base) {
           const auto bt = base_cells.find(key);
-          const Cell b = bt == base_cells.end() ? Cell{} : bt->second;
-          label += QStringLiteral(" (%1)").arg(b.bits > 0 ? format_bits(b.bits)
-                                               : b.open   ? QStringLiteral("open ?")
-                                                          : QStringLiteral("closed"));
+          label += QStringLiteral(" (%1)").arg(text_of(bt == base_cells.end() ? Cell{} : bt->second));
         }
       }
       auto* text = new QScatterSeries;
+      text->setObjectName(QStringLiteral("label:%1<-%2").arg(q(tenants[i]), q(tenants[s])));
       text->setMarkerSize(1);
       text->setColor(Qt::transparent);
       text->setBorderColor(Qt::transparent);
@@ -461,35 +477,53 @@ QChart* make_leakage_heatmap(const Report& now, const Report* base, const QStrin
       text->attachAxis(y);
     }
   }
+  add_leakage_scale(chart, x, y, bar_x, bar_w, static_cast<double>(n));
   return chart;
 }
 
 // ---- Placement timeline.
 
-QChart* make_placement_timeline_chart(const Report& now, const Report* base) {
-  if (now.placements.empty() && (!base || base->placements.empty())) return nullptr;
-  struct Row {
-    QString label;
-    const Report* report;
-    int gpu;
-  };
-  std::vector<Row> rows;
-  const auto add_rows = [&](const Report& r, bool baseline) {
+namespace {
+
+struct PlacementRow {
+  QString label;
+  const Report* report;
+  int gpu;
+};
+
+// One row per device: every device of a small cluster, else those that held a replica. A device is named by its
+// node and local GPU (and MIG instance), which is what an operator reads on the machine.
+std::vector<PlacementRow> placement_rows(const Report& now, const Report* base) {
+  std::vector<PlacementRow> rows;
+  const auto add_rows = [&rows](const Report& r, bool baseline) {
     std::set<int> used;
     for (const auto& p : r.placements) used.insert(p.gpu);
     const bool all = r.gpus.size() <= 16 && !baseline;
     for (const auto& g : r.gpus) {
       if (!all && !used.count(g.index)) continue;
-      QString label = QStringLiteral("%1GPU %2 %3")
-                          .arg(baseline ? QStringLiteral("base: ") : QString())
-                          .arg(g.index)
-                          .arg(q(g.sharing));
-      if (!g.mig_profile.empty()) label += QStringLiteral(" ") + q(g.mig_profile);
+      QString label = QStringLiteral("%1%2 GPU %3 ")
+                          .arg(baseline ? QStringLiteral("base: ") : QString(), q(g.node))
+                          .arg(g.local_index);
+      label +=
+          g.mig_profile.empty() ? q(g.sharing) : QStringLiteral("MIG %1 (dev %2)").arg(q(g.mig_profile)).arg(g.index);
       rows.push_back({label, &r, g.index});
     }
   };
   add_rows(now, false);
   if (base) add_rows(*base, true);
+  return rows;
+}
+
+}  // namespace
+
+int placement_chart_min_height(const Report& now, const Report* base) {
+  // 22 px per row keeps each label whole; the chart's title, axis and legend need about 170 more.
+  return 170 + 22 * static_cast<int>(placement_rows(now, base).size());
+}
+
+QChart* make_placement_timeline_chart(const Report& now, const Report* base) {
+  if (now.placements.empty() && (!base || base->placements.empty())) return nullptr;
+  const std::vector<PlacementRow> rows = placement_rows(now, base);
   if (rows.empty()) return nullptr;
   const size_t n = rows.size();
   const double duration = std::max(now.scenario.duration_s, base ? base->scenario.duration_s : 0.0);
@@ -516,7 +550,7 @@ QChart* make_placement_timeline_chart(const Report& now, const Report* base) {
   ended->setBorderColor(violation_color());
   int bars = 0;
   for (size_t row = 0; row < n; ++row) {
-    const Row& r = rows[row];
+    const PlacementRow& r = rows[row];
     const double yc = static_cast<double>(n - 1 - row) + 0.5;
     int on_gpu = 0;
     for (const auto& p : r.report->placements) on_gpu += p.gpu == r.gpu ? 1 : 0;
@@ -548,7 +582,8 @@ QChart* make_placement_timeline_chart(const Report& now, const Report* base) {
       s->attachAxis(t.axis);
       s->attachAxis(y);
       if (!in_legend.insert(p.tenant).second) hide_legend_entry(chart, s);
-      if (std::isfinite(p.end_s) && !p.end_reason.empty() && p.end_reason != "unfinished")
+      // "done" is a job that finished: only failures, faults and evictions end a stay early.
+      if (std::isfinite(p.end_s) && !p.end_reason.empty() && p.end_reason != "unfinished" && p.end_reason != "done")
         ended->append(p.end_s / t.scale, yc + offset);
     }
   }

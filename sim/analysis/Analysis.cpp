@@ -150,6 +150,7 @@ Analysis skeleton(const ScenarioSpec& spec, const RunResult& run) {
   Analysis a;
   a.duration = spec.duration.value;
   a.window = spec.sla_window.value;
+  a.timeline_step = timeline_step(a.duration);
   a.gpus.resize(run.gpus.size());
   for (size_t g = 0; g < run.gpus.size(); ++g) {
     a.gpus[g].layout = run.gpus[g];
@@ -393,6 +394,28 @@ std::vector<std::pair<double, double>> busy_union(const std::vector<BusyInterval
   return merged;
 }
 
+// Each tenant's busy share of each timeline step of one device.
+void tenant_timeline(const std::vector<BusyInterval>& busy, const Analysis& a, GpuResult& gr) {
+  const double step = a.timeline_step;
+  const size_t n_steps = static_cast<size_t>(std::ceil(a.duration / step - 1e-9));
+  gr.busy_by_tenant_per_step.assign(gr.busy_by_tenant.size(), {});
+  for (const auto& b : busy) {
+    if (b.tenant < 0 || b.end <= 0 || b.start >= a.duration) continue;
+    auto& row = gr.busy_by_tenant_per_step[static_cast<size_t>(b.tenant)];
+    if (row.empty()) row.assign(n_steps, 0.0);
+    for (size_t k = static_cast<size_t>(std::max(0.0, b.start) / step); k < n_steps; ++k) {
+      const double s0 = static_cast<double>(k) * step;
+      if (s0 >= b.end) break;
+      row[k] += overlap(b.start, b.end, s0, std::min(s0 + step, a.duration));
+    }
+  }
+  for (auto& row : gr.busy_by_tenant_per_step)
+    for (size_t k = 0; k < row.size(); ++k) {
+      const double s0 = static_cast<double>(k) * step;
+      row[k] /= std::min(s0 + step, a.duration) - s0;
+    }
+}
+
 // GPU utilisation over [0, duration] (a MIG instance: over its lifetime), per window and per tenant.
 void gpu_utilisation(const RunResult& run, const Tally& t, Analysis& a) {
   const size_t n_windows = static_cast<size_t>(std::ceil(a.duration / a.window - 1e-9));
@@ -400,6 +423,7 @@ void gpu_utilisation(const RunResult& run, const Tally& t, Analysis& a) {
     auto& gr = a.gpus[g];
     gr.busy_per_window.assign(n_windows, 0.0);
     const auto merged = busy_union(t.busy[g], a.duration, gr);
+    tenant_timeline(t.busy[g], a, gr);
     double total = 0;
     for (const auto& [s0, s1] : merged) {
       total += overlap(s0, s1, 0, a.duration);
@@ -745,6 +769,15 @@ void evaluate_slos(const ScenarioSpec& spec, const RunResult& run, const Tally& 
 }
 
 }  // namespace
+
+double timeline_step(double duration) {
+  if (!(duration > 0)) return 1;
+  const double raw = duration / 60;
+  const double decade = std::pow(10.0, std::floor(std::log10(raw)));
+  for (double m : {1.0, 2.0, 5.0, 10.0})
+    if (m * decade >= raw * (1 - 1e-9)) return m * decade;
+  return 10 * decade;
+}
 
 std::vector<PlacementResult> placement_results(const RunIndex& index) {
   std::vector<PlacementResult> out;

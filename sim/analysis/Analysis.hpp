@@ -116,6 +116,9 @@ struct GpuResult {
   double switch_seconds = 0;
   std::vector<int> tenants;             // placed tenants (sorted, unique)
   std::vector<double> busy_per_window;  // utilisation per spec.slaWindow
+  // Busy share of each timeline step (Analysis::timeline_step), per tenant (indexed by tenant; empty for a
+  // tenant that never ran here). Under MPS clients overlap, so the tenants' shares of a step can add past 1.
+  std::vector<std::vector<double>> busy_by_tenant_per_step;
 };
 
 struct FaultResult {
@@ -202,9 +205,14 @@ struct CostResult {
   double idle = 0;       // total - allocated
 };
 
+/// The step of the utilisation timelines for a run of `duration` seconds: about 60 steps on a 1-2-5 grid
+/// (60 s gives 1 s, 10 min 10 s, a day 30 min), so that a short run is not one SLO window wide.
+double timeline_step(double duration);
+
 struct Analysis {
   double duration = 0;
   double window = 0;
+  double timeline_step = 0;  // timeline_step(duration)
   std::vector<TenantResult> tenants;
   std::vector<WorkloadResult> workloads;
   std::vector<SloResult> slos;

@@ -780,7 +780,9 @@ ModelExposure demonstrated_exposure(const AttackSpec& as, const AttackResult& at
       x.channel = "contentionTiming";
       x.closed_by = {"MIG", "dedicated GPUs (exclusive)", "confidential computing", "noise injection",
                      "coarser timers"};
+      // Nothing classified right (prime+probe) or nothing observed (extraction): the design closed the channel.
       if (as.type == AttackType::PRIME_PROBE && at.accuracy <= 0) x.status = "closed";
+      if (as.type == AttackType::MODEL_EXTRACTION && at.observations <= 0) x.status = "closed";
       break;
     case AttackType::REMANENCE_SCRAPE:
       x.part = "weights";

@@ -26,6 +26,41 @@ json tenant_name(const ScenarioSpec& spec, int t) {
                                                                 : json(nullptr);
 }
 
+// The region of a node pool ("" when the pool declares none).
+std::string pool_region(const ScenarioSpec& spec, const std::string& pool) {
+  for (const auto& p : spec.node_pools)
+    if (p.name == pool) return p.region;
+  return {};
+}
+
+// Utilisation by tenant per timeline step: cluster-wide (busy GPU-equivalents), and per device for runs small
+// enough to chart device by device.
+constexpr size_t TIMELINE_MAX_DEVICES = 256;
+
+json timeline_json(const ScenarioSpec& spec, const Analysis& a) {
+  const size_t n_steps = static_cast<size_t>(std::ceil(a.duration / a.timeline_step - 1e-9));
+  std::vector<std::vector<double>> cluster(spec.tenants.size());
+  json devices = json::array();
+  for (const auto& g : a.gpus) {
+    json by_tenant = json::object();
+    for (size_t t = 0; t < g.busy_by_tenant_per_step.size(); ++t) {
+      const auto& row = g.busy_by_tenant_per_step[t];
+      if (row.empty()) continue;
+      if (cluster[t].empty()) cluster[t].assign(n_steps, 0.0);
+      for (size_t k = 0; k < row.size() && k < n_steps; ++k) cluster[t][k] += row[k];
+      by_tenant[spec.tenants[t].name] = row;
+    }
+    if (a.gpus.size() <= TIMELINE_MAX_DEVICES && !by_tenant.empty())
+      devices.push_back({{"index", g.layout.index}, {"busy_by_tenant", by_tenant}});
+  }
+  json tenants = json::object();
+  for (size_t t = 0; t < cluster.size(); ++t)
+    if (!cluster[t].empty()) tenants[spec.tenants[t].name] = cluster[t];
+  return {{"step_s", a.timeline_step},
+          {"busy_gpus_by_tenant", tenants},
+          {"gpus", a.gpus.size() <= TIMELINE_MAX_DEVICES ? devices : json(nullptr)}};
+}
+
 json leakage_json(const ScenarioSpec& spec, const LeakageReport& l) {
   using channel::State;
   json out;
@@ -381,6 +416,7 @@ std::string report_json(const ScenarioSpec& spec, const RunResult& run, const An
                     {"node", g.layout.node_name},
                     {"local_index", g.layout.local},
                     {"pool", g.layout.pool},
+                    {"region", pool_region(spec, g.layout.pool)},
                     {"product", g.layout.product},
                     {"sharing", sharing_mode_name(g.layout.sharing)},
                     {"slots", g.layout.slots},
@@ -399,6 +435,7 @@ std::string report_json(const ScenarioSpec& spec, const RunResult& run, const An
     }
   }
   root["gpus"] = gpus;
+  root["timeline"] = timeline_json(spec, a);
   json reconfigurations = json::array();
   for (const auto& r : a.reconfigurations)
     reconfigurations.push_back({{"node_pool", r.node_pool},

@@ -215,6 +215,22 @@ TEST(AttackReplay, ModelExtractionEstimatesTheParameterCount) {
   EXPECT_LT(num(a, "relative_error"), 0.25);
 }
 
+// The model-IP view follows the attack: an extraction that observed nothing (MIG) closed the architecture
+// channel; one that observed the victim demonstrated it.
+TEST(AttackReplay, ModelIpStatusOfAnExtractionFollowsWhatItObserved) {
+  const auto status = [](const json& report) {
+    for (const auto& m : report["leakage"]["models"])
+      for (const auto& x : m["exposures"])
+        if (x["channel"] == "contentionTiming" && x["detail"].get<std::string>().rfind("extract", 0) == 0)
+          return x["status"].get<std::string>();
+    return std::string("(none)");
+  };
+  EXPECT_EQ(status(run_attack("model-extraction")), "demonstrated");
+  const json mig = run_attack("model-extraction", {MIG_LAYOUT});
+  EXPECT_EQ(num(attack_named(mig, "extract"), "observations"), 0);
+  EXPECT_EQ(status(mig), "closed");
+}
+
 // Layer structure (the issue: "model extraction timing (layer structure from contention)"): the victim's
 // 32 layers each show as a run of slow probes; Leaky DNN (A3) and DeepSniffer (A9) report layer recovery
 // "accurately" without a number, EZClone (A10) 100% architecture prediction: the attacker's answer must
