@@ -40,7 +40,7 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
                        QStringLiteral("Current"), QStringLiteral("Change")});
   split->addWidget(table_);
   chart_ = new ChartPanel;
-  chart_->setMinimumSize(300, 260);
+  chart_->setMinimumSize(240, 200);
   split->addWidget(chart_);
   // The table is what is read; the chart is the picture beside it.
   split->setStretchFactor(0, 2);

@@ -117,6 +117,10 @@ int main(int argc, char** argv) {
   parser.addOption(set);
   parser.addOption(compare);
   parser.addOption(what_if);
+  const QCommandLineOption window_size(QStringLiteral("size"),
+                                       QStringLiteral("Window size <WxH> for --screenshot (default 1600x1000)."),
+                                       QStringLiteral("WxH"));
+  parser.addOption(window_size);
   parser.addOption(screenshot);
   parser.addOption(export_dir);
   parser.process(app);  // --help, --version and unknown options end here (exit 0, 0 and 1)
@@ -138,6 +142,16 @@ int main(int argc, char** argv) {
   }
 
   gtw::gui::MainWindow window;
+  if (parser.isSet(window_size)) {
+    const QStringList wh = parser.value(window_size).toLower().split(QLatin1Char('x'));
+    const int w = wh.value(0).toInt(), h = wh.value(1).toInt();
+    if (wh.size() != 2 || w < 640 || h < 480 || w > 8000 || h > 8000) {
+      fail(QStringLiteral("--size %1: expected WIDTHxHEIGHT, at least 640x480 (e.g. 1280x800)")
+               .arg(parser.value(window_size)));
+      return 1;
+    }
+    window.resize(w, h);
+  }
   window.tabs()->setCurrentIndex(static_cast<int>(tab_index));
   const bool is_lab = QFileInfo(path).isFile() && path.endsWith(QLatin1String(".lab.yaml"));
   const bool is_scenario = !is_lab && QFileInfo(path).isFile() &&

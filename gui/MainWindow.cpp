@@ -114,6 +114,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
                      "change what you want to try and press <b>Run</b>;<br>or open the output directory of a "
                      "<tt>gputwin run</tt> with <b>File &gt; Open results</b>.</p>"));
   hint->setAlignment(Qt::AlignCenter);
+  hint->setWordWrap(true);  // else its longest line sets the window's minimum width
   hint->setStyleSheet(QStringLiteral("color: #555;"));
   pages_->addWidget(hint);
 

@@ -85,13 +85,16 @@ QString small_label_style() {
 QWidget* MainWindow::build_scenario_panel() {
   wheel_guard_ = new WheelGuard(this);
   auto* panel = new QWidget;
-  panel->setMinimumWidth(330);
+  panel->setMinimumWidth(270);
   auto* layout = new QVBoxLayout(panel);
   layout->setContentsMargins(8, 8, 4, 6);
   layout->setSpacing(6);
 
   auto* open_row = new QHBoxLayout;
   examples_ = new QComboBox;
+  // The longest example path must not set the panel's minimum width.
+  examples_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  examples_->setMinimumContentsLength(18);
   examples_->addItem(QStringLiteral("Open a bundled example..."));
   const QDir root(QString::fromStdString(examples_dir().parent_path().string()));
   for (const auto& p : bundled_examples()) {
@@ -699,7 +702,7 @@ void MainWindow::fill_compliance() {
   }
   compliance_table_->resizeColumnsToContents();
   // Requirements lists can be long: cap them so the evidence keeps most of the width, then wrap.
-  compliance_table_->setColumnWidth(4, std::min(compliance_table_->columnWidth(4), 420));
+  compliance_table_->setColumnWidth(4, std::min(compliance_table_->columnWidth(4), 300));
   compliance_table_->resizeRowsToContents();
   compliance_stack_->setCurrentWidget(compliance_table_);
 }
@@ -795,7 +798,7 @@ void MainWindow::build_lab_dock() {
   lab_dock_ = new QDockWidget(QStringLiteral("Guided lab"), this);
   lab_dock_->setObjectName(QStringLiteral("lab"));
   lab_dock_->setWidget(lab_panel_);
-  lab_dock_->setMinimumWidth(260);
+  lab_dock_->setMinimumWidth(200);
   addDockWidget(Qt::RightDockWidgetArea, lab_dock_);
   lab_dock_->hide();
   connect(lab_panel_, &LabPanel::run_as_written, this, [this] { run_lab_as_written(); });
@@ -816,7 +819,7 @@ bool MainWindow::open_lab(const QString& path, QString* error) {
   lab_panel_->show_lab(*lab_);
   lab_dock_->setWindowTitle(QStringLiteral("Guided lab: %1").arg(q(lab_->outcome)));
   lab_dock_->show();
-  resizeDocks({lab_dock_}, {320}, Qt::Horizontal);
+  resizeDocks({lab_dock_}, {width() < 1300 ? 250 : 320}, Qt::Horizontal);  // narrow windows keep the results
   statusBar()->showMessage(QStringLiteral("Lab: %1. Run the scenario as written first.").arg(q(lab_->title)));
   return true;
 }

@@ -396,10 +396,14 @@ bool has_prefix(std::string_view s, std::string_view p) {
 
 void add_sharing_knobs(std::vector<Knob>& knobs, const std::string& group, const std::string& target,
                        const std::string& label_prefix, const YAML::Node& raw_sharing, const SharingSpec& typed,
-                       const std::string& product) {
+                       const std::string& product, const std::string& from_file = {}) {
   const std::string base = "spec.cluster.nodePools[].sharing.";
   std::vector<std::string> all_modes;
   for (const auto* d : explain("spec.cluster.nodePools[].sharing.mode")) all_modes = enum_values(d->type);
+  // Offer only what the loader takes: MIG on products with a MIG table; nothing else where a device plugin or
+  // mig-parted file sets the sharing (the pool cannot have both; change the file instead).
+  if (mig_layout_presets(product).empty()) std::erase(all_modes, std::string("mig"));
+  if (!from_file.empty()) all_modes = {sharing_mode_name(typed.mode)};
   for (const auto* d : explain("spec.cluster.nodePools[].sharing")) {
     if (!has_prefix(d->path, base)) continue;
     const std::string field(d->path.substr(base.size()));
@@ -414,6 +418,7 @@ void add_sharing_knobs(std::vector<Knob>& knobs, const std::string& group, const
     if (field == "mode") {
       k.kind = KnobKind::CHOICE;
       k.choices = all_modes;
+      if (!from_file.empty()) k.help = "Set by " + from_file + ": change that file to change the sharing. " + k.help;
       if (k.initial.empty()) k.initial = sharing_mode_name(typed.mode);  // from devicePluginConfig, or the default
       knobs.push_back(std::move(k));
       continue;
@@ -467,13 +472,18 @@ std::vector<Knob> build_knobs(const ScenarioSpec& spec, const YAML::Node& raw) {
     const YAML::Node pn = pool_node(raw, i);
     const std::string group = "Node pool " + pool.name;
     const std::string pool_path = "spec.cluster.nodePools[" + pool.name + "]";
-    add_sharing_knobs(knobs, group, pool_path + ".sharing", "", get(pn, "sharing"), pool.sharing, pool.gpu_product);
+    const std::string from_file = pool.device_plugin.given ? "devicePluginConfig " + pool.device_plugin.file
+                                  : pool.mig_config        ? "migConfig " + pool.mig_config->file
+                                                           : std::string();
+    add_sharing_knobs(knobs, group, pool_path + ".sharing", "", get(pn, "sharing"), pool.sharing, pool.gpu_product,
+                      from_file);
     const YAML::Node exceptions = get(pn, "gpuSharing");
     for (size_t j = 0; j < pool.gpu_sharing.size(); ++j) {
+      // Only exceptions written in the scenario: those a mig-parted file derives have no item to override.
+      if (!exceptions || !exceptions.IsSequence() || j >= exceptions.size()) continue;
       std::string gpus;
       for (int g : pool.gpu_sharing[j].gpus) gpus += (gpus.empty() ? "" : ",") + std::to_string(g);
-      const YAML::Node en =
-          exceptions && exceptions.IsSequence() && j < exceptions.size() ? exceptions[j] : YAML::Node();
+      const YAML::Node en = exceptions[j];
       add_sharing_knobs(knobs, group, pool_path + ".gpuSharing[" + std::to_string(j) + "]", "GPUs " + gpus + ": ", en,
                         pool.gpu_sharing[j].sharing, pool.gpu_product);
     }

@@ -71,7 +71,7 @@ SecurityView::SecurityView(QWidget* parent) : QWidget(parent) {
   row->addStretch(1);
   left_layout->addLayout(row);
   heatmap_ = new ChartPanel;
-  heatmap_->setMinimumSize(320, 260);
+  heatmap_->setMinimumSize(240, 200);
   left_layout->addWidget(heatmap_, 1);
   auto* key = new QLabel(QStringLiteral(
       "<b>bit</b>: upper bound on what the observer (row) can learn from the source's (column) activity over the "
@@ -112,8 +112,8 @@ SecurityView::SecurityView(QWidget* parent) : QWidget(parent) {
                                "Open channels", "Closed channels",   "Isolation boundaries"};
   for (int t = 0; t < TABLES; ++t) table_tabs_->addTab(tables_[t], QString::fromLatin1(names[t]));
   split->addWidget(table_tabs_);
-  split->setStretchFactor(0, 2);
-  split->setStretchFactor(1, 3);
+  split->setStretchFactor(0, 1);
+  split->setStretchFactor(1, 1);
   layout->addWidget(split, 1);
 }
 
@@ -171,6 +171,13 @@ void SecurityView::show_reports(const Report* now, const Report* base) {
   fill_channels();
   fill_closed();
   fill_boundaries();
+  // Open on a table that has rows: attacks first, then exposures, the model-IP view, the channels.
+  if (tables_[table_tabs_->currentIndex()]->rowCount() == 0)
+    for (int t = 0; t < TABLES; ++t)
+      if (tables_[t]->rowCount() > 0) {
+        table_tabs_->setCurrentIndex(t);
+        break;
+      }
 }
 
 void SecurityView::refresh_heatmap() {

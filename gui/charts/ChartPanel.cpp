@@ -16,7 +16,7 @@ ChartPanel::ChartPanel(QWidget* parent) : QWidget(parent) {
   stack_->setContentsMargins(0, 0, 0, 0);
   view_ = new QChartView(this);
   view_->setRenderHint(QPainter::Antialiasing);
-  view_->setMinimumSize(240, 180);
+  view_->setMinimumSize(200, 150);
   label_ = new QLabel(this);
   label_->setAlignment(Qt::AlignCenter);
   label_->setWordWrap(true);

@@ -123,23 +123,42 @@ QChart* make_timeline_chart(const Report& r, int gpu) {
     area->attachAxis(y);
   }
 
-  // The marks: a vertical line each, labelled while they are few enough to read.
-  std::set<std::string> in_legend;
-  const bool labels = r.marks.size() <= 12;
+  // The marks: one dashed line per kind and instant (marks closer than 1% of the axis share it), labelled
+  // while there are few enough to read, the labels staggered in height so that neighbours do not overlap.
+  struct Group {
+    double time_s;
+    std::string kind;
+    QStringList texts;
+  };
+  std::vector<Group> groups;
   for (const auto& m : r.marks) {
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const Group& g) {
+      return g.kind == m.kind && std::fabs(g.time_s - m.time_s) <= end_of * 0.01;
+    });
+    if (it == groups.end()) {
+      groups.push_back({m.time_s, m.kind, {}});
+      it = groups.end() - 1;
+    }
+    if (!it->texts.contains(q_string(m.text))) it->texts << q_string(m.text);
+  }
+  std::set<std::string> in_legend;
+  const bool labels = groups.size() <= 12;
+  for (size_t i = 0; i < groups.size(); ++i) {
+    const Group& g = groups[i];
     auto* line = new QLineSeries;
-    line->append(m.time_s / t.scale, 0);
-    line->append(m.time_s / t.scale, top * 1.12);
-    QPen pen(mark_color(m.kind), 1.5, Qt::DashLine);
-    line->setPen(pen);
-    line->setName(q_string(m.kind));
-    line->setObjectName(QStringLiteral("mark:%1").arg(q_string(m.kind)));
+    line->append(g.time_s / t.scale, 0);
+    line->append(g.time_s / t.scale, top * 1.12);
+    line->setPen(QPen(mark_color(g.kind), 1.5, Qt::DashLine));
+    line->setName(q_string(g.kind));
+    line->setObjectName(QStringLiteral("mark:%1").arg(q_string(g.kind)));
     chart->addSeries(line);
     line->attachAxis(t.axis);
     line->attachAxis(y);
-    if (!in_legend.insert(m.kind).second)
+    if (!in_legend.insert(g.kind).second)
       for (auto* marker : chart->legend()->markers(line)) marker->setVisible(false);
-    if (labels) detail::add_text(chart, t.axis, y, QPointF(m.time_s / t.scale, top * 1.14), q_string(m.text), 7);
+    if (labels)
+      detail::add_text(chart, t.axis, y, QPointF(g.time_s / t.scale, top * (1.15 - 0.05 * static_cast<double>(i % 3))),
+                       g.texts.join(QStringLiteral("; ")), 7);
   }
   // Text labels are scatter series: keep them out of the legend.
   for (auto* s : chart->series())

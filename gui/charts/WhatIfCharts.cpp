@@ -394,11 +394,10 @@ QChart* make_leakage_heatmap(const Report& now, const Report* base, const QStrin
     if (resource.isEmpty() && bytes > 0) text += QStringLiteral(" + %1").arg(q(format_value(bytes, "B")));
     return text;
   };
-  detail::style_chart(
-      chart,
-      base ? QStringLiteral("Leakage bound per tenant pair%1: %2 (baseline %3)")
-                 .arg(which, amount(total, total_bytes), amount(base_total, base_bytes))
-           : QStringLiteral("Leakage bound per tenant pair%1: %2 in total").arg(which, amount(total, total_bytes)));
+  detail::style_chart(chart,
+                      base ? QStringLiteral("Leakage per pair%1: %2 (baseline %3)")
+                                 .arg(which, amount(total, total_bytes), amount(base_total, base_bytes))
+                           : QStringLiteral("Leakage per pair%1: %2 in total").arg(which, amount(total, total_bytes)));
   chart->legend()->hide();
   auto* x = new QCategoryAxis;
   auto* y = new QCategoryAxis;
@@ -450,31 +449,43 @@ QChart* make_leakage_heatmap(const Report& now, const Report* base, const QStrin
         const auto text_of = [&](const Cell& c) {
           QString t = c.bits > 0 ? format_bits(c.bits) : c.open ? QStringLiteral("open ?") : QString();
           if (c.bits > 0 && c.unquantified) t += QStringLiteral(" +?");
-          if (c.bytes > 0) t += (t.isEmpty() ? QString() : QStringLiteral(" + ")) + q(format_value(c.bytes, "B"));
+          // Bytes on a line of their own: a cell is narrow once there are a few tenants.
+          if (c.bytes > 0) t += (t.isEmpty() ? QString() : QStringLiteral("\n+ ")) + q(format_value(c.bytes, "B"));
           return t.isEmpty() ? QStringLiteral("closed") : t;
         };
         label = text_of(cell);
         if (base) {
+          // The baseline's value in brackets, only where it differs: "closed (closed)" says nothing twice.
           const auto bt = base_cells.find(key);
-          label += QStringLiteral(" (%1)").arg(text_of(bt == base_cells.end() ? Cell{} : bt->second));
+          const QString before = text_of(bt == base_cells.end() ? Cell{} : bt->second);
+          if (before != label)
+            label += QStringLiteral("\n(%1)").arg(QString(before).replace(QLatin1Char('\n'), QLatin1Char(' ')));
         }
       }
-      auto* text = new QScatterSeries;
-      text->setObjectName(QStringLiteral("label:%1<-%2").arg(q(tenants[i]), q(tenants[s])));
-      text->setMarkerSize(1);
-      text->setColor(Qt::transparent);
-      text->setBorderColor(Qt::transparent);
-      text->append(x0 + 0.5, y0 + 0.45);
-      text->setPointLabelsFormat(label);
-      text->setPointLabelsVisible(true);
-      text->setPointLabelsClipping(false);
-      text->setPointLabelsColor(fill.lightnessF() < 0.5 ? Qt::white : QColor(0x222222));
-      QFont f = text->pointLabelsFont();
-      f.setPointSizeF(n > 5 ? 7.5 : 9);
-      text->setPointLabelsFont(f);
-      chart->addSeries(text);
-      text->attachAxis(x);
-      text->attachAxis(y);
+      // One text series per line (point labels draw one line): the first is named "label:OBSERVER<-SOURCE"
+      // and carries the whole label in its "text" property.
+      const QStringList lines = label.split(QLatin1Char('\n'));
+      const double line_height = 0.13;
+      for (int k = 0; k < lines.size(); ++k) {
+        auto* text = new QScatterSeries;
+        text->setObjectName(k == 0 ? QStringLiteral("label:%1<-%2").arg(q(tenants[i]), q(tenants[s]))
+                                   : QStringLiteral("line:%1<-%2:%3").arg(q(tenants[i]), q(tenants[s])).arg(k));
+        if (k == 0) text->setProperty("text", lines.join(QLatin1Char(' ')));
+        text->setMarkerSize(1);
+        text->setColor(Qt::transparent);
+        text->setBorderColor(Qt::transparent);
+        text->append(x0 + 0.5, y0 + 0.45 + line_height * ((lines.size() - 1) / 2.0 - k));
+        text->setPointLabelsFormat(lines[k]);
+        text->setPointLabelsVisible(true);
+        text->setPointLabelsClipping(false);
+        text->setPointLabelsColor(fill.lightnessF() < 0.5 ? Qt::white : QColor(0x222222));
+        QFont f = text->pointLabelsFont();
+        f.setPointSizeF(n > 5 || (base && n > 3) ? 7 : n > 3 ? 8 : 9);
+        text->setPointLabelsFont(f);
+        chart->addSeries(text);
+        text->attachAxis(x);
+        text->attachAxis(y);
+      }
     }
   }
   add_leakage_scale(chart, x, y, bar_x, bar_w, static_cast<double>(n));

@@ -192,12 +192,13 @@ std::optional<Ctx> Loader::resolve(Ctx c) {
   return std::nullopt;
 }
 
-std::optional<Ctx> Loader::child(const Ctx& parent, const std::string& key) {
-  const std::string path = parent.path.empty() ? key : parent.path + "." + key;
-  const std::string alt = parent.alt_path.empty() ? key : parent.alt_path + "." + key;
+std::optional<Ctx> Loader::override_value(const Ctx& parent, const std::string& path, const std::string& alt,
+                                          bool& found) {
+  found = false;
   for (const auto* p : {&path, &alt}) {
     auto it = overrides_.find(*p);
     if (it == overrides_.end()) continue;
+    found = true;
     it->second.used = true;
     const SourceLoc at{"--set " + *p, 0, 0};
     Diagnostics text_check;
@@ -219,6 +220,15 @@ std::optional<Ctx> Loader::child(const Ctx& parent, const std::string& key) {
       return std::nullopt;
     }
   }
+  return std::nullopt;
+}
+
+std::optional<Ctx> Loader::child(const Ctx& parent, const std::string& key) {
+  const std::string path = parent.path.empty() ? key : parent.path + "." + key;
+  const std::string alt = parent.alt_path.empty() ? key : parent.alt_path + "." + key;
+  bool found = false;
+  auto overridden = override_value(parent, path, alt, found);
+  if (found) return overridden;
   if (!parent.node.IsMap()) return std::nullopt;
   YAML::Node value = parent.node[key];
   if (!value) return std::nullopt;
@@ -286,6 +296,14 @@ std::vector<Ctx> Loader::items(const Ctx& list) {
     if (item.IsMap() && item["name"] && item["name"].IsScalar()) name = item["name"].Scalar();
     Ctx c = list.below(item, list.path + "[" + std::to_string(i) + "]",
                        list.alt_path + "[" + (name.empty() ? std::to_string(i) : name) + "]", list.loc());
+    // A whole item replaced with --set (spec.cluster.nodePools[hgx].gpuSharing[0]={gpus: [6], mode: mps}).
+    bool found = false;
+    auto overridden = override_value(list, c.path, c.alt_path, found);
+    if (found && !overridden) {
+      ++i;
+      continue;
+    }
+    if (found) c = *overridden;
     if (auto r = resolve(c)) {
       // An item included with $ref is named by its fragment: spec.cluster.nodePools[hgx] as well.
       const YAML::Node resolved_name = r->node.IsMap() ? std::as_const(r->node)["name"] : YAML::Node();

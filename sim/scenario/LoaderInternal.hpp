@@ -82,6 +82,9 @@ class Loader {
                                                              std::string* text);
   std::optional<Ctx> resolve(Ctx c);
   std::optional<Ctx> child(const Ctx& parent, const std::string& key);
+  /// The `--set` value given for `path` (or its named form `alt`), marked used; `found` says whether there is
+  /// one (an invalid value is reported and gives nullopt with `found` true).
+  std::optional<Ctx> override_value(const Ctx& parent, const std::string& path, const std::string& alt, bool& found);
   std::vector<Ctx> items(const Ctx& list);
 
   // ---- shape checks ----

@@ -33,6 +33,7 @@
 #include "Lab.hpp"
 #include "LabPanel.hpp"
 #include "MainWindow.hpp"
+#include "ScenarioModel.hpp"
 #include "SecurityView.hpp"
 #include "TopologyView.hpp"
 
@@ -142,8 +143,8 @@ TEST(SecurityView, RemanenceScrapeBytesAttackAndPairBitsEqualReportJson) {
       if (s->objectName() == QStringLiteral("label:%1<-%2").arg(q(pair.first), q(pair.second)))
         label = qobject_cast<QScatterSeries*>(s);
     ASSERT_TRUE(label) << pair.first << " <- " << pair.second;
-    EXPECT_TRUE(label->pointLabelsFormat().contains(q(format_value(cell.bytes, "B"))))
-        << label->pointLabelsFormat().toStdString();
+    const QString text = label->property("text").toString();
+    EXPECT_TRUE(text.contains(q(format_value(cell.bytes, "B")))) << text.toStdString();
   }
 
   // Model IP: one row per exposure of every model; closed channels with their reason.
@@ -392,6 +393,34 @@ TEST(Controls, OnlyStaysThatFailedAreMarkedEndedEarly) {
     if (s->name().startsWith(QLatin1String("ended early"))) ended = qobject_cast<QScatterSeries*>(s);
   ASSERT_TRUE(ended);
   EXPECT_EQ(ended->count(), 1) << "the fault, not the finished job";
+}
+
+}  // namespace
+}  // namespace gtw::gui
+
+namespace gtw::gui {
+namespace {
+
+// Every sharing mode a sharing control offers, on every bundled example, gives overrides the loader takes: a
+// control must not offer a choice that then refuses to run.
+TEST(Controls, EverySharingModeOfferedIsAcceptedByTheLoader) {
+  for (const auto& path : bundled_examples()) {
+    const ScenarioDoc doc = load_scenario_doc(path);
+    if (doc.has_errors()) continue;
+    for (const auto& k : doc.knobs) {
+      if (k.key.size() < 5 || k.key.substr(k.key.size() - 5) != "|mode") continue;
+      for (const auto& mode : k.choices) {
+        if (mode.empty() || mode == k.initial) continue;
+        const auto overrides = overrides_for(doc, {{k.key, mode}});
+        std::string errors;
+        // A reconfiguration of a pool that is no longer MIG is refused, rightly, where the reconfiguration is.
+        for (const auto& d : check_overrides(doc.path, overrides))
+          if (d.severity == Severity::ERROR && d.path.rfind("spec.reconfigurations", 0) != 0)
+            errors += d.format() + "\n";
+        EXPECT_TRUE(errors.empty()) << path.string() << " " << k.key << " = " << mode << ":\n" << errors;
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -207,6 +207,28 @@ TEST(RunCli, SetOverridesByNameAndIndexAndRejectsUnknownPaths) {
   EXPECT_NE(r.err.find("did you mean 'duration'"), std::string::npos) << r.err;
 }
 
+// A whole list item can be replaced (a per-GPU sharing exception, as the GUI's controls write it): the run is
+// the one that changing the item's fields one by one gives; an item that is not there is still refused.
+TEST(RunCli, SetReplacesAWholeListItem) {
+  TempDir dir;
+  const std::string scenario = std::string(GTW_SOURCE_DIR) + "/scenarios/attacks/mitigations.yaml";
+  auto whole = run_report(
+      dir, "w",
+      {scenario, "--set", "spec.cluster.nodePools[node].gpuSharing[1]={gpus: [5], mode: timeSlicing, replicas: 2}"});
+  auto fields =
+      run_report(dir, "f", {scenario, "--set", "spec.cluster.nodePools[node].gpuSharing[1].mode=timeSlicing"});
+  whole.erase("provenance");
+  fields.erase("provenance");
+  EXPECT_EQ(whole.dump(), fields.dump());
+  bool time_sliced = false;
+  for (const auto& g : whole["gpus"]) time_sliced |= g["local_index"] == 5 && g["sharing"] == "timeSlicing";
+  EXPECT_TRUE(time_sliced);
+  const auto r = run_process(
+      {GTW_BINARY, "validate", scenario, "--set", "spec.cluster.nodePools[node].gpuSharing[7]={gpus: [1], mode: mps}"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("nothing at this path"), std::string::npos) << r.err;
+}
+
 TEST(RunCli, HardwareOverridesChangeTheModelAndAreValidated) {
   TempDir dir;
   const auto base = run_report(dir, "base", {TWO_TENANTS});
