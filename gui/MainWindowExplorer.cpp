@@ -3,6 +3,7 @@
 #include <QAbstractSpinBox>
 #include <QAction>
 #include <QApplication>
+#include <QChart>
 #include <QComboBox>
 #include <QDir>
 #include <QDockWidget>
@@ -57,6 +58,7 @@ QString q(const std::string& s) {
 }
 
 const char* KNOB_KEY = "knob";
+constexpr int BASELINE_TIMELINE = -2;  // the Timeline tab's choice "baseline: all devices"
 
 // Passes wheel events of a control on to its scroll area unless the control has the keyboard focus (clicked
 // or tabbed into): the wheel then scrolls the list instead of silently changing a combo box or a spin box.
@@ -230,8 +232,11 @@ QWidget* MainWindow::build_timeline_tab() {
 
 void MainWindow::refresh_timeline() {
   if (!report_) return;
-  timeline_chart_->set_chart(make_timeline_chart(*report_, timeline_device_->currentData().toInt()),
-                             QStringLiteral("This report has no timeline (an older gputwin?)."));
+  const int device = timeline_device_->currentData().toInt();
+  const bool baseline = device == BASELINE_TIMELINE && baseline_;
+  QChart* chart = make_timeline_chart(baseline ? *baseline_ : *report_, baseline ? -1 : device);
+  if (chart && baseline) chart->setTitle(chart->title() + QStringLiteral(", baseline"));
+  timeline_chart_->set_chart(chart, QStringLiteral("This report has no timeline (an older gputwin?)."));
 }
 
 QWidget* MainWindow::build_compliance_tab() {
@@ -660,6 +665,8 @@ void MainWindow::refresh_charts() {
                 .arg(g.local_index)
                 .arg(g.mig_profile.empty() ? QString() : QStringLiteral(" MIG ") + q(g.mig_profile)),
             index);
+  if (base && base->timeline.step_s > 0)
+    timeline_device_->addItem(QStringLiteral("baseline: all devices"), BASELINE_TIMELINE);
   timeline_device_->setCurrentIndex(std::max(0, timeline_device_->findData(keep_device)));
   refresh_timeline();
   placement_chart_->set_chart(make_placement_timeline_chart(*report_, base),

@@ -425,3 +425,48 @@ TEST(Controls, EverySharingModeOfferedIsAcceptedByTheLoader) {
 
 }  // namespace
 }  // namespace gtw::gui
+
+namespace gtw::gui {
+namespace {
+
+QString series_names(QChart* chart) {
+  QStringList names;
+  for (auto* s : chart->series()) names << s->objectName();
+  return names.join(QLatin1Char(' '));
+}
+
+// The Timeline tab: tenants stacked per step, a fault and an attack as marks, the baseline's timeline offered.
+TEST(TimelineView, StackedTenantsFaultAndAttackMarksAndTheBaseline) {
+  MainWindow w;
+  ASSERT_TRUE(w.open_scenario(SCENARIOS + QStringLiteral("/ci/fault-mps.yaml")));
+  ASSERT_TRUE(run_and_wait(w));
+  ASSERT_GT(w.report()->timeline.step_s, 0);
+  bool fault = false;
+  for (const auto& m : w.report()->marks) fault |= m.kind == "fault";
+  EXPECT_TRUE(fault) << "the scenario injects a fault";
+  QChart* chart = w.timeline_chart()->chart();
+  ASSERT_TRUE(chart);
+  EXPECT_TRUE(series_names(chart).contains(QStringLiteral("mark:fault"))) << series_names(chart).toStdString();
+  int tenants = 0;
+  for (auto* s : chart->series()) tenants += s->objectName().startsWith(QLatin1String("tenant:")) ? 1 : 0;
+  EXPECT_EQ(tenants, static_cast<int>(w.report()->timeline.cluster.size()));
+  // One device at a time: every device with a series is offered.
+  EXPECT_EQ(w.timeline_device()->count(), 1 + static_cast<int>(w.report()->timeline.gpus.size()));
+
+  MainWindow a;
+  ASSERT_TRUE(a.open_scenario(SCENARIOS + QStringLiteral("/attacks/remanence-scrape.yaml")));
+  ASSERT_TRUE(run_and_wait(a));
+  a.pin_baseline();
+  ASSERT_TRUE(run_and_wait(a));
+  ASSERT_TRUE(a.timeline_chart()->chart());
+  EXPECT_TRUE(series_names(a.timeline_chart()->chart()).contains(QStringLiteral("mark:attack")));
+  const int base = a.timeline_device()->findText(QStringLiteral("baseline: all devices"));
+  ASSERT_GE(base, 0);
+  a.timeline_device()->setCurrentIndex(base);
+  emit a.timeline_device()->activated(base);
+  ASSERT_TRUE(a.timeline_chart()->chart());
+  EXPECT_TRUE(a.timeline_chart()->chart()->title().endsWith(QStringLiteral("baseline")));
+}
+
+}  // namespace
+}  // namespace gtw::gui
