@@ -3,6 +3,9 @@
 
 #include <xbt/log.h>
 #include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
 #include <set>
 
 XBT_LOG_EXTERNAL_CATEGORY(gtw);
@@ -453,6 +456,88 @@ std::vector<std::string> Platform::route_links(sg4::Host* a, sg4::Host* b) {
   std::sort(names.begin(), names.end());
   names.erase(std::unique(names.begin(), names.end()), names.end());
   return names;
+}
+
+double Platform::alone_seconds(const std::vector<Transfer>& transfers) const {
+  struct Leg {
+    std::vector<size_t> links;  // indices into `capacity` / `fat`
+    double left;
+  };
+  std::vector<Leg> legs_of_all;
+  std::vector<double> capacity;
+  std::vector<bool> fat;
+  std::map<const sg4::Link*, size_t> index;
+  double latency = 0;
+  for (const auto& t : transfers) {
+    if (t.bytes <= 0 || t.from == t.to) continue;
+    for (const auto& [a, b] : legs(t.from, t.to)) {
+      std::vector<sg4::Link*> route;
+      double lat = 0;
+      a->route_to(b, route, &lat);
+      latency = std::max(latency, lat);
+      Leg leg{{}, t.bytes};
+      for (const auto* l : route) {
+        auto [it, added] = index.emplace(l, capacity.size());
+        if (added) {
+          capacity.push_back(l->get_bandwidth());
+          fat.push_back(l->get_sharing_policy() == sg4::Link::SharingPolicy::FATPIPE);
+        }
+        leg.links.push_back(it->second);
+      }
+      legs_of_all.push_back(std::move(leg));
+    }
+  }
+  // Progressive filling: every unfrozen leg's rate rises together until a link is full (or a fat pipe caps
+  // it); the legs through that link freeze; repeat. Then advance to the first completion and start over.
+  double elapsed = 0;
+  std::vector<size_t> active;
+  for (size_t i = 0; i < legs_of_all.size(); ++i) active.push_back(i);
+  while (!active.empty()) {
+    std::vector<double> rate(legs_of_all.size(), 0.0);
+    std::vector<bool> frozen(legs_of_all.size(), false);
+    std::vector<double> room = capacity;
+    size_t unfrozen = active.size();
+    while (unfrozen > 0) {
+      // The smallest equal increment that fills a shared link or reaches a fat pipe's cap.
+      double step = std::numeric_limits<double>::infinity();
+      std::vector<int> users(capacity.size(), 0);
+      for (size_t i : active)
+        if (!frozen[i])
+          for (size_t l : legs_of_all[i].links) users[l] += 1;
+      for (size_t i : active)
+        if (!frozen[i])
+          for (size_t l : legs_of_all[i].links)
+            step = std::min(step, fat[l] ? capacity[l] - rate[i] : room[l] / users[l]);
+      if (!std::isfinite(step)) break;  // legs without links (same host): no bandwidth limit
+      for (size_t i : active)
+        if (!frozen[i]) {
+          rate[i] += step;
+          for (size_t l : legs_of_all[i].links)
+            if (!fat[l]) room[l] -= step;
+        }
+      for (size_t i : active) {
+        if (frozen[i]) continue;
+        for (size_t l : legs_of_all[i].links)
+          if ((fat[l] && rate[i] >= capacity[l] * (1 - 1e-12)) || (!fat[l] && room[l] <= capacity[l] * 1e-12)) {
+            frozen[i] = true;
+            --unfrozen;
+            break;
+          }
+      }
+    }
+    double next = std::numeric_limits<double>::infinity();
+    for (size_t i : active)
+      if (rate[i] > 0) next = std::min(next, legs_of_all[i].left / rate[i]);
+    if (!std::isfinite(next)) break;
+    elapsed += next;
+    std::vector<size_t> still;
+    for (size_t i : active) {
+      legs_of_all[i].left -= rate[i] * next;
+      if (legs_of_all[i].left > 1e-3) still.push_back(i);  // bytes: below a thousandth it has ended
+    }
+    active = std::move(still);
+  }
+  return elapsed + latency;
 }
 
 }  // namespace gtw::fabric

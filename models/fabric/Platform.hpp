@@ -69,6 +69,19 @@ class Platform {
   /// Rail port host of NIC `nic` of a node (railOptimized), nullptr otherwise.
   sg4::Host* rail_port(int node, int nic) const;
 
+  struct Transfer {
+    sg4::Host* from;
+    sg4::Host* to;
+    double bytes;
+  };
+  /// Seconds until the last of `transfers` ends when they start together on an otherwise idle platform:
+  /// the "alone" time of a job's own communication, for its slowdown baseline. Each transfer is carried
+  /// over its legs (legs()); each leg gets the max-min fair rate of its SimGrid route (a shared link split
+  /// among the legs crossing it, a fat-pipe link capping each), recomputed whenever a leg ends, plus the
+  /// longest route latency. This is SimGrid's CM02 model (the engine's) without its latency weighting of
+  /// the shares, which is exact when the legs that meet on a link have equal latencies (a ring).
+  double alone_seconds(const std::vector<Transfer>& transfers) const;
+
  private:
   sg4::Link* make_link(sg4::NetZone* zone, const std::string& name, const Link& l);
   void route(sg4::NetZone* zone, simgrid::kernel::routing::NetPoint* a, simgrid::kernel::routing::NetPoint* b,

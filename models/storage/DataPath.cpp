@@ -2,6 +2,7 @@
 
 #include <xbt/log.h>
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "Platform.hpp"
@@ -157,6 +158,74 @@ bool compliance_allows(SimContext& ctx, DataMovement& m) {
   return false;
 }
 
+// What a store access moves: the network transfers and the disk operations, started together.
+struct IoPlan {
+  std::vector<fabric::Platform::Transfer> transfers;
+  struct DiskOp {
+    sg4::Disk* disk;
+    double bytes;
+    bool read;
+  };
+  std::vector<DiskOp> disks;
+};
+
+// A node's local NVMe: each GPU's bytes through the node's NVMe disk, bouncing through host memory without
+// GPUDirect Storage.
+IoPlan nvme_plan(const SimContext& ctx, const Mover& who, const std::vector<GpuDevice*>& gpus, double bytes,
+                 bool read) {
+  IoPlan plan;
+  for (auto* g : gpus) {
+    const auto& node = ctx.platform->node(g->node());
+    sg4::Host* cpu = node.cpu;
+    sg4::Host* end = who.gpu_direct ? g->host() : cpu;
+    plan.disks.push_back({node.nvme_disk, bytes, read});
+    plan.transfers.push_back(read ? fabric::Platform::Transfer{node.nvme, end, bytes}
+                                  : fabric::Platform::Transfer{end, node.nvme, bytes});
+    if (!who.gpu_direct)
+      plan.transfers.push_back(read ? fabric::Platform::Transfer{cpu, g->host(), bytes}
+                                    : fabric::Platform::Transfer{g->host(), cpu, bytes});
+  }
+  return plan;
+}
+
+// A shared store: striped over its servers, each moving its share over its own port and disk.
+IoPlan store_plan(const SimContext& ctx, const Mover& who, const fabric::StoreParts& parts,
+                  const std::vector<GpuDevice*>& gpus, double bytes, bool read) {
+  IoPlan plan;
+  const double servers = static_cast<double>(parts.servers.size());
+  const double wire = wire_bytes(ctx, who, bytes);
+  for (auto* g : gpus) {
+    sg4::Host* cpu = cpu_of(ctx, g);
+    sg4::Host* end = who.gpu_direct ? g->host() : cpu;
+    for (size_t s = 0; s < parts.servers.size(); ++s) {
+      plan.disks.push_back({parts.disks[s], bytes / servers, read});
+      plan.transfers.push_back(read ? fabric::Platform::Transfer{parts.servers[s], end, wire / servers}
+                                    : fabric::Platform::Transfer{end, parts.servers[s], wire / servers});
+    }
+    // Without GPUDirect Storage the data bounces through host memory (a second PCIe crossing).
+    if (!who.gpu_direct)
+      plan.transfers.push_back(read ? fabric::Platform::Transfer{cpu, g->host(), bytes}
+                                    : fabric::Platform::Transfer{g->host(), cpu, bytes});
+  }
+  return plan;
+}
+
+void start(Flows& flows, const IoPlan& plan) {
+  for (const auto& t : plan.transfers) flows.comm(t.from, t.to, t.bytes);
+  for (const auto& d : plan.disks) d.read ? flows.read(d.disk, d.bytes) : flows.write(d.disk, d.bytes);
+}
+
+// The plan alone: its transfers (max-min on their routes) and its disks (operations on one disk share its
+// bandwidth) run together, so the slower of the two.
+double alone_seconds(const SimContext& ctx, const IoPlan& plan) {
+  std::map<sg4::Disk*, double> read_bytes, write_bytes;
+  for (const auto& d : plan.disks) (d.read ? read_bytes : write_bytes)[d.disk] += d.bytes;
+  double disks = 0;
+  for (const auto& [disk, b] : read_bytes) disks = std::max(disks, b / disk->get_read_bandwidth());
+  for (const auto& [disk, b] : write_bytes) disks = std::max(disks, b / disk->get_write_bandwidth());
+  return std::max(disks, ctx.platform->alone_seconds(plan.transfers));
+}
+
 // Moves data between GPUs and a store: read (store to GPUs) or write.
 bool storage_io(SimContext& ctx, const Mover& who, int data, const std::vector<GpuDevice*>& gpus, double bytes,
                 bool read) {
@@ -199,20 +268,7 @@ bool storage_io(SimContext& ctx, const Mover& who, int data, const std::vector<G
             .node_pools[static_cast<size_t>(ctx.platform->topology().nodes[static_cast<size_t>(gpus[0]->node())].pool)]
             .region;
     if (!compliance_allows(ctx, m)) return false;
-    for (auto* g : gpus) {
-      const auto& node = ctx.platform->node(g->node());
-      sg4::Host* cpu = node.cpu;
-      sg4::Host* end = who.gpu_direct ? g->host() : cpu;
-      if (read) {
-        flows.read(node.nvme_disk, bytes);
-        flows.comm(node.nvme, end, bytes);
-        if (!who.gpu_direct) flows.comm(cpu, g->host(), bytes);
-      } else {
-        flows.write(node.nvme_disk, bytes);
-        flows.comm(end, node.nvme, bytes);
-        if (!who.gpu_direct) flows.comm(g->host(), cpu, bytes);
-      }
-    }
+    start(flows, nvme_plan(ctx, who, gpus, bytes, read));
     flows.wait();
     record(ctx, std::move(m), flows.links);
     return true;
@@ -230,28 +286,10 @@ bool storage_io(SimContext& ctx, const Mover& who, int data, const std::vector<G
     return false;
   }
   if (!compliance_allows(ctx, m)) return false;
-  const auto& parts = ctx.platform->store(k);
-  const double servers = static_cast<double>(parts.servers.size());
   double extra = store_latency(*st);
   if (m.encrypted_in_transit) extra += ctx.spec.fabric.encryption_latency.value;
   sg4::this_actor::sleep_for(extra);
-  const double wire = wire_bytes(ctx, who, bytes);
-  for (auto* g : gpus) {
-    sg4::Host* cpu = cpu_of(ctx, g);
-    sg4::Host* end = who.gpu_direct ? g->host() : cpu;
-    // Striped over the servers: each moves its share over its own port and disk.
-    for (size_t s = 0; s < parts.servers.size(); ++s) {
-      if (read) {
-        flows.read(parts.disks[s], bytes / servers);
-        flows.comm(parts.servers[s], end, wire / servers);
-      } else {
-        flows.write(parts.disks[s], bytes / servers);
-        flows.comm(end, parts.servers[s], wire / servers);
-      }
-    }
-    // Without GPUDirect Storage the data bounces through host memory (a second PCIe crossing).
-    if (!who.gpu_direct) read ? flows.comm(cpu, g->host(), bytes) : flows.comm(g->host(), cpu, bytes);
-  }
+  start(flows, store_plan(ctx, who, ctx.platform->store(k), gpus, bytes, read));
   flows.wait();
   record(ctx, std::move(m), flows.links);
   return true;
@@ -294,42 +332,66 @@ std::string segment_of(const ScenarioSpec& spec, int tenant) {
   return "shared";
 }
 
-double ideal_step_io_seconds(const SimContext& ctx, const WorkloadSpec& w, int dataset, int checkpoint,
-                             const std::vector<GpuDevice*>& gpus) {
+namespace {
+
+// One hierarchical all-reduce of a job spanning nodes, alone: the intra-node rings before and after
+// (NVLink), and the exchange of each GPU's shard with the same-rank GPU of the next node, each timed on
+// the platform's routes (as Workload.cpp's hierarchical_allreduce moves them).
+double alone_allreduce_seconds(const SimContext& ctx, const Mover& who, const WorkloadSpec& w,
+                               const std::vector<GpuDevice*>& gpus) {
+  std::map<int, std::vector<GpuDevice*>> by_node;
+  for (auto* g : gpus) by_node[g->node()].push_back(g);
+  std::vector<std::vector<GpuDevice*>> groups;
+  for (auto& [node, members] : by_node) groups.push_back(members);
+  const size_t m = groups[0].size();
+  const double grad = w.gradient_bytes.value;
+  std::vector<fabric::Platform::Transfer> intra;
+  if (m >= 2)
+    for (const auto& grp : groups)
+      for (size_t g = 0; g < grp.size(); ++g)
+        intra.push_back({grp[g]->host(), grp[(g + 1) % grp.size()]->host(),
+                         grad * static_cast<double>(m - 1) / static_cast<double>(m)});
+  std::vector<std::pair<GpuDevice*, GpuDevice*>> pairs;
+  for (size_t k = 0; k < groups.size(); ++k)
+    for (size_t r = 0; r < std::min(m, groups[(k + 1) % groups.size()].size()); ++r)
+      pairs.emplace_back(groups[k][r], groups[(k + 1) % groups.size()][r]);
+  const double nodes = static_cast<double>(std::max(1, w.nodes));
+  const double inter_bytes = 2.0 * (nodes - 1) / nodes * grad / static_cast<double>(m);
+  double t = 2 * ctx.platform->alone_seconds(intra) +
+             ctx.platform->alone_seconds(gpu_pair_transfers(ctx, who, pairs, inter_bytes));
+  if (encrypts_in_transit(ctx.spec, who.tenant)) t += ctx.spec.fabric.encryption_latency.value;
+  return t;
+}
+
+}  // namespace
+
+double ideal_step_io_seconds(const SimContext& ctx, const Mover& who, const WorkloadSpec& w, int dataset,
+                             int checkpoint, const std::vector<GpuDevice*>& gpus) {
   if (gpus.empty() || !ctx.platform) return 0;
-  const auto& topo = ctx.platform->topology();
-  const auto& node = topo.pools[static_cast<size_t>(topo.nodes[static_cast<size_t>(gpus[0]->node())].pool)];
   const auto& profile = gpus[0]->profile();
   const double n = static_cast<double>(gpus.size());
-  const double per_node = n / std::max(1, w.nodes);
-  // Alone: the slower of the store (aggregate), the NVMe (per node) and the GPU's PCIe link.
+  // Alone: the same transfers and disk operations as the access itself, on an idle platform.
   const auto io_time = [&](int data, double bytes, bool read) {
     if (data < 0 || bytes <= 0) return 0.0;
     const auto& item = ctx.spec.data[static_cast<size_t>(data)];
     const double pcie = read ? profile.pcie_h2d_achievable.value : profile.pcie_d2h_achievable.value;
     if (item.store == HOST_MEMORY_STORE) return bytes / pcie;
-    if (item.store == LOCAL_NVME_STORE)
-      return std::max(per_node * bytes / (read ? node.nvme_read : node.nvme_write), bytes / pcie);
-    const StorageSpec* st = find_store(ctx.spec, item.store);
+    if (item.store == LOCAL_NVME_STORE) return alone_seconds(ctx, nvme_plan(ctx, who, gpus, bytes, read));
+    int k = -1;
+    const StorageSpec* st = find_store(ctx.spec, item.store, &k);
     if (!st) return 0.0;
-    const double bw = read ? st->read_bandwidth.value : st->write_bandwidth.value;
-    return store_latency(*st) + std::max(n * bytes / bw, bytes / pcie);
+    double extra = store_latency(*st);
+    if (encrypts_in_transit(ctx.spec, who.tenant)) extra += ctx.spec.fabric.encryption_latency.value;
+    return extra + alone_seconds(ctx, store_plan(ctx, who, ctx.platform->store(k), gpus, bytes, read));
   };
   double t = 0;
   if (dataset >= 0) t += w.iterations * io_time(dataset, w.data_per_step.value, true);
   if (checkpoint >= 0 && w.io.checkpoint_every > 0)
     t += (w.iterations / w.io.checkpoint_every) * io_time(checkpoint, w.io.checkpoint_bytes.value, false);
   if (w.nodes > 1 && w.gradient_bytes.value > 0) {
-    // Replace the single-node ring of training_step_ideal by the hierarchical all-reduce.
-    const double g = w.gradient_bytes.value, nvlink = profile.nvlink_achievable.value;
-    const double ring = 2.0 * (n - 1) / n * g / nvlink;
-    const double intra = 2.0 * (per_node - 1) / per_node * g / nvlink;
-    const double k = static_cast<double>(w.nodes);
-    // Each GPU through its own NIC; GPUDirect RDMA into a GPU is taken at the measured PCIe rates.
-    const double per_gpu =
-        std::min({node.nic_bandwidth, profile.pcie_h2d_achievable.value, profile.pcie_d2h_achievable.value});
-    const double inter = 2.0 * (k - 1) / k * g / per_node / std::max(1.0, per_gpu);
-    t += w.iterations * (intra + inter - ring);
+    // Replace the single-node ring of training_step_ideal by the hierarchical all-reduce, alone.
+    const double ring = 2.0 * (n - 1) / n * w.gradient_bytes.value / profile.nvlink_achievable.value;
+    t += w.iterations * (alone_allreduce_seconds(ctx, who, w, gpus) - ring);
   }
   return t;
 }
@@ -342,6 +404,24 @@ bool write_from_gpus(SimContext& ctx, const Mover& who, int data, const std::vec
   return storage_io(ctx, who, data, gpus, bytes, false);
 }
 
+std::vector<fabric::Platform::Transfer> gpu_pair_transfers(const SimContext& ctx, const Mover& who,
+                                                           const std::vector<std::pair<GpuDevice*, GpuDevice*>>& pairs,
+                                                           double bytes) {
+  const double wire = wire_bytes(ctx, who, bytes);
+  std::vector<fabric::Platform::Transfer> out;
+  for (const auto& [a, b] : pairs) {
+    if (who.gpu_direct || a->node() == b->node()) {
+      out.push_back({a->host(), b->host(), a->node() == b->node() ? bytes : wire});
+    } else {
+      // Staged: device to host memory, host to host over the fabric, host memory to device.
+      out.push_back({a->host(), cpu_of(ctx, a), bytes});
+      out.push_back({cpu_of(ctx, a), cpu_of(ctx, b), wire});
+      out.push_back({cpu_of(ctx, b), b->host(), bytes});
+    }
+  }
+  return out;
+}
+
 void transfer_between_gpus(SimContext& ctx, const Mover& who, int data,
                            const std::vector<std::pair<GpuDevice*, GpuDevice*>>& pairs, double bytes) {
   if (pairs.empty() || bytes <= 0) return;
@@ -352,18 +432,8 @@ void transfer_between_gpus(SimContext& ctx, const Mover& who, int data,
   m.from = "gpu:" + std::to_string(pairs[0].first->index());
   m.to = "gpu:" + std::to_string(pairs[0].second->index());
   if (m.encrypted_in_transit) sg4::this_actor::sleep_for(ctx.spec.fabric.encryption_latency.value);
-  const double wire = wire_bytes(ctx, who, bytes);
   Flows flows(ctx.platform);
-  for (const auto& [a, b] : pairs) {
-    if (who.gpu_direct || a->node() == b->node()) {
-      flows.comm(a->host(), b->host(), a->node() == b->node() ? bytes : wire);
-    } else {
-      // Staged: device to host memory, host to host over the fabric, host memory to device.
-      flows.comm(a->host(), cpu_of(ctx, a), bytes);
-      flows.comm(cpu_of(ctx, a), cpu_of(ctx, b), wire);
-      flows.comm(cpu_of(ctx, b), b->host(), bytes);
-    }
-  }
+  for (const auto& t : gpu_pair_transfers(ctx, who, pairs, bytes)) flows.comm(t.from, t.to, t.bytes);
   flows.wait();
   record(ctx, std::move(m), flows.links);
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "GpuDevice.hpp"
+#include "Platform.hpp"
 #include "SimContext.hpp"
 
 namespace gtw::storage {
@@ -42,10 +43,15 @@ void transfer_between_gpus(SimContext& ctx, const Mover& who, int data,
 void frontend_transfer(SimContext& ctx, const Mover& who, GpuDevice* gpu, double bytes, bool to_node);
 
 /// Time a training job would spend alone per run on its storage and fabric I/O beyond the
-/// single-node model of training_step_ideal: dataset reads from a store, checkpoints, and the
-/// between-node part of a multi-node all-reduce (for its slowdown SLO).
-double ideal_step_io_seconds(const SimContext& ctx, const WorkloadSpec& w, int dataset, int checkpoint,
-                             const std::vector<GpuDevice*>& gpus);
+/// single-node model of training_step_ideal: dataset reads from a store, checkpoints, and a multi-node
+/// all-reduce timed on the job's own routes with nothing else on them (fabric::Platform::alone_seconds:
+/// the leaf uplinks of an oversubscribed fat tree included), for its slowdown SLO.
+double ideal_step_io_seconds(const SimContext& ctx, const Mover& who, const WorkloadSpec& w, int dataset,
+                             int checkpoint, const std::vector<GpuDevice*>& gpus);
+/// The transfers transfer_between_gpus makes for `pairs` (direct, or staged through host memory).
+std::vector<fabric::Platform::Transfer> gpu_pair_transfers(const SimContext& ctx, const Mover& who,
+                                                           const std::vector<std::pair<GpuDevice*, GpuDevice*>>& pairs,
+                                                           double bytes);
 
 /// Whether the tenant's flows are encrypted in transit (networkPolicies).
 bool encrypts_in_transit(const ScenarioSpec& spec, int tenant);

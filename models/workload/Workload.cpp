@@ -828,7 +828,7 @@ class TrainingJob final : public Workload {
     const int checkpoint = storage::data_index(ctx_.spec, spec_.io.checkpoint);
     const int nodes = std::max(1, spec_.nodes);
     const double io_extra =
-        storage::ideal_step_io_seconds(ctx_, spec_, dataset_on_storage ? dataset : -1, checkpoint, place_.gpus);
+        storage::ideal_step_io_seconds(ctx_, mover, spec_, dataset_on_storage ? dataset : -1, checkpoint, place_.gpus);
     const double ideal =
         runtime.startup_s + spec_.iterations * (training_step_ideal(spec_, profile) + data_extra) + io_extra;
     ctx_.emit(who(0, place_.gpus[0]->index()),
