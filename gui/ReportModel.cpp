@@ -174,7 +174,9 @@ Slo read_slo(const json& j, const std::string& where, const std::string& tenant)
     const json& blame = array_field(j, where, "attribution");
     for (size_t i = 0; i < blame.size(); ++i) {
       const std::string w = at(at(where, "attribution"), i);
-      s.attribution.push_back({str(blame[i], w, "who", true), number(blame[i], w, "share", 0, true)});
+      const std::string via = str(blame[i], w, "via");
+      s.attribution.push_back(
+          {str(blame[i], w, "who", true), number(blame[i], w, "share", 0, true), via.empty() ? "gpu" : via});
     }
   }
   if (j.contains("windows")) {

@@ -23,6 +23,7 @@ struct SloWindow {
 struct Attribution {
   std::string who;  // a tenant name or a pseudo-cause such as "(context switches)"
   double share = 0;
+  std::string via = "gpu";  // gpu, fabric or "storage NAME" (older reports: gpu)
 };
 
 enum class Bound { AT_MOST, AT_LEAST };

@@ -19,7 +19,8 @@ QChart* make_attribution_chart(const Slo& slo, const Report& report) {
     auto* slice = series->append(QString(), a.share);
     const int t = report.tenant_index(a.who);
     // Pseudo-causes ("(context switches)") get greys that stay apart from each other.
-    const QColor c = t >= 0 ? tenant_color(t) : QColor::fromHsv(0, 0, 150 + 30 * (grey++ % 3));
+    QColor c = t >= 0 ? tenant_color(t) : QColor::fromHsv(0, 0, 150 + 30 * (grey++ % 3));
+    if (a.via != "gpu") c = c.lighter(135);  // the tenant's bytes on the victim's links, not its GPU time
     slice->setColor(c);
     slice->setBorderColor(Qt::white);
     slice->setLabel(QStringLiteral("%1%").arg(a.share * 100, 0, 'f', 0));
@@ -29,7 +30,7 @@ QChart* make_attribution_chart(const Slo& slo, const Report& report) {
     slice->setLabelVisible(a.share >= 0.06);
   }
   auto* chart = new QChart;
-  detail::style_chart(chart, QStringLiteral("Who held the GPUs during violations"));
+  detail::style_chart(chart, QStringLiteral("What delayed it during violations: GPUs, storage, fabric"));
   chart->addSeries(series);
   chart->legend()->setAlignment(Qt::AlignRight);
   // Legend entries carry the full names; the slice labels only the percentages.
@@ -37,6 +38,7 @@ QChart* make_attribution_chart(const Slo& slo, const Report& report) {
   for (qsizetype i = 0; i < markers.size() && i < static_cast<qsizetype>(slo.attribution.size()); ++i) {
     const auto& a = slo.attribution[static_cast<size_t>(i)];
     QString who = QString::fromStdString(a.who);
+    if (a.via != "gpu") who += QStringLiteral(" on %1").arg(QString::fromStdString(a.via));
     if (a.who == slo.tenant) who += QStringLiteral(" (own load)");
     markers[i]->setLabel(QStringLiteral("%1  %2%").arg(who).arg(a.share * 100, 0, 'f', 1));
   }

@@ -66,8 +66,10 @@ double ring_allreduce_bytes(const WorkloadSpec& w) {
 
 }  // namespace
 
-double training_step_ideal(const WorkloadSpec& w, const HardwareProfile& p) {
-  double t = w.data_per_step.value > 0 ? PCIE_LATENCY_SECONDS + w.data_per_step.value / p.pcie_h2d_achievable.value : 0;
+double training_step_ideal(const WorkloadSpec& w, const HardwareProfile& p, bool data_from_host) {
+  double t = w.data_per_step.value > 0 && data_from_host
+                 ? PCIE_LATENCY_SECONDS + w.data_per_step.value / p.pcie_h2d_achievable.value
+                 : 0;
   t += p.roofline_time(w.step.flops, w.step.bytes).value;
   t += ring_allreduce_bytes(w) / p.nvlink_achievable.value;
   return t;
@@ -829,8 +831,10 @@ class TrainingJob final : public Workload {
     const int nodes = std::max(1, spec_.nodes);
     const double io_extra =
         storage::ideal_step_io_seconds(ctx_, mover, spec_, dataset_on_storage ? dataset : -1, checkpoint, place_.gpus);
-    const double ideal =
-        runtime.startup_s + spec_.iterations * (training_step_ideal(spec_, profile) + data_extra) + io_extra;
+    // A dataset on a store is timed by io_extra (its reads go store to GPU), not as a host-memory copy.
+    const double ideal = runtime.startup_s +
+                         spec_.iterations * (training_step_ideal(spec_, profile, !dataset_on_storage) + data_extra) +
+                         io_extra;
     ctx_.emit(who(0, place_.gpus[0]->index()),
               {.time = sg4::Engine::get_clock(), .type = EventType::JOB_START, .aux = ideal});
     const double ring_bytes = spec_.gpus > 1 ? 2.0 * (spec_.gpus - 1) / spec_.gpus * spec_.gradient_bytes.value : 0;

@@ -70,7 +70,7 @@ inline constexpr double ATTACK_DEFAULT_MEMORY = 1024.0 * 1024.0 * 1024.0;
 /// Device memory a workload needs per GPU (the spec's `memory`, or weights x 1.3 for inference).
 double workload_memory(const WorkloadSpec& w);
 /// Time of one training step alone: data over PCIe, then compute (roofline), then ring all-reduce.
-double training_step_ideal(const WorkloadSpec& w, const HardwareProfile& profile);
+double training_step_ideal(const WorkloadSpec& w, const HardwareProfile& profile, bool data_from_host = true);
 
 std::unique_ptr<Workload> make_workload(SimContext& ctx, int workload_index, std::vector<ReplicaPlacement> replicas);
 

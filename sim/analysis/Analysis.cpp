@@ -655,9 +655,10 @@ std::vector<std::tuple<int, double, double>> violation_spans(const SloScope& s, 
 }
 
 // Who held the GPUs during the spans: each tenant's share of the busy time, and the context switches'.
-void attribute(const std::vector<std::tuple<int, double, double>>& spans, const ScenarioSpec& spec, const Tally& t,
-               SloResult& r) {
-  if (spans.empty()) return;
+// Returns the GPU time it shared out (busy and switching time on the victim's GPUs in the spans).
+double attribute(const std::vector<std::tuple<int, double, double>>& spans, const ScenarioSpec& spec, const Tally& t,
+                 SloResult& r) {
+  if (spans.empty()) return 0;
   const size_t n_tenants = spec.tenants.size();
   std::vector<double> by_tenant(n_tenants, 0.0);
   double switching = 0, total = 0;
@@ -692,6 +693,61 @@ void attribute(const std::vector<std::tuple<int, double, double>>& spans, const 
     std::stable_sort(r.attribution.begin(), r.attribution.end(),
                      [](const ShareOfBlame& x, const ShareOfBlame& y) { return x.share > y.share; });
   }
+  return total;
+}
+
+// The I/O part of the blame: the victim's time moving data in the violating spans against its GPUs' busy time
+// there (`gpu_time`), and, of the bytes on the links those movements crossed in the spans, each tenant's share
+// (pro rata of each movement's time in a span; a shared store's movements name it, others are fabric). The GPU
+// part is scaled to the rest.
+void attribute_io(const std::vector<std::tuple<int, double, double>>& spans, const ScenarioSpec& spec,
+                  const RunResult& run, const SloScope& s, double gpu_time, SloResult& r) {
+  if (spans.empty() || run.data_movements.empty()) return;
+  std::set<std::pair<double, double>> times;
+  for (const auto& [g, s0, s1] : spans) times.insert({s0, s1});
+  const std::set<size_t> victims(s.matching.begin(), s.matching.end());
+  const auto in_spans = [&times](const DataMovement& m) {
+    double o = 0;
+    for (const auto& [s0, s1] : times) o += overlap(m.start, m.end, s0, s1);
+    return o;
+  };
+  std::set<std::string> links;
+  std::vector<std::pair<double, double>> busy;  // the victim's movements, clipped to the spans
+  for (const auto& m : run.data_movements) {
+    if (!m.allowed || m.workload < 0 || !victims.count(static_cast<size_t>(m.workload)) || !(m.end > m.start)) continue;
+    if (in_spans(m) <= 0) continue;
+    links.insert(m.links.begin(), m.links.end());
+    for (const auto& [s0, s1] : times)
+      if (overlap(m.start, m.end, s0, s1) > 0) busy.emplace_back(std::max(m.start, s0), std::min(m.end, s1));
+  }
+  if (links.empty()) return;
+  std::sort(busy.begin(), busy.end());
+  double io_time = 0, reach = -INF;
+  for (const auto& [b0, b1] : busy) {  // the union: concurrent movements count once
+    if (b1 <= reach) continue;
+    io_time += b1 - std::max(b0, reach);
+    reach = b1;
+  }
+  const double io_share = io_time > 0 ? io_time / (io_time + gpu_time) : 0;
+  std::map<std::pair<int, std::string>, double> bytes;  // (tenant, storage NAME | fabric)
+  double total = 0;
+  for (const auto& m : run.data_movements) {
+    if (!m.allowed || m.tenant < 0 || !(m.end > m.start)) continue;
+    const bool crosses =
+        std::any_of(m.links.begin(), m.links.end(), [&links](const std::string& l) { return links.count(l); });
+    const double o = crosses ? in_spans(m) : 0;
+    if (o <= 0) continue;
+    const double b = m.bytes * o / (m.end - m.start);
+    const bool shared_store = !m.store.empty() && m.store != HOST_MEMORY_STORE && m.store != LOCAL_NVME_STORE;
+    bytes[{m.tenant, shared_store ? "storage " + m.store : "fabric"}] += b;
+    total += b;
+  }
+  if (!(total > 0) || !(io_share > 0)) return;
+  for (auto& b : r.attribution) b.share *= 1 - io_share;
+  for (const auto& [key, b] : bytes)
+    r.attribution.push_back({spec.tenants[static_cast<size_t>(key.first)].name, io_share * b / total, key.second});
+  std::stable_sort(r.attribution.begin(), r.attribution.end(),
+                   [](const ShareOfBlame& x, const ShareOfBlame& y) { return x.share > y.share; });
 }
 
 // "ended by a GPU fault of ...": the faulting clients whose domain ended replicas of the SLO's workloads.
@@ -713,11 +769,13 @@ std::string fault_culprits(const ScenarioSpec& spec, const SloScope& s, const An
 // A one-line "why" a newcomer can read.
 std::string explain_slo(const ScenarioSpec& spec, const SloScope& s, const SloResult& r, const Analysis& a) {
   if (r.met && r.violated == 0) return "met in every " + std::string(s.request_slo ? "window" : "job");
-  std::string who;
+  // Co-tenants on its GPUs, and neighbours on the storage and fabric links it used, named apart.
+  std::string who, io;
   for (const auto& b : r.attribution) {
     if (b.who == s.tenant.name) continue;
-    if (!who.empty()) who += ", ";
-    who += b.who + " " + fmt("%.0f%%", 100 * b.share);
+    std::string& list = b.via == "gpu" ? who : io;
+    if (!list.empty()) list += ", ";
+    list += b.who + " " + fmt("%.0f%%", 100 * b.share) + (b.via == "gpu" ? "" : " (" + b.via + ")");
   }
   size_t failed = 0, killed = 0;
   for (size_t w : s.matching) failed += static_cast<size_t>(a.workloads[w].replicas_failed);
@@ -728,11 +786,10 @@ std::string explain_slo(const ScenarioSpec& spec, const SloScope& s, const SloRe
     text += "; " + std::to_string(killed) + " replica(s) ended by a GPU fault of " + fault_culprits(spec, s, a);
   if (failed > killed)
     text += "; " + std::to_string(failed - killed) + " replica(s) failed (out of memory or unplaced)";
-  if (!who.empty()) {
-    text += "; co-tenants held the shared GPUs during violations: " + who;
-  } else if (failed == 0) {
-    text += "; no co-tenant on its GPUs: its own load exceeds its capacity";
-  }
+  if (!who.empty()) text += "; co-tenants held the shared GPUs during violations: " + who;
+  if (!io.empty()) text += "; neighbours' traffic on the storage and network links it used: " + io;
+  if (who.empty() && io.empty() && failed == 0)
+    text += "; no co-tenant on its GPUs and no neighbour on its links: its own load exceeds its capacity";
   return text;
 }
 
@@ -751,7 +808,9 @@ SloResult evaluate_slo(const ScenarioSpec& spec, const RunResult& run, size_t t,
   else
     job_windows(s, tally, a.duration, r);
   score_slo(s, r);
-  attribute(violation_spans(s, r, tally, a, run.end_time), spec, tally, r);
+  const auto spans = violation_spans(s, r, tally, a, run.end_time);
+  const double gpu_time = attribute(spans, spec, tally, r);
+  attribute_io(spans, spec, run, s, gpu_time, r);
   r.explanation = explain_slo(spec, s, r, a);
   return r;
 }

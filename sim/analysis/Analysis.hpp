@@ -73,7 +73,11 @@ struct WorkloadResult {
 
 struct ShareOfBlame {
   std::string who;   // tenant name, or "(context switches)"
-  double share = 0;  // of GPU time on the victim's GPUs during the violating windows
+  double share = 0;  // of what delayed the victim during the violating windows (below)
+  // What the share is of: "gpu" (GPU time on the victim's GPUs), "storage <name>" or "fabric" (bytes on the
+  // links the victim's own data movements crossed). The victim's time in the windows is split between its
+  // GPUs and its I/O by the time its data movements took; each part is shared out by its own measure.
+  std::string via = "gpu";
 };
 
 struct SloWindow {

@@ -329,7 +329,7 @@ std::string report_json(const ScenarioSpec& spec, const RunResult& run, const An
       for (const auto& w : s.windows)
         windows.push_back({{"start_s", w.start}, {"value", num(w.value)}, {"violated", w.violated}});
       json blame = json::array();
-      for (const auto& b : s.attribution) blame.push_back({{"who", b.who}, {"share", b.share}});
+      for (const auto& b : s.attribution) blame.push_back({{"who", b.who}, {"share", b.share}, {"via", b.via}});
       slos.push_back({{"name", s.name},
                       {"kind", s.kind},
                       {"workload", s.workload},

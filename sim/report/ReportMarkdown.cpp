@@ -238,13 +238,13 @@ std::string report_markdown(const ScenarioSpec& spec, const RunResult& run, cons
 
   md << "## SLOs\n\n";
   md << "| tenant | SLO | objective | met | violated | compliance | target | worst | violation min | blame (GPU time "
-        "on its GPUs during violations) |\n";
+        "on its GPUs, bytes on its storage and fabric links, during violations) |\n";
   md << "|---|---|---|---|---|---|---|---|---|---|\n";
   for (const auto& s : a.slos) {
     std::string blame;
     for (const auto& b : s.attribution) {
       if (!blame.empty()) blame += ", ";
-      blame += b.who + " " + pct(b.share);
+      blame += b.who + " " + pct(b.share) + (b.via == "gpu" ? "" : " (" + b.via + ")");
     }
     char vm[32];
     std::snprintf(vm, sizeof vm, "%.1f", s.violation_minutes);

@@ -76,3 +76,38 @@ TEST(SlowdownBaseline, SharingTheLeafUplinksStillShowsAsSlowdown) {
 
 }  // namespace
 }  // namespace gtw::test
+
+namespace gtw::test {
+namespace {
+
+// A storage-bound victim beside a neighbour reading the same parallel file system: max-min sharing gives each
+// half of the store, so the analytic slowdown is 2x and the neighbour moved half of the bytes on the victim's
+// links; the blame is the neighbour's storage traffic, not "its own load". On another store: alone speed.
+TEST(SlowdownBaseline, AStorageBoundVictimBlamesTheNeighboursStorageTraffic) {
+  const json r = run_json("tests/fixtures/scenarios/storage-contention.yaml", {});
+  EXPECT_NEAR(workload(r, "victim-reader")["mean_slowdown"].get<double>(), 2.0, 0.1);
+  const json& s = slo(r, "victim", "slowdown");
+  EXPECT_FALSE(s["met"].get<bool>());
+  double neighbour = 0, io = 0;
+  for (const auto& b : s["attribution"]) {
+    if (b["via"] == "gpu") continue;
+    io += b["share"].get<double>();
+    if (b["who"] == "neighbour") {
+      EXPECT_EQ(b["via"], "storage fs");
+      neighbour += b["share"].get<double>();
+    }
+  }
+  ASSERT_GT(io, 0.9) << "storage-bound: the I/O is most of what delayed it";
+  EXPECT_NEAR(neighbour / io, 0.5, 0.05) << s["attribution"].dump();
+  const std::string why = s["explanation"].get<std::string>();
+  EXPECT_NE(why.find("neighbour"), std::string::npos) << why;
+  EXPECT_NE(why.find("storage fs"), std::string::npos) << why;
+  EXPECT_EQ(why.find("its own load"), std::string::npos) << why;
+
+  const json apart = run_json("tests/fixtures/scenarios/storage-contention.yaml", {"spec.data[1].store=other"});
+  EXPECT_NEAR(workload(apart, "victim-reader")["mean_slowdown"].get<double>(), 1.0, 0.05);
+  EXPECT_TRUE(slo(apart, "victim", "slowdown")["met"].get<bool>());
+}
+
+}  // namespace
+}  // namespace gtw::test
