@@ -700,9 +700,43 @@ double attribute(const std::vector<std::tuple<int, double, double>>& spans, cons
 // there (`gpu_time`), and, of the bytes on the links those movements crossed in the spans, each tenant's share
 // (pro rata of each movement's time in a span; a shared store's movements name it, others are fabric). The GPU
 // part is scaled to the rest.
+// The victim's replicas starting up inside the spans, on the spans' GPUs: from placement to the first busy
+// interval of the replica's tenant there (runtime start, a confidential VM's boot and attestation, the weight
+// load), as a union of time.
+double cold_start_time(const std::vector<std::tuple<int, double, double>>& spans, const SloScope& s, const Analysis& a,
+                       const Tally& t) {
+  const std::set<size_t> victims(s.matching.begin(), s.matching.end());
+  std::vector<std::pair<double, double>> cold;
+  for (const auto& pl : a.placements) {
+    if (pl.workload < 0 || pl.gpu < 0 || !victims.count(static_cast<size_t>(pl.workload))) continue;
+    const auto& intervals = t.busy[static_cast<size_t>(pl.gpu)];
+    auto it = std::lower_bound(intervals.begin(), intervals.end(), pl.start,
+                               [](const BusyInterval& b, double at) { return b.end <= at; });
+    // A replica that never ran there gives no start-up to measure (it failed, or the log has no busy time).
+    double ready = INF;
+    for (; it != intervals.end(); ++it)
+      if (it->tenant == pl.tenant && it->start >= pl.start - 1e-12) {
+        ready = it->start;
+        break;
+      }
+    if (!std::isfinite(ready)) continue;
+    for (const auto& [g, s0, s1] : spans)
+      if (g == pl.gpu && overlap(pl.start, ready, s0, s1) > 0)
+        cold.emplace_back(std::max(pl.start, s0), std::min(ready, s1));
+  }
+  std::sort(cold.begin(), cold.end());
+  double time = 0, reach = -INF;
+  for (const auto& [c0, c1] : cold) {
+    if (c1 <= reach) continue;
+    time += c1 - std::max(c0, reach);
+    reach = c1;
+  }
+  return time;
+}
+
 void attribute_io(const std::vector<std::tuple<int, double, double>>& spans, const ScenarioSpec& spec,
-                  const RunResult& run, const SloScope& s, double gpu_time, SloResult& r) {
-  if (spans.empty() || run.data_movements.empty()) return;
+                  const RunResult& run, const SloScope& s, double gpu_time, double cold_time, SloResult& r) {
+  if (spans.empty()) return;
   std::set<std::pair<double, double>> times;
   for (const auto& [g, s0, s1] : spans) times.insert({s0, s1});
   const std::set<size_t> victims(s.matching.begin(), s.matching.end());
@@ -720,7 +754,6 @@ void attribute_io(const std::vector<std::tuple<int, double, double>>& spans, con
     for (const auto& [s0, s1] : times)
       if (overlap(m.start, m.end, s0, s1) > 0) busy.emplace_back(std::max(m.start, s0), std::min(m.end, s1));
   }
-  if (links.empty()) return;
   std::sort(busy.begin(), busy.end());
   double io_time = 0, reach = -INF;
   for (const auto& [b0, b1] : busy) {  // the union: concurrent movements count once
@@ -728,7 +761,7 @@ void attribute_io(const std::vector<std::tuple<int, double, double>>& spans, con
     io_time += b1 - std::max(b0, reach);
     reach = b1;
   }
-  const double io_share = io_time > 0 ? io_time / (io_time + gpu_time) : 0;
+  const double whole = io_time + gpu_time + cold_time;
   std::map<std::pair<int, std::string>, double> bytes;  // (tenant, storage NAME | fabric)
   double total = 0;
   for (const auto& m : run.data_movements) {
@@ -742,10 +775,12 @@ void attribute_io(const std::vector<std::tuple<int, double, double>>& spans, con
     bytes[{m.tenant, shared_store ? "storage " + m.store : "fabric"}] += b;
     total += b;
   }
-  if (!(total > 0) || !(io_share > 0)) return;
-  for (auto& b : r.attribution) b.share *= 1 - io_share;
+  if (!(whole > 0) || (!(total > 0) && !(cold_time > 0))) return;
+  const double io_share = total > 0 ? io_time / whole : 0;
+  for (auto& b : r.attribution) b.share *= gpu_time / whole;
   for (const auto& [key, b] : bytes)
     r.attribution.push_back({spec.tenants[static_cast<size_t>(key.first)].name, io_share * b / total, key.second});
+  if (cold_time > 0) r.attribution.push_back({s.tenant.name, cold_time / whole, "cold start"});
   std::stable_sort(r.attribution.begin(), r.attribution.end(),
                    [](const ShareOfBlame& x, const ShareOfBlame& y) { return x.share > y.share; });
 }
@@ -771,7 +806,9 @@ std::string explain_slo(const ScenarioSpec& spec, const SloScope& s, const SloRe
   if (r.met && r.violated == 0) return "met in every " + std::string(s.request_slo ? "window" : "job");
   // Co-tenants on its GPUs, and neighbours on the storage and fabric links it used, named apart.
   std::string who, io;
+  double cold = 0;
   for (const auto& b : r.attribution) {
+    if (b.via == "cold start") cold += b.share;
     if (b.who == s.tenant.name) continue;
     std::string& list = b.via == "gpu" ? who : io;
     if (!list.empty()) list += ", ";
@@ -788,8 +825,13 @@ std::string explain_slo(const ScenarioSpec& spec, const SloScope& s, const SloRe
     text += "; " + std::to_string(failed - killed) + " replica(s) failed (out of memory or unplaced)";
   if (!who.empty()) text += "; co-tenants held the shared GPUs during violations: " + who;
   if (!io.empty()) text += "; neighbours' traffic on the storage and network links it used: " + io;
+  if (cold > 0)
+    text += "; its replicas were starting (runtime, VM boot and attestation, weight load) for " +
+            fmt("%.0f%%", 100 * cold) + " of it";
   if (who.empty() && io.empty() && failed == 0)
-    text += "; no co-tenant on its GPUs and no neighbour on its links: its own load exceeds its capacity";
+    text += cold > 0 ? "; no co-tenant on its GPUs and no neighbour on its links: its start-up and the backlog of "
+                       "requests that arrived meanwhile"
+                     : "; no co-tenant on its GPUs and no neighbour on its links: its own load exceeds its capacity";
   return text;
 }
 
@@ -810,7 +852,7 @@ SloResult evaluate_slo(const ScenarioSpec& spec, const RunResult& run, size_t t,
   score_slo(s, r);
   const auto spans = violation_spans(s, r, tally, a, run.end_time);
   const double gpu_time = attribute(spans, spec, tally, r);
-  attribute_io(spans, spec, run, s, gpu_time, r);
+  attribute_io(spans, spec, run, s, gpu_time, cold_start_time(spans, s, a, tally), r);
   r.explanation = explain_slo(spec, s, r, a);
   return r;
 }
