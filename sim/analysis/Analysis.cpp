@@ -188,6 +188,7 @@ void on_fault(const ScenarioSpec& spec, const Event& e, Analysis& a) {
   f.replica = e.replica;
   f.clients_ended = static_cast<int>(e.value);
   f.whole_gpu = payload::whole_gpu(e);
+  f.whole_node = payload::whole_node(e);
   a.faults.push_back(f);
 }
 
@@ -795,7 +796,9 @@ std::string fault_culprits(const ScenarioSpec& spec, const SloScope& s, const An
       for (const auto& v : f.victims) hit = hit || v.rfind(mine, 0) == 0;
       if (hit && by.find(f.tenant + "/" + f.workload) == std::string::npos)
         by += (by.empty() ? "" : ", ") + f.tenant + "/" + f.workload + " on GPU " + std::to_string(f.gpu) +
-              (f.whole_gpu ? " (one fault domain for the whole GPU)" : "");
+              (f.whole_node  ? " (the whole node was lost)"
+               : f.whole_gpu ? " (one fault domain for the whole GPU)"
+                             : "");
     }
   }
   return by;

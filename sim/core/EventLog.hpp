@@ -29,7 +29,8 @@ enum class EventType : uint8_t {
   JOB_DONE,           // value = completion time (s), aux = ideal time alone (s)
   WORKLOAD_FAILED,    // aux = reason code (FailureReason)
   GPU_FAULT,          // a fatal error in a client; tenant/workload/replica = the faulting client, value = clients
-                      // ended by it (the fault domain), aux = 1 when the domain is the whole GPU (MPS, time-slicing)
+                      // ended by it (the fault domain), aux = 1 when the domain is the whole GPU (MPS, time-slicing),
+                      // 2 when the whole node was lost (scope node)
   MODEL_LOAD,         // a replica loaded one of its service's models (model swapping); value = bytes, aux = start time
   RECONFIGURE_START,  // a MIG re-partitioning of a node pool begins (drain); value = replicas on the old instances,
                       // aux = GPUs re-partitioned
@@ -136,6 +137,11 @@ inline FailureReason failure_reason(const Event& e) {
 inline bool whole_gpu(const Event& e) {
   assert(e.type == EventType::GPU_FAULT);
   return e.aux > 0.5;
+}
+/// A GPU_FAULT that took the whole node down (spec.faults[].scope node): aux 2.
+inline bool whole_node(const Event& e) {
+  assert(e.type == EventType::GPU_FAULT);
+  return e.aux > 1.5;
 }
 /// RECONFIGURE_START: GPUs re-partitioned.
 inline int reconfigured_gpus(const Event& e) {

@@ -918,11 +918,26 @@ class Simulation {
         continue;
       }
       GpuDevice& gpu = *place->gpus[0];
-      const bool whole_gpu = gpu.fault_domain_is_whole_gpu();
+      const bool node_lost = f.scope == FaultScope::NODE;
+      const bool whole_gpu = node_lost || gpu.fault_domain_is_whole_gpu();
       std::vector<std::pair<int, int>> ended;  // (workload, replica)
-      for (int id : gpu.fault_domain(place->contexts[0])) {
-        const auto& c = gpu.contexts()[static_cast<size_t>(id)];
-        ended.emplace_back(c.workload, c.replica);
+      std::vector<int> lost = {gpu.index()};   // devices out of service under failover
+      if (node_lost) {
+        // The whole node: every live client of every device on it.
+        lost.clear();
+        for (const auto& d : gpus_) {
+          if (d->node() != gpu.node()) continue;
+          lost.push_back(d->index());
+          for (const auto& c : d->contexts())
+            if (c.alive && c.workload >= 0 &&
+                std::find(ended.begin(), ended.end(), std::make_pair(c.workload, c.replica)) == ended.end())
+              ended.emplace_back(c.workload, c.replica);
+        }
+      } else {
+        for (int id : gpu.fault_domain(place->contexts[0])) {
+          const auto& c = gpu.contexts()[static_cast<size_t>(id)];
+          ended.emplace_back(c.workload, c.replica);
+        }
       }
       ctx_.emit({.time = now,
                  .type = EventType::GPU_FAULT,
@@ -931,9 +946,23 @@ class Simulation {
                  .replica = f.replica,
                  .gpu = gpu.index(),
                  .value = static_cast<double>(ended.size()),
-                 .aux = whole_gpu ? 1.0 : 0.0});
+                 .aux = node_lost   ? 2.0
+                        : whole_gpu ? 1.0
+                                    : 0.0});
       for (const auto& [wi, replica] : ended) by_index_[static_cast<size_t>(wi)]->kill_replica(replica);
-      if (f.restart_after.value >= 0) {
+      if (f.failover.value >= 0) {
+        // Out of service from now on; after the detection delay the policy places the ended replicas again.
+        for (int d : lost) view_.gpus[static_cast<size_t>(d)].available = false;
+        const double when = now + f.failover.value;
+        sg4::Actor::create("failover", controller_host_, [this, when, ended] {
+          sg4::this_actor::sleep_until(when);
+          for (const auto& [wi, replica] : ended) {
+            if (spec_.workloads[static_cast<size_t>(wi)].kind == WorkloadKind::TRAINING) continue;
+            auto again = place_replica(static_cast<size_t>(wi), replica);
+            if (again) by_index_[static_cast<size_t>(wi)]->move_replica(replica, std::move(*again));
+          }
+        });
+      } else if (f.restart_after.value >= 0) {
         const double when = now + f.restart_after.value;
         sg4::Actor::create("restart", controller_host_, [this, when, ended] {
           sg4::this_actor::sleep_until(when);

@@ -508,7 +508,9 @@ std::string report_json(const ScenarioSpec& spec, const RunResult& run, const An
                       {"tenant", f.tenant},
                       {"workload", f.workload},
                       {"replica", f.replica},
-                      {"domain", f.whole_gpu ? "gpu" : "client"},
+                      {"domain", f.whole_node  ? "node"
+                                 : f.whole_gpu ? "gpu"
+                                               : "client"},
                       {"clients_ended", f.clients_ended},
                       {"ended", f.victims}});
   }

@@ -297,8 +297,11 @@ std::string report_markdown(const ScenarioSpec& spec, const RunResult& run, cons
       std::string ended;
       for (const auto& v : f.victims) ended += (ended.empty() ? "" : ", ") + v;
       md << "| " << format_duration(Seconds(f.time)) << " | " << f.gpu << " | " << f.tenant << "/" << f.workload << "["
-         << f.replica << "] | " << (f.whole_gpu ? "whole GPU" : "the client") << " | " << (ended.empty() ? "-" : ended)
-         << " |\n";
+         << f.replica << "] | "
+         << (f.whole_node  ? "whole node"
+             : f.whole_gpu ? "whole GPU"
+                           : "the client")
+         << " | " << (ended.empty() ? "-" : ended) << " |\n";
     }
   }
 

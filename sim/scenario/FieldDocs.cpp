@@ -591,7 +591,17 @@ const std::vector<FieldDoc>& field_docs() {
       {"spec.faults[].workload", "string", "Workload whose client faults."},
       {"spec.faults[].replica", "int", "Which replica of it (default 0)."},
       {"spec.faults[].restartAfter", "duration",
-       "Ended inference replicas and batch workers restart after this delay (default: they stay down)."},
+       "Ended inference replicas and batch workers restart on the same GPU after this delay (default: they stay "
+       "down)."},
+      {"spec.faults[].failover", "duration",
+       "Failover instead of a restart: the faulted GPU (scope gpu) or every GPU of its node (scope node) is out of "
+       "service for the rest of the run, and after this delay (detection and rescheduling) the ended inference "
+       "replicas and batch workers are placed again by the placement policy, wherever it finds room (another GPU, "
+       "node, pool or region), with every enforcing compliance rule asked first; they start as on first "
+       "placement (runtime start, attestation, weight load). Training jobs are not restarted."},
+      {"spec.faults[].scope", "enum: gpu|node",
+       "gpu (default): the fault domain of the faulting client; node: the whole node is lost (every client on "
+       "every GPU of it ends)."},
       {"spec.reconfigurations", "list",
        "MIG re-partitionings over time. At `at`, every MIG GPU of the node pool stops taking work on its "
        "instances, waits for the work in flight (at most drainTimeout), evicts what is left, is re-partitioned "
@@ -793,6 +803,7 @@ const std::vector<FieldRange>& field_ranges() {
       {"spec.faults[].at", 0, RUN_MAX},
       {"spec.faults[].replica", 0, 100000},
       {"spec.faults[].restartAfter", 0, RUN_MAX},
+      {"spec.faults[].failover", 0, RUN_MAX},
       {"spec.reconfigurations[].at", 0, RUN_MAX},
       {"spec.reconfigurations[].drainTimeout", 0, 1 * DAY},
       {"spec.policies.isolation.timerResolution", 0, 1},

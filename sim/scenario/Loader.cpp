@@ -602,6 +602,13 @@ void Loader::read_spec(const Ctx& c, ScenarioSpec& spec) {
       if (auto w = child(item, "workload")) f.workload_loc = w->loc();
       get_int(item, "replica", f.replica, false);
       get_quantity(item, "restartAfter", f.restart_after, parse_duration, false, false);
+      get_quantity(item, "failover", f.failover, parse_duration, false, false);
+      get_enum(item, "scope", f.scope, fault_scope_names(), false);
+      if (f.restart_after.value >= 0 && f.failover.value >= 0)
+        if (auto fo = child(item, "failover"))
+          d_.error(fo->loc(), fo->path,
+                   "give restartAfter (the clients come back on the same GPU) or failover (they are placed "
+                   "elsewhere), not both");
       spec.faults.push_back(std::move(f));
     }
   }

@@ -17,6 +17,11 @@ const std::vector<std::string>& classification_names() {
   return names;
 }
 
+const std::vector<std::string>& fault_scope_names() {
+  static const std::vector<std::string> names{"gpu", "node"};
+  return names;
+}
+
 const std::vector<std::string>& slo_kind_names() {
   static const std::vector<std::string> names{"latency",      "throughput", "slowdown", "completionTime",
                                               "availability", "ttft",       "tpot"};

@@ -397,11 +397,18 @@ struct WorkloadSpec {
 /// An injected fatal GPU error (e.g. an illegal memory access, Xid 13/31) in one client. Its fault
 /// domain ends with it: every client on the GPU under MPS or time-slicing, only itself on an exclusive
 /// GPU or a MIG instance.
+enum class FaultScope { GPU, NODE };  // "gpu", "node"
+const std::vector<std::string>& fault_scope_names();
+
 struct FaultSpec {
   Seconds at{0};
   std::string workload;
   int replica = 0;
   Seconds restart_after{-1};  // < 0: the ended clients stay down
+  // >= 0: failover: the ended clients are placed again elsewhere after this delay (detection and rescheduling),
+  // the faulted devices out of service for the rest of the run
+  Seconds failover{-1};
+  FaultScope scope = FaultScope::GPU;  // node: every client of every GPU of the node ends
   SourceLoc loc;
   SourceLoc workload_loc;
 };
