@@ -457,7 +457,9 @@ QChart* make_leakage_heatmap(const Report& now, const Report* base, const QStrin
         if (base) {
           // The baseline's value in brackets, only where it differs: "closed (closed)" says nothing twice.
           const auto bt = base_cells.find(key);
-          const QString before = text_of(bt == base_cells.end() ? Cell{} : bt->second);
+          Cell b = bt == base_cells.end() ? Cell{} : bt->second;
+          if (b.bytes == cell.bytes && b.bits > 0) b.bytes = 0;  // the same bytes: say them once, above
+          const QString before = text_of(b);
           if (before != label)
             label += QStringLiteral("\n(%1)").arg(QString(before).replace(QLatin1Char('\n'), QLatin1Char(' ')));
         }
