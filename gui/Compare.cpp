@@ -82,6 +82,12 @@ std::vector<DiffRow> difference_rows(const Report& now, const Report* base) {
   add(rows, "security", "open channels",
       leak(base, [](const Report& r) { return static_cast<double>(r.leakage_open_channels); }),
       leak(&now, [](const Report& r) { return static_cast<double>(r.leakage_open_channels); }), "count");
+  add(rows, "security", "identity paths to other tenants' data",
+      leak(base, [](const Report& r) { return static_cast<double>(r.identity_paths); }),
+      leak(&now, [](const Report& r) { return static_cast<double>(r.identity_paths); }), "count");
+  add(rows, "security", "confused-deputy paths",
+      leak(base, [](const Report& r) { return static_cast<double>(r.confused_deputy_paths); }),
+      leak(&now, [](const Report& r) { return static_cast<double>(r.confused_deputy_paths); }), "count");
   const auto rules = [](const Report* r, bool failed) {
     if (!r || !r->has_compliance) return NO_VALUE;
     return static_cast<double>(failed ? failed_rules(*r) : static_cast<int>(r->findings.size()) - failed_rules(*r));

@@ -441,6 +441,10 @@ void read_leakage(const json& l, Report& r) {
   });
   each("models", [&r](const json& j, const std::string& w) { r.models.push_back(read_model(j, w)); });
   each("attacks", [&r](const json& j, const std::string& w) { r.attacks.push_back(read_attack(j, w)); });
+  each("identity_paths", [&r](const json& j, const std::string&) {
+    ++r.identity_paths;
+    r.confused_deputy_paths += j.value("confused_deputy", false) ? 1 : 0;
+  });
 }
 
 // One tenant -> series object, in the report's tenant order.

@@ -327,6 +327,8 @@ struct Report {
   bool has_leakage = false;
   double leakage_bits = 0;
   double leakage_bytes = 0;
+  int identity_paths = 0;         // leakage.identity_paths: a principal reaching another tenant's data
+  int confused_deputy_paths = 0;  // of them, through a service acting under its own identity
   int leakage_open_channels = 0;
   int leakage_unquantified_channels = 0;
   std::vector<LeakChannel> leak_channels;
