@@ -278,6 +278,9 @@ void on_workload_event(const Event& e, WorkloadTally& t, WorkloadResult& wr) {
       break;
     case EventType::REQUEST_DROPPED:
       ++wr.requests_dropped;
+      // Dropped the instant it arrived (no live replica, or a full queue): it never had a REQUEST_ARRIVAL,
+      // but it arrived.
+      if (e.value == 0 && payload::arrival_time(e) == e.time) ++wr.requests_arrived;
       t.requests.push_back({payload::arrival_time(e), INF, e.gpu});
       break;
     case EventType::BATCH_START:

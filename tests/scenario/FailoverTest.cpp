@@ -57,6 +57,11 @@ TEST(Failover, ResidencyBreaksInAuditAndHoldsInEnforceWhenOnlyAnotherRegionHasRo
   ASSERT_EQ(enforce["placements"].size(), 1u) << "the us-east GPU is refused: the service stays down";
   EXPECT_EQ(finding(enforce, "eu-residency")["status"], "pass");
   EXPECT_GE(finding(enforce, "eu-residency")["prevented"].get<int>(), 1);
+  // Every request is accounted for: those that found no live replica arrived too (they are dropped).
+  for (const json* r : {&audit, &enforce}) {
+    const json& req = (*r)["tenants"][0]["workloads"][0]["requests"];
+    EXPECT_EQ(req["arrived"].get<int>(), req["completed"].get<int>() + req["dropped"].get<int>()) << req.dump();
+  }
   // The cost of holding residency: the service is unavailable from the fault on.
   bool missed = false;
   for (const auto& t : enforce["tenants"])
