@@ -549,6 +549,7 @@ class AttestationBeforeKeyRelease final : public ComplianceRule {
     const auto& events = in.run.log.events();
     std::optional<RunIndex> own;
     const RunIndex& index = in.index ? *in.index : own.emplace(in.spec, in.run);
+    const auto records = records_by_event(in.audit);
     for (const Access& a : audited_accesses(in, cfg)) {
       const Event& e = *a.event;
       if (e.type == EventType::COMPLIANCE_REFUSED) {
@@ -564,6 +565,9 @@ class AttestationBeforeKeyRelease final : public ComplianceRule {
       if (why.empty()) continue;
       auto ev = event_evidence(
           a, event_name(e) + " of " + secret.name + " to " + workload_name(in.spec, e) + ": " + why, "unattested");
+      // The release's own audit record, when the log has it (as audit-complete links its evidence).
+      if (const auto r = records.find(static_cast<int64_t>(e.seq)); r != records.end())
+        ev.audit_record = static_cast<int64_t>(r->second->index);
       add_violation(f, std::move(ev));
     }
     finish_finding(f, "key releases");

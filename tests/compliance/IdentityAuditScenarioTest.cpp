@@ -163,6 +163,7 @@ TEST(IdentityAuditScenario, KeyReleaseFollowsTheProfilesAttestationOnTheCcGpu) {
   EXPECT_EQ(f.evidence[0].event, static_cast<int64_t>(plain_keys[0].seq));
   EXPECT_EQ(f.evidence[0].resource, "db-key");
   EXPECT_NE(f.evidence[0].detail.find("not in confidential-computing mode"), std::string::npos);
+  EXPECT_GE(f.evidence[0].audit_record, 0) << "the release's own audit record";
   EXPECT_TRUE(o.events(EventType::COMPLIANCE_REFUSED).empty());
   EXPECT_GT(o.events(EventType::REQUEST_DONE, plain).size(), 10u);  // it serves with the key
 }
