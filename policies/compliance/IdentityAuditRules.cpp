@@ -507,6 +507,45 @@ class Authorisation final : public ComplianceRule {
   }
 };
 
+// ---------------------------------------------------------------- C11 across delegation: no confused deputy
+
+// Least privilege along a call chain: a principal must not reach another tenant's data or secret only because a
+// service on the way replaced its identity with the service's own broader one. Evidence at the first access the
+// deputy made to the target under that identity (the simulated time of the call), else at t = 0.
+class NoConfusedDeputy final : public ComplianceRule {
+ public:
+  ComplianceFinding evaluate(const ComplianceInput& in, const ComplianceRuleSpec& cfg) const override {
+    ComplianceFinding f =
+        start_finding(cfg, "No cross-tenant path through a service that replaces the caller's identity");
+    const auto& events = in.run.log.events();
+    for (const auto& p : in.identity_paths) {
+      if (!matches_tenant(cfg, in.spec, p.source_tenant)) continue;
+      ++f.checked;
+      if (!p.confused_deputy || !p.granted) continue;
+      ComplianceEvidence ev;
+      ev.resource = p.target;
+      std::string chain;
+      for (const auto& h : p.hops) chain += (chain.empty() ? "" : " -> ") + h;
+      ev.detail = "'" + p.principal + "' reaches " + p.target_kind + " " + p.target + " (" + p.action + ") via " +
+                  chain + " as '" + p.effective_identity + "': a hop replaced its identity";
+      ev.kind = "confusedDeputy";
+      for (const Event& e : events) {
+        if (e.type != EventType::DATA_MOVE) continue;
+        const DataMovement* m = movement_of(in.run, e);
+        if (!m || m->data < 0 || m->identity != p.effective_identity ||
+            in.spec.data[static_cast<size_t>(m->data)].name != p.target)
+          continue;
+        ev.event = static_cast<int64_t>(e.seq);
+        ev.time = e.time;
+        break;
+      }
+      add_violation(f, std::move(ev));
+    }
+    finish_finding(f, "cross-tenant identity paths");
+    return f;
+  }
+};
+
 // ---------------------------------------------------------------- C12 timely revocation
 
 class TimelyRevocation final : public ComplianceRule {
@@ -742,6 +781,15 @@ void register_identity_audit_rules(ComplianceRegistry& registry) {
        "high",
        false},
       factory<Authorisation>());
+  add_compliance_rule(
+      registry,
+      {"no-confused-deputy",
+       "C11 along call chains: no principal reaches another tenant's data or secret only because a service on the "
+       "way replaced the caller's identity with its own (identity.edges propagation replace; "
+       "docs/models/identity.md). Evidence at the deputy's first access to the target.",
+       {}},
+      {"C11", {"NIST SP 800-53 AC-6", "NIST SP 800-53 AC-4", "SOC 2 CC6.1"}, "high", false},
+      factory<NoConfusedDeputy>());
   add_compliance_rule(registry,
                       {"timely-revocation",
                        "C12: after a revocation of a principal at t0, no successful access by it after t0 + grace.",

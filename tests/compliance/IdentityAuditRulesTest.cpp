@@ -539,7 +539,8 @@ TEST(IdentityAuditRules, RegisteredWithTheirIdsAndEnforceability) {
   const std::vector<std::pair<std::string, std::string>> ids{
       {"audit-completeness", "C4"}, {"audit-content", "C5"},      {"audit-integrity", "C6"},
       {"audit-retention", "C7"},    {"logging-gap-alarm", "C8"},  {"unique-identity", "C10"},
-      {"authorisation", "C11"},     {"timely-revocation", "C12"}, {"attestation-before-key-release", "C18"}};
+      {"authorisation", "C11"},     {"timely-revocation", "C12"}, {"attestation-before-key-release", "C18"},
+      {"no-confused-deputy", "C11"}};
   for (const auto& [name, id] : ids) {
     ASSERT_NE(builtin_compliance_registry().find(name), nullptr) << name;
     EXPECT_EQ(compliance_rule_info(name).rule_id, id);
