@@ -6,6 +6,8 @@
 #include <set>
 #include <stdexcept>
 
+#include "Errors.hpp"
+#include "InputFile.hpp"
 #include "ScenarioModel.hpp"
 
 namespace gtw::gui {
@@ -94,11 +96,13 @@ Lab read_lab(const fs::path& file, const YAML::Node& root) {
 LabLoad load_lab(const fs::path& file) {
   LabLoad out;
   try {
-    out.lab = read_lab(file, YAML::LoadFile(file.string()));
+    // The project's one reader of input files: regular files only, within the size cap, UTF-8 (a directory,
+    // a FIFO or /dev/zero is refused with its reason).
+    out.lab = read_lab(file, YAML::Load(read_input_file_or_throw(file.string(), InputKind::TEST_YAML)));
   } catch (const LabError& e) {
     out.error = e.what();
-  } catch (const YAML::BadFile&) {
-    out.error = file.string() + ": cannot be read";
+  } catch (const InputError& e) {
+    out.error = e.what();
   } catch (const YAML::Exception& e) {
     out.error =
         file.string() + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) + ": " + e.msg;

@@ -133,7 +133,7 @@ struct FaultResult {
   int replica = 0;
   int clients_ended = 0;  // the fault domain
   bool whole_gpu = false;
-  bool whole_node = false;  // scope node: every GPU of the node
+  bool whole_node = false;           // scope node: every GPU of the node
   std::vector<std::string> victims;  // "tenant/workload[replica]" of every client ended, in context order
 };
 

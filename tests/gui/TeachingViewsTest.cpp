@@ -338,6 +338,14 @@ TEST(Labs, BadLabFilesAreLocatedErrors) {
   EXPECT_NE(bad_set.error.find("badset.lab.yaml:10:11: set: expected path=value"), std::string::npos) << bad_set.error;
   const LabLoad no_title = load_lab(write("notitle.lab.yaml", good.substr(good.find('\n') + 1)));
   EXPECT_NE(no_title.error.find("title: missing"), std::string::npos) << no_title.error;
+  // Not a lab file at all: refused with the reason, never read without end.
+  const LabLoad empty = load_lab(write("empty.lab.yaml", ""));
+  EXPECT_FALSE(empty.lab);
+  EXPECT_NE(empty.error.find("expected a mapping"), std::string::npos) << empty.error;
+  EXPECT_FALSE(load_lab(dir.path().toStdString()).lab) << "a directory";
+  const LabLoad zero = load_lab("/dev/zero");
+  EXPECT_FALSE(zero.lab);
+  EXPECT_NE(zero.error.find("/dev/zero"), std::string::npos) << zero.error;
 }
 
 TEST(Labs, HeadlessWhatIfRendersTheComparison) {

@@ -15,12 +15,7 @@ const std::string SCENARIO = std::string(GTW_SOURCE_DIR) + "/tests/fixtures/scen
 
 json run_json(const std::vector<std::string>& sets) {
   TempDir dir;
-  std::vector<std::string> argv = run_argv(GTW_BINARY, SCENARIO, dir.file("out"), "json");
-  for (const auto& s : sets) {
-    argv.push_back("--set");
-    argv.push_back(s);
-  }
-  const auto r = run_process(argv);
+  const auto r = run_process(run_argv(GTW_BINARY, SCENARIO, dir.file("out"), "json", sets));
   EXPECT_EQ(r.exit_code, 0) << r.err;
   return json::parse(read_text(dir.file("out") + "/report.json"));
 }
