@@ -79,6 +79,35 @@ bool describe(const ScenarioSpec& spec, const RunResult& run, const Event& e, Au
       r.outcome = e.value >= 0.5 ? "success" : "denied";
       return true;
     }
+    case EventType::AGENT_CALL: {
+      // A data hop is recorded by its DATA_MOVE / DATA_DENIED; calls, store and secret hops here.
+      const auto i = payload::invocation_step(e, run.invocation_steps.size());
+      if (!i) return false;
+      const auto& s = run.invocation_steps[*i];
+      if (s.target_kind == "data") return false;
+      r.type = s.target_kind == "secret" ? "secretRead" : s.target_kind == "store" ? "storeAccess" : "serviceCall";
+      r.principal = s.identity;
+      r.tenant = s.identity_tenant;
+      r.owner = s.owner;
+      r.resource = s.to;
+      r.source = s.from;
+      r.location = "invocation:" + spec.identity.invocations[static_cast<size_t>(s.invocation)].name;
+      r.outcome = s.allowed ? "success" : "denied";
+      return true;
+    }
+    case EventType::SECRET_ROTATED: {
+      const auto i = payload::secret(e, spec.identity.secrets.size());
+      if (!i) return false;
+      const auto& s = spec.identity.secrets[*i];
+      r.type = "secretRotated";
+      r.principal = "secret-store";
+      r.owner = s.tenant_index;
+      r.resource = s.name;
+      r.source = s.path;
+      r.location = "secret-store";
+      r.outcome = payload::emergency_rotation(e) ? "emergency" : "success";
+      return true;
+    }
     case EventType::COMPLIANCE_REFUSED: {
       const auto i = static_cast<size_t>(e.value);
       r.type = "complianceRefused";

@@ -16,8 +16,13 @@
 #include <boost/graph/adjacency_list.hpp>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <map>
+#include <optional>
 #include <tuple>
+
+#include "Rng.hpp"
 
 namespace gtw::identity {
 
@@ -57,6 +62,7 @@ struct EdgeProps {
   std::string action;  // call | read | write | use
   Hop hop = Hop::PASSTHROUGH;
   std::string acts_as;  // REPLACE on a workload edge: the identity the access runs as
+  int spec_edge = -1;   // index into spec.identity.edges (-1: a grant or workload edge)
 };
 
 using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, NodeProps, EdgeProps>;
@@ -108,11 +114,11 @@ class IdentityGraph {
   }
 
   void add_edge(const std::string& from, const std::string& to, const std::string& action, Hop hop,
-                const std::string& acts_as = {}) {
+                const std::string& acts_as = {}, int spec_edge = -1) {
     auto f = by_name_.find(from);
     auto t = by_name_.find(to);
     if (f == by_name_.end() || t == by_name_.end()) return;
-    boost::add_edge(f->second, t->second, EdgeProps{action, hop, acts_as}, g_);
+    boost::add_edge(f->second, t->second, EdgeProps{action, hop, acts_as, spec_edge}, g_);
   }
 
   static std::string workload_identity(const WorkloadSpec& w) {
@@ -136,11 +142,12 @@ class IdentityGraph {
       add_node(NodeProps{st.name, NodeKind::STORE, owner, "", static_cast<int>(i)});
     }
 
-    for (const auto& e : id.edges) {
+    for (size_t i = 0; i < id.edges.size(); ++i) {
+      const auto& e = id.edges[i];
       const Hop hop = e.propagation == Propagation::EXCHANGE  ? Hop::EXCHANGE
                       : e.propagation == Propagation::REPLACE ? Hop::REPLACE
                                                               : Hop::PASSTHROUGH;
-      add_edge(e.from, e.to, e.action, hop);
+      add_edge(e.from, e.to, e.action, hop, {}, static_cast<int>(i));
     }
     for (const auto& gr : id.grants) {
       const auto t = by_name_.find(gr.resource);
@@ -168,12 +175,15 @@ class IdentityGraph {
     }
   }
 
-  bool has_grant(Vertex who, Vertex target, const std::string& action) const {
+  // A grant of `who` on the target (or the store holding it) for the action; at time `at` when given (its
+  // from/until window), whatever its window otherwise (the standing capability).
+  bool has_grant(Vertex who, Vertex target, const std::string& action, std::optional<double> at = {}) const {
     const std::string& name = g_[who].name;
     const auto& t = g_[target];
     const std::string store = t.kind == NodeKind::DATA ? spec_.data[static_cast<size_t>(t.index)].store : "";
     for (const auto& gr : spec_.identity.grants) {
       if (gr.principal != name) continue;
+      if (at && (*at < gr.from.value || (gr.until.value >= 0 && *at >= gr.until.value))) continue;
       if (gr.resource != t.name && (store.empty() || gr.resource != store)) continue;
       if (gr.actions.empty() || std::find(gr.actions.begin(), gr.actions.end(), action) != gr.actions.end())
         return true;
@@ -210,9 +220,10 @@ class IdentityGraph {
     bool allowed = false;
     bool granted = false;
   };
-  Access access(Vertex who, bool narrowed, Vertex target, const std::string& action) const {
+  Access access(Vertex who, bool narrowed, Vertex target, const std::string& action,
+                std::optional<double> at = {}) const {
     Access a;
-    a.granted = has_grant(who, target, action);
+    a.granted = has_grant(who, target, action, at);
     a.allowed = a.granted || (!narrowed && acl_admits(who, target));
     return a;
   }
@@ -298,6 +309,182 @@ class IdentityGraph {
     p.confused_deputy = replaced && effective != walk.start && !access(walk.start, false, target, action).allowed;
     out.push_back(std::move(p));
   }
+
+ public:
+  // ---- Invocations at run time (docs/models/identity.md, "Invocations at run time") ----
+
+  std::vector<InvocationStep> invocation_steps(uint64_t seed) const {
+    std::vector<InvocationStep> out;
+    const auto& id = spec_.identity;
+    for (size_t i = 0; i < id.invocations.size(); ++i) {
+      const auto& inv = id.invocations[i];
+      const auto principal = by_name_.find(inv.principal);
+      const auto entry = by_name_.find(inv.entry);
+      if (principal == by_name_.end() || entry == by_name_.end()) continue;  // validation reports it
+      RngStream walk_rng = make_stream(seed, "identity/walk/" + inv.name);
+      const std::vector<double> times = call_times(inv, seed);
+      for (size_t k = 0; k < times.size(); ++k) {
+        RunWalk w{static_cast<int>(i),
+                  static_cast<int>(k),
+                  times[k],
+                  times[k],
+                  principal->second,
+                  {principal->second},
+                  {},
+                  principal->second,
+                  false,
+                  token_for(principal->second, times[k]),
+                  {}};
+        run_walk(w, walk_rng, out);
+      }
+    }
+    std::stable_sort(out.begin(), out.end(), [](const InvocationStep& a, const InvocationStep& b) {
+      return std::tie(a.time, a.invocation, a.call) < std::tie(b.time, b.invocation, b.call);
+    });
+    return out;
+  }
+
+ private:
+  struct Token {
+    Vertex subject;  // the principal it was issued to
+    double issued = 0;
+    double expires = 0;
+  };
+  struct RunWalk {
+    int invocation;
+    int call;
+    double start;
+    double clock;  // time of the hop being walked
+    Vertex principal;
+    std::vector<Vertex> path;
+    std::vector<Hop> hops;
+    Vertex effective;
+    bool narrowed;
+    Token token;  // the token the current node presents on its next hop
+    std::optional<std::string> refused;
+  };
+
+  std::vector<double> call_times(const InvocationSpec& inv, uint64_t seed) const {
+    std::vector<double> times;
+    for (const auto& t : inv.at) times.push_back(t.value);
+    if (inv.rate.value > 0) {
+      RngStream rng = make_stream(seed, "identity/invocations/" + inv.name);
+      const double until = inv.until.value >= 0 ? inv.until.value : spec_.duration.value;
+      for (double t = inv.from.value + rng.exponential(inv.rate.value); t < until; t += rng.exponential(inv.rate.value))
+        times.push_back(t);
+    }
+    std::sort(times.begin(), times.end());
+    return times;
+  }
+
+  Token token_for(Vertex subject, double now) const {
+    return Token{subject, now, now + spec_.identity.token_lifetime.value};
+  }
+
+  // When the principal was first revoked (infinity: never).
+  double revoked_at(Vertex who) const {
+    double at = std::numeric_limits<double>::infinity();
+    for (const auto& r : spec_.identity.revocations)
+      if (r.principal == g_[who].name) at = std::min(at, r.at.value);
+    return at;
+  }
+
+  // Whether a service accepts the token at `now`; empty: yes. Local validation checks the signature and
+  // expiry only: a token issued before its subject's revocation keeps working until it expires.
+  std::optional<std::string> token_refusal(const Token& t, double now) const {
+    if (now > t.expires) return std::string("tokenExpired");
+    const double revoked = revoked_at(t.subject);
+    if (revoked <= t.issued) return std::string("revoked");  // the issuer refuses a revoked subject
+    if (spec_.identity.token_validation == TokenValidation::INTROSPECTION && revoked <= now)
+      return std::string("revoked");
+    return std::nullopt;
+  }
+
+  void run_walk(RunWalk& w, RngStream& rng, std::vector<InvocationStep>& out) const {
+    const Vertex here = w.path.back();
+    for (auto [e, end] = boost::out_edges(here, g_); e != end; ++e) {
+      const EdgeProps& ep = g_[*e];
+      if (ep.spec_edge < 0) continue;  // run time follows the declared call plan only
+      const auto& spec_edge = spec_.identity.edges[static_cast<size_t>(ep.spec_edge)];
+      // Only the entry is called from the principal; every draw is taken, so a probability change moves
+      // no other edge's draws.
+      const bool taken = rng.uniform() < spec_edge.probability;
+      const Vertex next = boost::target(*e, g_);
+      if (w.path.size() == 1 && g_[next].name != spec_.identity.invocations[static_cast<size_t>(w.invocation)].entry)
+        continue;
+      if (!taken || std::find(w.path.begin(), w.path.end(), next) != w.path.end()) continue;
+      if (static_cast<int>(w.hops.size()) >= MAX_HOPS) continue;
+      w.clock += spec_edge.latency.value;
+      InvocationStep step = hop_step(w, here, next, ep);
+      out.push_back(step);
+      if (!step.allowed || g_[next].kind != NodeKind::SERVICE) continue;
+      RunWalk inner = w;
+      inner.path.push_back(next);
+      inner.hops.push_back(ep.hop);
+      inner.effective = principal_vertex(step.identity, w.effective);
+      inner.narrowed = step.narrowed;
+      inner.token = Token{inner.effective, step.token_issued, step.token_expires};
+      run_walk(inner, rng, out);
+      w.clock = inner.clock;  // the caller waits for the callee (sequential tool calls)
+    }
+  }
+
+  // The hop u -> v at w.clock: the token it presents, the identity the callee sees, and for a resource
+  // whether that identity may do the action now.
+  InvocationStep hop_step(const RunWalk& w, Vertex here, Vertex next, const EdgeProps& ep) const {
+    InvocationStep s;
+    s.invocation = w.invocation;
+    s.call = w.call;
+    s.hop = static_cast<int>(w.hops.size()) + 1;
+    s.time = w.clock;
+    s.call_start = w.start;
+    s.principal = g_[w.principal].name;
+    s.from = g_[here].name;
+    s.to = g_[next].name;
+    const NodeKind kind = g_[next].kind;
+    s.target_kind = kind == NodeKind::SERVICE  ? "service"
+                    : kind == NodeKind::SECRET ? "secret"
+                    : kind == NodeKind::STORE  ? "store"
+                                               : "data";
+    s.target_index = g_[next].index;
+    s.owner = kind == NodeKind::SERVICE ? -1 : g_[next].tenant;
+    s.action = ep.action;
+    s.propagation = hop_name(ep.hop);
+    Vertex effective = w.effective;
+    bool narrowed = w.narrowed;
+    Token token = w.token;
+    std::optional<std::string> refused = token_refusal(w.token, w.clock);
+    if (!refused && ep.hop == Hop::EXCHANGE) {
+      narrowed = true;  // the STS issues a narrower token, capped by its subject token's expiry
+      token = Token{effective, w.clock, std::min(w.token.expires, w.clock + spec_.identity.token_lifetime.value)};
+    } else if (!refused && ep.hop == Hop::REPLACE) {
+      effective = principal_vertex(kind == NodeKind::SERVICE ? g_[next].identity : g_[here].identity, effective);
+      narrowed = false;
+      token = token_for(effective, w.clock);  // the service's own, fresh credential
+      refused = token_refusal(token, w.clock);
+    }
+    s.identity = g_[effective].name;
+    s.identity_tenant = g_[effective].tenant;
+    s.narrowed = narrowed;
+    s.token_issued = token.issued;
+    s.token_expires = token.expires;
+    if (!refused && kind != NodeKind::SERVICE && !access(effective, narrowed, next, ep.action, w.clock).allowed)
+      refused = std::string("notGranted");
+    s.allowed = !refused;
+    s.reason = refused.value_or("");
+    if (!s.allowed) return s;
+    s.after_revocation = revoked_at(token.subject) <= w.clock;
+    if (kind != NodeKind::SERVICE) {
+      const bool replaced =
+          ep.hop == Hop::REPLACE || std::find(w.hops.begin(), w.hops.end(), Hop::REPLACE) != w.hops.end();
+      const bool escalated =
+          replaced && effective != w.principal && !access(w.principal, false, next, ep.action, w.clock).allowed;
+      const int caller_tenant = g_[w.principal].tenant;
+      s.confused_deputy = escalated && s.owner >= 0 && caller_tenant >= 0 && s.owner != caller_tenant;
+      s.over_privileged = escalated && !s.confused_deputy;
+    }
+    return s;
+  }
 };
 
 }  // namespace
@@ -312,6 +499,11 @@ std::vector<IdentityPath> cross_tenant_paths(const ScenarioSpec& spec, PathSearc
 std::vector<IdentityPath> cross_tenant_paths(const ScenarioSpec& spec) {
   PathSearchStats stats;
   return cross_tenant_paths(spec, stats);
+}
+
+std::vector<InvocationStep> simulate_invocations(const ScenarioSpec& spec, uint64_t seed) {
+  if (spec.identity.invocations.empty()) return {};
+  return IdentityGraph(spec).invocation_steps(seed);
 }
 
 }  // namespace gtw::identity

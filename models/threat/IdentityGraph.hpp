@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "InvocationStep.hpp"
 #include "Scenario.hpp"
 
 namespace gtw::identity {
@@ -37,5 +38,10 @@ struct PathSearchStats {
   bool truncated = false;
 };
 std::vector<IdentityPath> cross_tenant_paths(const ScenarioSpec& spec, PathSearchStats& stats);
+
+/// Every hop of every invocation of spec.identity.invocations, sorted by (time, invocation, call, order of
+/// the walk). Seeded: the Poisson calls and the edges' probabilities draw from streams named after the
+/// invocation. Deterministic.
+std::vector<InvocationStep> simulate_invocations(const ScenarioSpec& spec, uint64_t seed);
 
 }  // namespace gtw::identity

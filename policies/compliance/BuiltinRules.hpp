@@ -19,6 +19,7 @@ void add_compliance_rule(ComplianceRegistry& registry, PluginInfo info, Complian
 
 void register_data_rules(ComplianceRegistry& registry);
 void register_identity_audit_rules(ComplianceRegistry& registry);
+void register_lifecycle_rules(ComplianceRegistry& registry);
 
 /// True when the rule's match selects the tenant (by name or classification); empty lists match all.
 bool matches_tenant(const ComplianceRuleSpec& cfg, const ScenarioSpec& spec, int tenant);
@@ -29,6 +30,20 @@ std::string data_region(const ScenarioSpec& spec, int data);
 std::string data_classification(const ScenarioSpec& spec, int data);
 /// A comma-separated list parameter, split and trimmed (empty entries dropped).
 std::vector<std::string> param_list(const Params& params, const std::string& name);
+
+/// A rule parameter's value (after with_rule_defaults), or `fallback` when absent or of another type.
+double number_param(const Params& p, const std::string& name, double fallback);
+bool bool_param(const Params& p, const std::string& name, bool fallback);
+std::string string_param(const Params& p, const std::string& name, const std::string& fallback);
+/// A duration parameter (seconds, 0 .. 1e12) for a rule's PluginInfo.
+ParamSpec seconds(const char* name, double value, const char* help);
+/// Seconds as evidence text: "3 d", "2 h", "1.5 d", "42 s".
+std::string seconds_text(double s);
+/// The registry factory of a rule without construction parameters.
+template <class Rule>
+ComplianceRegistry::Factory factory() {
+  return [](const Params&) { return std::make_unique<Rule>(); };
+}
 
 /// A finding with the rule's identity filled in (policy, rule, id, title, requirements, action, location).
 ComplianceFinding start_finding(const ComplianceRuleSpec& cfg, const std::string& title);

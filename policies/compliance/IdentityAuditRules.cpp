@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <tuple>
 
 #include "BuiltinRules.hpp"
 #include "Sha256.hpp"
@@ -29,35 +30,6 @@ constexpr double DEFAULT_MAX_GAP = 5 * MINUTE;        // C8: T_gap
 constexpr double DEFAULT_ALERT_WITHIN = 15 * MINUTE;  // C8: T_alert
 constexpr double DEFAULT_GRACE = 24 * HOUR;           // C12
 constexpr double DEFAULT_FRESHNESS = 24 * HOUR;       // C18: W
-
-double number_param(const Params& p, const std::string& name, double fallback) {
-  const auto it = p.find(name);
-  return it != p.end() && std::holds_alternative<double>(it->second) ? std::get<double>(it->second) : fallback;
-}
-
-bool bool_param(const Params& p, const std::string& name, bool fallback) {
-  const auto it = p.find(name);
-  return it != p.end() && std::holds_alternative<bool>(it->second) ? std::get<bool>(it->second) : fallback;
-}
-
-std::string string_param(const Params& p, const std::string& name, const std::string& fallback) {
-  const auto it = p.find(name);
-  return it != p.end() && std::holds_alternative<std::string>(it->second) ? std::get<std::string>(it->second)
-                                                                          : fallback;
-}
-
-std::string seconds_text(double s) {
-  char buf[64];
-  if (s >= DAY && std::fmod(s, DAY) == 0)
-    std::snprintf(buf, sizeof buf, "%.0f d", s / DAY);
-  else if (s >= HOUR && std::fmod(s, HOUR) == 0)
-    std::snprintf(buf, sizeof buf, "%.0f h", s / HOUR);
-  else if (s >= DAY)
-    std::snprintf(buf, sizeof buf, "%.1f d", s / DAY);
-  else
-    std::snprintf(buf, sizeof buf, "%.6g s", s);
-  return buf;
-}
 
 /// The principal a workload's replicas act as (as the data path records it): io.identity or the tenant's name.
 std::string workload_principal(const ScenarioSpec& spec, int workload) {
@@ -117,6 +89,21 @@ std::vector<Access> audited_accesses(const ComplianceInput& in, const Compliance
       a.container = secrets[s].path;
       a.action = "use";
       a.success = e.value > 0.5;
+      a.secret = static_cast<int>(s);
+    } else if (e.type == EventType::AGENT_CALL) {
+      // An agent's use of a secret (its data hops are DATA_MOVE / DATA_DENIED, its calls no access).
+      const auto i = payload::invocation_step(e, in.run.invocation_steps.size());
+      if (!i) continue;
+      const auto& step = in.run.invocation_steps[*i];
+      if (step.target_kind != "secret" || step.target_index < 0 ||
+          static_cast<size_t>(step.target_index) >= secrets.size() || !matches_tenant(cfg, in.spec, step.owner))
+        continue;
+      const auto s = static_cast<size_t>(step.target_index);
+      a.principal = step.identity;
+      a.resource = secrets[s].name;
+      a.container = secrets[s].path;
+      a.action = "use";
+      a.success = step.allowed;
       a.secret = static_cast<int>(s);
     } else if (e.type == EventType::COMPLIANCE_REFUSED) {
       // A refused data access is matched by the data of the DATA_DENIED that follows it; the others by tenant.
@@ -517,11 +504,35 @@ class NoConfusedDeputy final : public ComplianceRule {
   ComplianceFinding evaluate(const ComplianceInput& in, const ComplianceRuleSpec& cfg) const override {
     ComplianceFinding f =
         start_finding(cfg, "No cross-tenant path through a service that replaces the caller's identity");
+    const bool within_tenant = bool_param(cfg.params, "withinTenant", false);
+    // Run time first: each (principal, target, identity) reached through a deputy, at its first hop.
+    std::set<std::tuple<std::string, std::string, std::string>> seen;
+    for (const Event& e : in.run.log.events()) {
+      if (e.type != EventType::AGENT_CALL || e.value < 0.5) continue;
+      const auto i = payload::invocation_step(e, in.run.invocation_steps.size());
+      if (!i) continue;
+      const auto& s = in.run.invocation_steps[*i];
+      if (!(s.confused_deputy || (within_tenant && s.over_privileged)) || !matches_tenant(cfg, in.spec, s.owner))
+        continue;
+      ++f.checked;
+      if (!seen.emplace(s.principal, s.to, s.identity).second) continue;
+      ComplianceEvidence ev;
+      ev.event = static_cast<int64_t>(e.seq);
+      ev.time = e.time;
+      ev.resource = s.to;
+      ev.detail = "'" + s.principal + "' " + s.action + "s " + s.target_kind + " " + s.to +
+                  " at t=" + seconds_text(e.time) + " through '" + s.from + "' as '" + s.identity + "' (" +
+                  spec_invocation_name(in.spec, s.invocation) + ", call " + std::to_string(s.call) + ", hop " +
+                  std::to_string(s.hop) + "): it may not do so itself";
+      ev.kind = s.confused_deputy ? "confusedDeputy" : "overPrivileged";
+      add_violation(f, std::move(ev));
+    }
+    // Standing paths of the graph that no invocation took: the deputy's first data access as evidence.
     const auto& events = in.run.log.events();
     for (const auto& p : in.identity_paths) {
       if (!matches_tenant(cfg, in.spec, p.source_tenant)) continue;
       ++f.checked;
-      if (!p.confused_deputy || !p.granted) continue;
+      if (!p.confused_deputy || !p.granted || seen.count({p.principal, p.target, p.effective_identity})) continue;
       ComplianceEvidence ev;
       ev.resource = p.target;
       std::string chain;
@@ -541,8 +552,15 @@ class NoConfusedDeputy final : public ComplianceRule {
       }
       add_violation(f, std::move(ev));
     }
-    finish_finding(f, "cross-tenant identity paths");
+    finish_finding(f, "cross-tenant identity paths and deputy hops");
     return f;
+  }
+
+ private:
+  static std::string spec_invocation_name(const ScenarioSpec& spec, int i) {
+    return i >= 0 && static_cast<size_t>(i) < spec.identity.invocations.size()
+               ? "invocation " + spec.identity.invocations[static_cast<size_t>(i)].name
+               : std::string("invocation ?");
   }
 };
 
@@ -677,15 +695,6 @@ class AttestationBeforeKeyRelease final : public ComplianceRule {
 
 // ---------------------------------------------------------------- registration
 
-template <class Rule>
-ComplianceRegistry::Factory factory() {
-  return [](const Params&) { return std::make_unique<Rule>(); };
-}
-
-ParamSpec seconds(const char* name, double value, const char* help) {
-  return ParamSpec{name, ParamType::NUMBER, value, help, 0, 1e12, {}};
-}
-
 }  // namespace
 
 void register_identity_audit_rules(ComplianceRegistry& registry) {
@@ -786,8 +795,16 @@ void register_identity_audit_rules(ComplianceRegistry& registry) {
       {"no-confused-deputy",
        "C11 along call chains: no principal reaches another tenant's data or secret only because a service on the "
        "way replaced the caller's identity with its own (identity.edges propagation replace; "
-       "docs/models/identity.md). Evidence at the deputy's first access to the target.",
-       {}},
+       "docs/models/identity.md). Evidence at the simulated time of the first hop that did it "
+       "(spec.identity.invocations), else at the deputy's first data access.",
+       {ParamSpec{"withinTenant",
+                  ParamType::BOOL,
+                  false,
+                  "Also fail over-privileged hops inside the caller's own tenant (the deputy may do what the caller "
+                  "may not).",
+                  -1e300,
+                  1e300,
+                  {}}}},
       {"C11", {"NIST SP 800-53 AC-6", "NIST SP 800-53 AC-4", "SOC 2 CC6.1"}, "high", false},
       factory<NoConfusedDeputy>());
   add_compliance_rule(registry,

@@ -1,4 +1,6 @@
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <map>
 
 #include "BuiltinRules.hpp"
@@ -42,9 +44,44 @@ const ComplianceRegistry& builtin_compliance_registry() {
     ComplianceRegistry r;
     register_data_rules(r);
     register_identity_audit_rules(r);
+    register_lifecycle_rules(r);
     return r;
   }();
   return registry;
+}
+
+double number_param(const Params& p, const std::string& name, double fallback) {
+  const auto it = p.find(name);
+  return it != p.end() && std::holds_alternative<double>(it->second) ? std::get<double>(it->second) : fallback;
+}
+
+bool bool_param(const Params& p, const std::string& name, bool fallback) {
+  const auto it = p.find(name);
+  return it != p.end() && std::holds_alternative<bool>(it->second) ? std::get<bool>(it->second) : fallback;
+}
+
+std::string string_param(const Params& p, const std::string& name, const std::string& fallback) {
+  const auto it = p.find(name);
+  return it != p.end() && std::holds_alternative<std::string>(it->second) ? std::get<std::string>(it->second)
+                                                                          : fallback;
+}
+
+ParamSpec seconds(const char* name, double value, const char* help) {
+  return ParamSpec{name, ParamType::NUMBER, value, help, 0, 1e12, {}};
+}
+
+std::string seconds_text(double s) {
+  constexpr double HOUR = 3600, DAY = 86400;
+  char buf[64];
+  if (s >= DAY && std::fmod(s, DAY) == 0)
+    std::snprintf(buf, sizeof buf, "%.0f d", s / DAY);
+  else if (s >= HOUR && std::fmod(s, HOUR) == 0)
+    std::snprintf(buf, sizeof buf, "%.0f h", s / HOUR);
+  else if (s >= DAY)
+    std::snprintf(buf, sizeof buf, "%.1f d", s / DAY);
+  else
+    std::snprintf(buf, sizeof buf, "%.6g s", s);
+  return buf;
 }
 
 const ComplianceRuleInfo& compliance_rule_info(const std::string& rule) {

@@ -50,4 +50,45 @@ void add_identity_exposures(const ScenarioSpec& spec, LeakageReport& rep) {
   }
 }
 
+namespace {
+constexpr size_t MAX_FLAGGED_LISTED = 200;
+}  // namespace
+
+void add_identity_runtime(const ScenarioSpec& spec, const RunResult& run, LeakageReport& rep) {
+  auto& a = rep.agents;
+  for (const auto& inv : spec.identity.invocations) {
+    AgentRuntimeSummary::PerInvocation per;
+    per.name = inv.name;
+    per.principal = inv.principal;
+    per.entry = inv.entry;
+    a.invocations.push_back(std::move(per));
+  }
+  for (const Event& e : run.log.events()) {
+    if (e.type != EventType::AGENT_CALL) continue;
+    const auto i = payload::invocation_step(e, run.invocation_steps.size());
+    if (!i) continue;
+    const auto& s = run.invocation_steps[*i];
+    if (s.invocation < 0 || static_cast<size_t>(s.invocation) >= a.invocations.size()) continue;
+    auto& per = a.invocations[static_cast<size_t>(s.invocation)];
+    ++per.hops;
+    if (s.hop == 1) ++per.calls;
+    if (!s.allowed) {
+      ++per.refused;
+      ++per.refused_by[s.reason];
+    }
+    per.confused_deputy += s.confused_deputy ? 1 : 0;
+    per.over_privileged += s.over_privileged ? 1 : 0;
+    per.after_revocation += s.after_revocation ? 1 : 0;
+    if (s.confused_deputy && per.first_deputy_at < 0) per.first_deputy_at = e.time;
+    if (!s.allowed || s.confused_deputy || s.over_privileged || s.after_revocation) {
+      if (a.flagged.size() < MAX_FLAGGED_LISTED)
+        a.flagged.push_back(*i);
+      else
+        ++a.flagged_omitted;
+    }
+  }
+  rep.secret_leaks = identity::secret_leak_windows(spec, run);
+  rep.incidents = identity::run_incidents(spec, run);
+}
+
 }  // namespace gtw

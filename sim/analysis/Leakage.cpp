@@ -840,7 +840,8 @@ LeakageReport analyse_leakage(const ScenarioSpec& spec, const RunResult& run, co
   for (auto& d : unscrubbed_memory(spec, run, index, catalogue, options)) rep.discrete.push_back(std::move(d));
   for (auto& d : plaintext_pcie(spec, run, index)) rep.discrete.push_back(std::move(d));
   plaintext_data(spec, run, rep);
-  add_identity_exposures(spec, rep);  // the identity channel (IdentityExposure.cpp)
+  add_identity_exposures(spec, rep);     // the identity channel (IdentityExposure.cpp)
+  add_identity_runtime(spec, run, rep);  // invocations, secret leaks, incidents (same file)
   totals(spec, rep);
   model_assets(spec, run, index, options, rep);
   rep.catalogue = catalogue_entries(catalogue);

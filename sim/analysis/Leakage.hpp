@@ -6,6 +6,7 @@
 // node the observer shares); totals per tenant and for the design; and, per hosted model, which
 // channels expose its weights, architecture or behaviour to whom, and what closes each.
 // Reads the event log, the cluster layout and the spec only. Formulas: docs/models/leakage.md.
+#include <map>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "RunIndex.hpp"
 #include "RunResult.hpp"
 #include "Scenario.hpp"
+#include "SecretLifecycle.hpp"
 
 namespace gtw {
 
@@ -199,6 +201,26 @@ struct AttackResult {
   bool within_bound = true;  // achieved_bps <= bound_bps, bytes_recovered <= bound_bytes
 };
 
+/// What spec.identity.invocations did at run time (docs/models/identity.md, "Invocations at run time").
+struct AgentRuntimeSummary {
+  struct PerInvocation {
+    std::string name;
+    std::string principal;
+    std::string entry;
+    size_t calls = 0;  // calls made (the principal -> entry hops)
+    size_t hops = 0;
+    size_t refused = 0;
+    std::map<std::string, size_t> refused_by;  // tokenExpired | revoked | notGranted
+    size_t confused_deputy = 0;
+    size_t over_privileged = 0;
+    size_t after_revocation = 0;
+    double first_deputy_at = -1;  // simulated time of the first confused-deputy hop (< 0: none)
+  };
+  std::vector<PerInvocation> invocations;  // spec order
+  std::vector<size_t> flagged;             // RunResult::invocation_steps of the first flagged hops (time order)
+  size_t flagged_omitted = 0;              // flagged hops beyond those listed
+};
+
 struct LeakageReport {
   IsolationOptions options;
   std::vector<LeakageChannel> channels;  // sorted by (observer, source, resource, mode)
@@ -217,11 +239,17 @@ struct LeakageReport {
   std::vector<std::string> notes;         // approximations this analysis makes
   // Cross-tenant identity-graph paths (the identity channel; IdentityExposure.cpp).
   std::vector<identity::IdentityPath> identity_paths;
+  // Identity at run time (IdentityExposure.cpp): the invocations' hops, secret leaks, incidents.
+  AgentRuntimeSummary agents;
+  std::vector<identity::SecretLeakWindow> secret_leaks;
+  std::vector<identity::Incident> incidents;
 };
 
 /// The identity channel (IdentityExposure.cpp): fills rep.identity_paths and adds one identityPath discrete
 /// exposure per (observer, source, target) reached.
 void add_identity_exposures(const ScenarioSpec& spec, LeakageReport& rep);
+/// Identity at run time: fills rep.agents, rep.secret_leaks and rep.incidents from the run.
+void add_identity_runtime(const ScenarioSpec& spec, const RunResult& run, LeakageReport& rep);
 
 LeakageReport analyse_leakage(const ScenarioSpec& spec, const RunResult& run, const channel::Catalogue& catalogue,
                               const IsolationOptions& options = {});

@@ -88,6 +88,12 @@ const char* event_type_name(EventType t) {
       return "request_tokens";
     case EventType::REQUEST_PREEMPTED:
       return "request_preempted";
+    case EventType::AGENT_CALL:
+      return "agent_call";
+    case EventType::SECRET_ROTATED:
+      return "secret_rotated";
+    case EventType::SECRET_LEAKED:
+      return "secret_leaked";
   }
   return "unknown";
 }

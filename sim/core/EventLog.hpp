@@ -68,6 +68,13 @@ enum class EventType : uint8_t {
   REQUEST_TOKENS,     // right after its REQUEST_DONE: value = time to first token (s), aux = time per output token
                       // after the first (s; 0 for a single output token)
   REQUEST_PREEMPTED,  // its KV blocks were taken back; value = KV tokens dropped (recompute) or swapped out
+  // Identity at run time (models/threat; tenant = the effective identity's tenant):
+  AGENT_CALL,      // one hop of a spec.identity.invocations call; value = 1 allowed, 0 refused; aux = index into
+                   // RunResult::invocation_steps (a data hop's DATA_MOVE / DATA_DENIED follows it)
+  SECRET_ROTATED,  // a secret's value changed; tenant = its owner, value = 1 an emergency rotation after a leak
+                   // (spec.incidentResponse.revokeAfter), 0 the scheduled one; aux = secret index
+  SECRET_LEAKED,   // an injected leak (spec.faults[].secret); tenant = the receiving tenant (-1: an outsider),
+                   // value = the fault's index in spec.faults; aux = secret index
 };
 
 enum class FailureReason : uint8_t {
@@ -84,7 +91,7 @@ enum class FailureReason : uint8_t {
 const char* event_type_name(EventType t);
 /// snake_case name of a failure reason (report.json, trace.json); "" for NONE.
 const char* failure_reason_name(FailureReason r);
-inline constexpr int EVENT_TYPE_COUNT = static_cast<int>(EventType::REQUEST_PREEMPTED) + 1;
+inline constexpr int EVENT_TYPE_COUNT = static_cast<int>(EventType::SECRET_LEAKED) + 1;
 
 struct Event {
   double time = 0;
@@ -179,11 +186,22 @@ inline std::optional<size_t> data_movement(const Event& e, size_t count) {
   if (!(e.aux >= 0) || static_cast<size_t>(e.aux) >= count) return std::nullopt;
   return static_cast<size_t>(e.aux);
 }
-/// KEY_RELEASE: index of the secret in spec.identity.secrets, when in [0, count).
+/// KEY_RELEASE, SECRET_ROTATED, SECRET_LEAKED: index of the secret in spec.identity.secrets, when in [0, count).
 inline std::optional<size_t> secret(const Event& e, size_t count) {
-  assert(e.type == EventType::KEY_RELEASE);
+  assert(is(e, {EventType::KEY_RELEASE, EventType::SECRET_ROTATED, EventType::SECRET_LEAKED}));
   if (!(e.aux >= 0) || static_cast<size_t>(e.aux) >= count) return std::nullopt;
   return static_cast<size_t>(e.aux);
+}
+/// AGENT_CALL: index of the hop in RunResult::invocation_steps, when in [0, count).
+inline std::optional<size_t> invocation_step(const Event& e, size_t count) {
+  assert(e.type == EventType::AGENT_CALL);
+  if (!(e.aux >= 0) || static_cast<size_t>(e.aux) >= count) return std::nullopt;
+  return static_cast<size_t>(e.aux);
+}
+/// SECRET_ROTATED: an emergency rotation after a leak became known (not the scheduled one).
+inline bool emergency_rotation(const Event& e) {
+  assert(e.type == EventType::SECRET_ROTATED);
+  return e.value > 0.5;
 }
 /// COMPLIANCE_REFUSED: what the enforcing rule refused.
 enum class Refused { PLACEMENT = 0, DATA_ACCESS = 1, KEY_RELEASE = 2 };

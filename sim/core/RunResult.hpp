@@ -8,6 +8,7 @@
 
 #include "DataEvents.hpp"
 #include "EventLog.hpp"
+#include "InvocationStep.hpp"
 #include "ParameterProvenance.hpp"
 #include "SharingMode.hpp"
 
@@ -65,14 +66,15 @@ struct RunResult {
   std::vector<GpuLayout> gpus;
   RunCounters counters;
   uint64_t seed = 0;
-  double arrivals_end = 0;                   // spec.duration
-  double end_time = 0;                       // simulated time when the run stopped
-  double wall_seconds = 0;                   // engine wall time (provenance only)
-  std::vector<std::string> profile_sha256;   // per profile used, "name:sha"
-  ProvenanceSummary parameter_provenance;    // the parameters the run rests on, by provenance (report.json)
-  std::vector<DataMovement> data_movements;  // details of DATA_MOVE / DATA_DENIED events (docs/models/storage.md)
-  std::vector<ServingReplicaStats> serving;  // continuous-batching replicas, in the order their lives ended
-  std::string stopped_early;                 // why the run stopped before its end (a budget); empty: it ran to its end
+  double arrivals_end = 0;                       // spec.duration
+  double end_time = 0;                           // simulated time when the run stopped
+  double wall_seconds = 0;                       // engine wall time (provenance only)
+  std::vector<std::string> profile_sha256;       // per profile used, "name:sha"
+  ProvenanceSummary parameter_provenance;        // the parameters the run rests on, by provenance (report.json)
+  std::vector<DataMovement> data_movements;      // details of DATA_MOVE / DATA_DENIED events (docs/models/storage.md)
+  std::vector<InvocationStep> invocation_steps;  // details of AGENT_CALL events (docs/models/identity.md)
+  std::vector<ServingReplicaStats> serving;      // continuous-batching replicas, in the order their lives ended
+  std::string stopped_early;  // why the run stopped before its end (a budget); empty: it ran to its end
 };
 
 }  // namespace gtw

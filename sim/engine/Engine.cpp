@@ -19,6 +19,8 @@
 #include "Attack.hpp"
 #include "CheckRules.hpp"
 #include "GpuDevice.hpp"
+#include "IdentityGraph.hpp"
+#include "IdentityTimeline.hpp"
 #include "Placement.hpp"
 #include "Platform.hpp"
 #include "Process.hpp"
@@ -124,7 +126,13 @@ class Simulation {
     }
     sg4::Actor::create("controller", controller_host_, [this] { controller(); });
     sg4::Actor::create("end", controller_host_, [this] { end_of_run(); });
-    if (!spec_.faults.empty()) sg4::Actor::create("faults", controller_host_, [this] { inject_faults(); });
+    if (std::any_of(spec_.faults.begin(), spec_.faults.end(), [](const FaultSpec& f) { return f.secret.empty(); }))
+      sg4::Actor::create("faults", controller_host_, [this] { inject_faults(); });
+    result_.invocation_steps = identity::simulate_invocations(spec_, spec_.seed);
+    identity_plan_ = identity_happenings(spec_, result_.invocation_steps, ctx_.hard_end);
+    if (!identity_plan_.empty())
+      sg4::Actor::create("identity", controller_host_,
+                         [this] { replay_identity(ctx_, identity_plan_, result_.invocation_steps); });
     if (!spec_.reconfigurations.empty())
       sg4::Actor::create("reconfigurations", controller_host_, [this] { reconfigure(); });
     if (options_.on_progress) sg4::Actor::create("progress", controller_host_, [this] { progress(); })->daemonize();
@@ -904,6 +912,7 @@ class Simulation {
                      [this](size_t a, size_t b) { return spec_.faults[a].at.value < spec_.faults[b].at.value; });
     for (size_t i : order) {
       const auto& f = spec_.faults[i];
+      if (!f.secret.empty()) continue;  // a secret leak: the identity actor's
       sg4::this_actor::sleep_until(f.at.value);
       const int w = workload_index(f.workload);
       Workload* target = w >= 0 ? by_index_[static_cast<size_t>(w)] : nullptr;
@@ -1040,6 +1049,7 @@ class Simulation {
   const ProfileSet& profiles_;
   const RunOptions& options_;
   RunResult& result_;
+  std::vector<IdentityHappening> identity_plan_;  // what the identity actor replays
   SimContext ctx_;
   std::unique_ptr<sg4::Engine> engine_;
   sg4::Host* controller_host_ = nullptr;

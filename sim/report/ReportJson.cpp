@@ -61,7 +61,84 @@ json timeline_json(const ScenarioSpec& spec, const Analysis& a) {
           {"gpus", a.gpus.size() <= TIMELINE_MAX_DEVICES ? devices : json(nullptr)}};
 }
 
-json leakage_json(const ScenarioSpec& spec, const LeakageReport& l) {
+json time_or_null(double t) {
+  return t >= 0 ? json(t) : json(nullptr);
+}
+
+// Identity at run time (docs/models/identity.md, "Invocations at run time").
+json agents_json(const ScenarioSpec& spec, const RunResult& run, const AgentRuntimeSummary& a) {
+  json invocations = json::array();
+  for (const auto& p : a.invocations)
+    invocations.push_back({{"name", p.name},
+                           {"principal", p.principal},
+                           {"entry", p.entry},
+                           {"calls", p.calls},
+                           {"hops", p.hops},
+                           {"refused", p.refused},
+                           {"refused_by", p.refused_by},
+                           {"confused_deputy", p.confused_deputy},
+                           {"over_privileged", p.over_privileged},
+                           {"after_revocation", p.after_revocation},
+                           {"first_deputy_at_s", time_or_null(p.first_deputy_at)}});
+  json flagged = json::array();
+  for (size_t i : a.flagged) {
+    const auto& s = run.invocation_steps[i];
+    const std::string flag = !s.allowed          ? "refused"
+                             : s.confused_deputy ? "confusedDeputy"
+                             : s.over_privileged ? "overPrivileged"
+                                                 : "afterRevocation";
+    flagged.push_back({{"time_s", s.time},
+                       {"invocation", spec.identity.invocations[static_cast<size_t>(s.invocation)].name},
+                       {"call", s.call},
+                       {"hop", s.hop},
+                       {"principal", s.principal},
+                       {"from", s.from},
+                       {"to", s.to},
+                       {"target_kind", s.target_kind},
+                       {"owner", tenant_name(spec, s.owner)},
+                       {"action", s.action},
+                       {"propagation", s.propagation},
+                       {"identity", s.identity},
+                       {"token_expires_s", s.token_expires},
+                       {"flag", flag},
+                       {"reason", s.reason}});
+  }
+  return {{"invocations", invocations}, {"flagged", flagged}, {"flagged_omitted", a.flagged_omitted}};
+}
+
+json secret_leaks_json(const ScenarioSpec& spec, const std::vector<identity::SecretLeakWindow>& leaks) {
+  json out = json::array();
+  for (const auto& w : leaks)
+    out.push_back({{"secret", spec.identity.secrets[static_cast<size_t>(w.secret)].name},
+                   {"owner", tenant_name(spec, w.owner)},
+                   {"to", tenant_name(spec, w.to)},
+                   {"at_s", w.at},
+                   {"known_at_s", time_or_null(w.known_at)},
+                   {"credential_issued_s", time_or_null(w.credential_issued)},
+                   {"end_s", time_or_null(w.end)},
+                   {"ended_by", w.ended_by},
+                   {"exposure_s", w.exposure_s},
+                   {"reads_before", w.reads_before},
+                   {"protects", w.protects}});
+  return out;
+}
+
+json incidents_json(const ScenarioSpec& spec, const std::vector<identity::Incident>& incidents) {
+  json out = json::array();
+  for (const auto& in : incidents)
+    out.push_back({{"kind", in.kind},
+                   {"time_s", in.time},
+                   {"known_at_s", time_or_null(in.known_at)},
+                   {"notified_at_s", time_or_null(in.notified_at)},
+                   {"affected", tenant_name(spec, in.affected)},
+                   {"observer", tenant_name(spec, in.observer)},
+                   {"event", in.event},
+                   {"resource", in.resource},
+                   {"detail", in.detail}});
+  return out;
+}
+
+json leakage_json(const ScenarioSpec& spec, const RunResult& run, const LeakageReport& l) {
   using channel::State;
   json out;
   out["options"] = {{"scrub_on_free", l.options.scrub_on_free},
@@ -141,6 +218,9 @@ json leakage_json(const ScenarioSpec& spec, const LeakageReport& l) {
                               {"granted", p.granted},
                               {"confused_deputy", p.confused_deputy}});
   out["identity_paths"] = identity_paths;
+  out["agents"] = agents_json(spec, run, l.agents);
+  out["secret_leaks"] = secret_leaks_json(spec, l.secret_leaks);
+  out["incidents"] = incidents_json(spec, l.incidents);
   json models = json::array();
   for (const auto& m : l.models) {
     json exposures = json::array();
@@ -519,7 +599,7 @@ std::string report_json(const ScenarioSpec& spec, const RunResult& run, const An
   for (const auto& s : run.profile_sha256) profiles.push_back(s);
   root["hardware_profiles"] = profiles;
   root["parameter_provenance"] = parameter_provenance_json(run.parameter_provenance);
-  if (leakage) root["leakage"] = leakage_json(spec, *leakage);
+  if (leakage) root["leakage"] = leakage_json(spec, run, *leakage);
   // null when the scenario declares no compliance rules (readers tell "not evaluated" from "all passed").
   root["compliance"] = compliance && compliance->configured ? compliance_json(spec, *compliance) : json();
   root["provenance"] = {{"gputwin_version", p.gputwin_version}, {"simgrid_version", p.simgrid_version},

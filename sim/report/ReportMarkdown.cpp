@@ -91,6 +91,41 @@ std::string tenant_of(const ScenarioSpec& spec, int t) {
   return t >= 0 && static_cast<size_t>(t) < spec.tenants.size() ? spec.tenants[static_cast<size_t>(t)].name : "-";
 }
 
+// Identity at run time: the invocations' hops, secret leaks and incidents (docs/models/identity.md).
+void markdown_identity_runtime(std::ostringstream& md, const ScenarioSpec& spec, const LeakageReport& l) {
+  const auto at = [](double t) { return t >= 0 ? format_duration(Seconds(t)) : std::string("never"); };
+  if (!l.agents.invocations.empty()) {
+    md << "\n### Invocations at run time\n\n";
+    md << "| invocation | principal -> entry | calls | hops | refused | confused deputy | over-privileged | after "
+          "revocation | first deputy at |\n|---|---|---|---|---|---|---|---|---|\n";
+    for (const auto& p : l.agents.invocations) {
+      std::string why;
+      for (const auto& [reason, n] : p.refused_by) why += (why.empty() ? "" : ", ") + reason + " " + std::to_string(n);
+      const std::string refused = std::to_string(p.refused) + (why.empty() ? "" : " (" + why + ")");
+      md << "| " << p.name << " | " << p.principal << " -> " << p.entry << " | " << p.calls << " | " << p.hops << " | "
+         << refused << " | " << (p.confused_deputy ? "**" + std::to_string(p.confused_deputy) + "**" : "0") << " | "
+         << p.over_privileged << " | " << p.after_revocation << " | " << at(p.first_deputy_at) << " |\n";
+    }
+  }
+  if (!l.secret_leaks.empty()) {
+    md << "\n### Secret leaks\n\n";
+    md << "| secret | owner -> to | leaked | known | usable until | exposed | opens |\n|---|---|---|---|---|---|---|\n";
+    for (const auto& w : l.secret_leaks)
+      md << "| " << spec.identity.secrets[static_cast<size_t>(w.secret)].name << " | " << tenant_of(spec, w.owner)
+         << " -> " << (w.to >= 0 ? tenant_of(spec, w.to) : std::string("outsider")) << " | " << at(w.at) << " | "
+         << at(w.known_at) << " | " << (w.end >= 0 ? at(w.end) + " (" + w.ended_by + ")" : "**the end of the run**")
+         << " | " << format_duration(Seconds(w.exposure_s)) << " | " << names_or_dash(w.protects) << " |\n";
+  }
+  if (!l.incidents.empty()) {
+    md << "\n### Incidents\n\n";
+    md << "| kind | of | affected <- by | at | known | notified |\n|---|---|---|---|---|---|\n";
+    for (const auto& in : l.incidents)
+      md << "| " << in.kind << " | " << in.resource << " | " << tenant_of(spec, in.affected) << " <- "
+         << (in.observer >= 0 ? tenant_of(spec, in.observer) : std::string("outsider")) << " | " << at(in.time) << " | "
+         << at(in.known_at) << " | " << at(in.notified_at) << " |\n";
+  }
+}
+
 void leakage_markdown(std::ostringstream& md, const ScenarioSpec& spec, const LeakageReport& l) {
   using channel::State;
   constexpr size_t MAX_ROWS = 40;
@@ -170,6 +205,8 @@ void leakage_markdown(std::ostringstream& md, const ScenarioSpec& spec, const Le
          << " | " << format_bytes(Bytes(d.bytes)) << " | " << (d.closed ? "closed: " + d.closed_reason : "**open**")
          << " |\n";
   }
+
+  markdown_identity_runtime(md, spec, l);
 
   if (!l.attacks.empty()) {
     md << "\n### Attacks replayed in the simulation\n\n";

@@ -508,6 +508,38 @@ void add_log_events(TraceBuilder& b, const ScenarioSpec& spec, const RunResult& 
         b.instant(gpu_pid, replica_track(), e.time, event_type_name(e.type), "identity", Args().num("granted", e.value),
                   "t", e.value > 0.5 ? "good" : "bad");
         break;
+      case EventType::AGENT_CALL:
+        if (const auto step = payload::invocation_step(e, run.invocation_steps.size())) {
+          const InvocationStep& s = run.invocation_steps[*step];
+          const std::string flag = !s.allowed           ? "refused: " + s.reason
+                                   : s.confused_deputy  ? "confused deputy"
+                                   : s.over_privileged  ? "over-privileged"
+                                   : s.after_revocation ? "after revocation"
+                                                        : "";
+          b.instant(
+              CLUSTER_PID,
+              b.track(CLUSTER_PID, "identity: " + spec.identity.invocations[static_cast<size_t>(s.invocation)].name),
+              e.time, s.from + " -> " + s.to, "identity",
+              Args()
+                  .text("principal", s.principal)
+                  .text("action", s.action)
+                  .text("propagation", s.propagation)
+                  .text("identity", s.identity)
+                  .num("call", s.call)
+                  .text("flag", flag),
+              "t", flag.empty() ? "good" : "bad");
+        }
+        break;
+      case EventType::SECRET_ROTATED:
+      case EventType::SECRET_LEAKED:
+        if (const auto secret = payload::secret(e, spec.identity.secrets.size())) {
+          const bool leak = e.type == EventType::SECRET_LEAKED;
+          b.instant(CLUSTER_PID, b.track(CLUSTER_PID, "secrets"), e.time,
+                    std::string(leak ? "leaked: " : "rotated: ") + spec.identity.secrets[*secret].name, "identity",
+                    leak ? Args().text("to", b.tenant(e.tenant)) : Args().num("emergency", e.value), "t",
+                    leak ? "terrible" : "good");
+        }
+        break;
       case EventType::DATA_MOVE:
         if (const auto m = payload::data_movement(e, run.data_movements.size())) {
           const DataMovement& d = run.data_movements[*m];

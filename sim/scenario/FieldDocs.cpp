@@ -546,6 +546,14 @@ const std::vector<FieldDoc>& field_docs() {
       {"spec.identity.secrets[].path", "string", "Vault-like path, e.g. secret/data/health/db."},
       {"spec.identity.secrets[].requiresAttestation", "bool",
        "Released only to a confidential VM with a fresh attestation (default false)."},
+      {"spec.identity.secrets[].rotation", "duration",
+       "The secret's value changes every rotation period (a SECRET_ROTATED event each time; default 0: never). A "
+       "leaked value stops working at the next rotation."},
+      {"spec.identity.secrets[].lease", "duration",
+       "Dynamic secret: each read gets a credential of its own that expires this long after the read (default 0: "
+       "the static value, valid until rotation). A leak then exposes the latest credential issued."},
+      {"spec.identity.secrets[].protects", "list of string",
+       "Data items and stores the secret opens: the blast radius reported when it leaks."},
       {"spec.identity.edges", "list", "Who may call, read, write or use what, and how identity propagates on the hop."},
       {"spec.identity.edges[].from", "string", "A principal or a service."},
       {"spec.identity.edges[].to", "string", "A service (action call), or a data item, store or secret."},
@@ -553,6 +561,10 @@ const std::vector<FieldDoc>& field_docs() {
       {"spec.identity.edges[].propagation", "enum: passthrough|exchange|replace",
        "passthrough (default): the callee acts as the caller's identity; exchange: as the caller, narrowed to what "
        "the caller is granted; replace: as the callee's own service identity (the confused-deputy pattern)."},
+      {"spec.identity.edges[].latency", "duration",
+       "Run time (invocations): how long the hop takes before the callee acts (default 20ms, assumed)."},
+      {"spec.identity.edges[].probability", "number",
+       "Run time: the share of the caller's invocations that take this hop, 0..1 (seeded; default 1)."},
       {"spec.identity.grants", "list", "Access grants: principal -> resource, actions, validity window."},
       {"spec.identity.grants[].principal", "string", "The principal granted."},
       {"spec.identity.grants[].resource", "string", "A data item, store or secret."},
@@ -562,6 +574,25 @@ const std::vector<FieldDoc>& field_docs() {
       {"spec.identity.revocations", "list", "Revocations / terminations of principals."},
       {"spec.identity.revocations[].principal", "string", "The principal revoked."},
       {"spec.identity.revocations[].at", "duration", "When."},
+      {"spec.identity.invocations", "list",
+       "Run-time calls (docs/models/identity.md, \"Invocations at run time\"): a principal calls a service or agent, "
+       "which calls its tools and services and reads its resources hop by hop along spec.identity.edges; every hop "
+       "is an AGENT_CALL event checked against tokens, revocations and the grants valid at its time."},
+      {"spec.identity.invocations[].name", "string", "Name (seeds its random streams)."},
+      {"spec.identity.invocations[].principal", "string", "The principal who calls (its token starts the chain)."},
+      {"spec.identity.invocations[].entry", "string",
+       "The service or agent it calls; an edge principal -> entry (action call) must exist."},
+      {"spec.identity.invocations[].at", "list of duration", "Explicit call times."},
+      {"spec.identity.invocations[].rate", "rate", "Poisson calls per second besides `at` (default 0)."},
+      {"spec.identity.invocations[].from", "duration", "Poisson calls start here (default 0)."},
+      {"spec.identity.invocations[].until", "duration",
+       "Poisson calls end here (default: the end of arrivals, spec.duration)."},
+      {"spec.identity.tokenLifetime", "duration",
+       "Lifetime of an access token a principal presents (and of an exchanged token, capped by its subject's) "
+       "(default 1h, assumed)."},
+      {"spec.identity.tokenValidation", "enum: local|introspection",
+       "local (default): a service checks a token's signature and expiry only, so a revoked principal's token "
+       "works until it expires; introspection: every use is checked online and refused from the revocation on."},
       {"spec.audit", "mapping",
        "The audit pipeline (docs/models/audit.md): every access to tagged data, key release and compliance refusal "
        "produces a hash-chained audit record after a delay; losses, gaps and tampering can be injected."},
@@ -602,6 +633,24 @@ const std::vector<FieldDoc>& field_docs() {
       {"spec.faults[].scope", "enum: gpu|node",
        "gpu (default): the fault domain of the faulting client; node: the whole node is lost (every client on "
        "every GPU of it ends)."},
+      {"spec.faults[].secret", "string",
+       "A secret leak instead of a GPU fault: this secret's current value (with a lease: the latest credential "
+       "issued) is exposed from `at` until the next rotation, its lease's end or the rotation after detection "
+       "(spec.incidentResponse.revokeAfter), whichever comes first. Give secret or workload, not both."},
+      {"spec.faults[].to", "string", "Secret leak: the tenant that obtains it (default: an unknown outsider)."},
+      {"spec.faults[].detectedAfter", "duration",
+       "Secret leak: the operator becomes aware this long after the leak (default: never; then "
+       "spec.incidentResponse.detectAfter applies)."},
+      {"spec.incidentResponse", "mapping",
+       "What follows an incident (a secret leak, data recovered by another tenant, a confused-deputy read): "
+       "detection, rotation of a leaked secret and notification of the supervisory authority (breach-notification "
+       "rule, GDPR Art. 33)."},
+      {"spec.incidentResponse.detectAfter", "duration",
+       "Incidents without their own detection delay become known this long after they happen (default: never)."},
+      {"spec.incidentResponse.revokeAfter", "duration",
+       "A leaked secret is rotated (its leaked value revoked) this long after the leak is known (default: never)."},
+      {"spec.incidentResponse.notifyAfter", "duration",
+       "The supervisory authority is notified this long after an incident is known (default: never)."},
       {"spec.reconfigurations", "list",
        "MIG re-partitionings over time. At `at`, every MIG GPU of the node pool stops taking work on its "
        "instances, waits for the work in flight (at most drainTimeout), evicts what is left, is re-partitioned "
@@ -791,6 +840,19 @@ const std::vector<FieldRange>& field_ranges() {
       {"spec.identity.grants[].from", 0, RUN_MAX},
       {"spec.identity.grants[].until", 0, RUN_MAX},
       {"spec.identity.revocations[].at", 0, RUN_MAX},
+      {"spec.identity.secrets[].rotation", 0, 100 * YEAR},
+      {"spec.identity.secrets[].lease", 0, 100 * YEAR},
+      {"spec.identity.edges[].latency", 0, 1 * DAY},
+      {"spec.identity.edges[].probability", 0, 1},
+      {"spec.identity.invocations[].at", 0, RUN_MAX},
+      {"spec.identity.invocations[].rate", 0, 1e4},
+      {"spec.identity.invocations[].from", 0, RUN_MAX},
+      {"spec.identity.invocations[].until", 0, RUN_MAX},
+      {"spec.identity.tokenLifetime", 0, 100 * YEAR},
+      {"spec.incidentResponse.detectAfter", 0, 100 * YEAR},
+      {"spec.incidentResponse.revokeAfter", 0, 100 * YEAR},
+      {"spec.incidentResponse.notifyAfter", 0, 100 * YEAR},
+      {"spec.faults[].detectedAfter", 0, 100 * YEAR},
       {"spec.audit.delay", 0, 30 * DAY},
       {"spec.audit.jitter", 0, 1 * DAY},
       {"spec.audit.throughput", 0, 1e9},
@@ -820,7 +882,8 @@ const FieldRange* field_range(std::string_view path) {
 }
 
 bool numeric_field_type(std::string_view type) {
-  for (std::string_view t : {"int", "number", "count", "duration", "size", "rate", "bandwidth", "flops", "list of int"})
+  for (std::string_view t :
+       {"int", "number", "count", "duration", "size", "rate", "bandwidth", "flops", "list of int", "list of duration"})
     if (type == t || type.substr(0, t.size() + 1) == std::string(t) + " " ||
         type.substr(0, t.size() + 1) == std::string(t) + "|")
       return true;

@@ -40,6 +40,31 @@ struct SecretSpec {
   int tenant_index = -1;
   std::string path;                   // Vault-like path, e.g. secret/data/health/db
   bool requires_attestation = false;  // released only to a confidential VM with a fresh attestation
+  // Lifecycle (docs/models/identity.md, "Secrets over time"): the value changes every `rotation` (0: never);
+  // a read with a lease (> 0) gets a credential of its own that expires `lease` after the read.
+  Seconds rotation{0};
+  Seconds lease{0};
+  std::vector<std::string> protects;  // data items and stores the secret opens (its blast radius when leaked)
+  SourceLoc loc;
+};
+
+/// Calls all of one invocation may make (validation refuses more, counting `at` plus rate x window).
+inline constexpr double MAX_INVOCATION_CALLS = 1e6;
+/// Rotations of one secret within spec.duration (validation refuses a shorter period).
+inline constexpr double MAX_ROTATIONS = 1e5;
+
+enum class TokenValidation { LOCAL, INTROSPECTION };
+
+/// Run-time calls into the graph: `principal` calls `entry` (a service or agent) at the listed times and/or
+/// as a Poisson process; the callee then calls its tools and services and reads its resources hop by hop.
+struct InvocationSpec {
+  std::string name;
+  std::string principal;
+  std::string entry;
+  std::vector<Seconds> at;  // explicit call times
+  PerSecond rate{0};        // Poisson calls per second on top (0: none)
+  Seconds from{0};
+  Seconds until{-1};  // < 0: the end of the run's arrivals
   SourceLoc loc;
 };
 
@@ -50,6 +75,8 @@ struct IdentityEdgeSpec {
   std::string to;
   std::string action = "call";  // call | read | write | use
   Propagation propagation = Propagation::PASSTHROUGH;
+  Seconds latency{0.02};     // run time: how long the hop takes before the callee acts (assumed 20 ms)
+  double probability = 1.0;  // run time: share of the caller's invocations that take this hop
   SourceLoc loc;
 };
 
@@ -75,6 +102,17 @@ struct IdentitySpec {
   std::vector<IdentityEdgeSpec> edges;
   std::vector<GrantSpec> grants;
   std::vector<RevocationSpec> revocations;
+  std::vector<InvocationSpec> invocations;
+  Seconds token_lifetime{3600};  // access tokens (a principal's, an exchanged one) expire this long after issue
+  TokenValidation token_validation = TokenValidation::LOCAL;  // local: signature only; introspection: online
+  SourceLoc loc;
+};
+
+/// What happens after an incident becomes known (docs/models/compliance.md, "Incidents").
+struct IncidentResponseSpec {
+  Seconds detect_after{-1};  // incidents without their own detection delay become known this long after (< 0: never)
+  Seconds revoke_after{-1};  // a leaked secret is rotated this long after the leak is known (< 0: never)
+  Seconds notify_after{-1};  // the supervisory authority is notified this long after awareness (< 0: never)
   SourceLoc loc;
 };
 

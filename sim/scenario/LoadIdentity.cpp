@@ -22,6 +22,10 @@ const std::vector<std::string>& edge_action_names() {
   static const std::vector<std::string> names{"call", "read", "write", "use"};
   return names;
 }
+const std::vector<std::string>& token_validation_names() {
+  static const std::vector<std::string> names{"local", "introspection"};
+  return names;
+}
 const std::vector<std::string>& grant_action_names() {
   static const std::vector<std::string> names{"read", "write", "use"};
   return names;
@@ -66,6 +70,9 @@ void Loader::read_identity(const Ctx& c, IdentitySpec& id) {
       get_string(item, "tenant", s.tenant, true);
       get_string(item, "path", s.path, false);
       get_bool(item, "requiresAttestation", s.requires_attestation);
+      get_quantity(item, "rotation", s.rotation, parse_duration, false, false);
+      get_quantity(item, "lease", s.lease, parse_duration, false, false);
+      read_string_list(item, "protects", s.protects);
       id.secrets.push_back(std::move(s));
     }
   }
@@ -80,6 +87,8 @@ void Loader::read_identity(const Ctx& c, IdentitySpec& id) {
       get_enum(item, "action", action, edge_action_names(), false);
       e.action = edge_action_names()[static_cast<size_t>(action)];
       get_enum(item, "propagation", e.propagation, propagation_names(), false);
+      get_quantity(item, "latency", e.latency, parse_duration, false, false);
+      get_number(item, "probability", e.probability, false);
       id.edges.push_back(std::move(e));
     }
   }
@@ -117,6 +126,44 @@ void Loader::read_identity(const Ctx& c, IdentitySpec& id) {
       id.revocations.push_back(std::move(r));
     }
   }
+  if (auto list = child(c, "invocations")) {
+    for (const auto& item : items(*list)) {
+      InvocationSpec inv;
+      inv.loc = item.loc();
+      if (!check_map(item)) continue;
+      get_string(item, "name", inv.name, true);
+      get_string(item, "principal", inv.principal, true);
+      get_string(item, "entry", inv.entry, true);
+      if (auto times = child(item, "at")) {
+        for (const auto& t : items(*times)) {
+          std::string text;
+          if (!scalar(t, text, "a duration such as 30s")) continue;
+          auto r = parse_duration(text);
+          if (!r) {
+            d_.error(t.loc(), t.path, r.error);
+            continue;
+          }
+          Ctx as_field = t;  // the range is the list field's (spec.identity.invocations[].at)
+          as_field.path = times->path;
+          if (in_schema_range(as_field, r.quantity->value, text, true)) inv.at.push_back(*r.quantity);
+        }
+      }
+      get_quantity(item, "rate", inv.rate, parse_rate, false, false);
+      get_quantity(item, "from", inv.from, parse_duration, false, false);
+      get_quantity(item, "until", inv.until, parse_duration, false, false);
+      id.invocations.push_back(std::move(inv));
+    }
+  }
+  get_quantity(c, "tokenLifetime", id.token_lifetime, parse_duration, false, true);
+  get_enum(c, "tokenValidation", id.token_validation, token_validation_names(), false);
+}
+
+void Loader::read_incident_response(const Ctx& c, IncidentResponseSpec& r) {
+  r.loc = c.loc();
+  if (!check_map(c)) return;
+  get_quantity(c, "detectAfter", r.detect_after, parse_duration, false, false);
+  get_quantity(c, "revokeAfter", r.revoke_after, parse_duration, false, false);
+  get_quantity(c, "notifyAfter", r.notify_after, parse_duration, false, false);
 }
 
 void Loader::read_audit(const Ctx& c, AuditSpec& a) {

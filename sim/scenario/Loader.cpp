@@ -592,13 +592,18 @@ void Loader::read_spec(const Ctx& c, ScenarioSpec& spec) {
   if (auto x = child(c, "compliance")) read_compliance(*x, spec.compliance);
   if (auto x = child(c, "identity")) read_identity(*x, spec.identity);
   if (auto x = child(c, "audit")) read_audit(*x, spec.audit);
+  if (auto x = child(c, "incidentResponse")) read_incident_response(*x, spec.incident_response);
   if (auto faults = child(c, "faults")) {
     for (const auto& item : items(*faults)) {
       FaultSpec f;
       f.loc = item.loc();
       if (!check_map(item)) continue;
       get_quantity(item, "at", f.at, parse_duration, true, false);
-      get_string(item, "workload", f.workload, true);
+      // A secret leak names its secret; a GPU fault its workload.
+      get_string(item, "secret", f.secret, false);
+      get_string(item, "workload", f.workload, f.secret.empty());
+      get_string(item, "to", f.to, false);
+      get_quantity(item, "detectedAfter", f.detected_after, parse_duration, false, false);
       if (auto w = child(item, "workload")) f.workload_loc = w->loc();
       get_int(item, "replica", f.replica, false);
       get_quantity(item, "restartAfter", f.restart_after, parse_duration, false, false);

@@ -191,6 +191,7 @@ class Loader {
   // ---- identity graph and audit pipeline (models/threat; LoadIdentity.cpp) ----
   void read_identity(const Ctx& c, IdentitySpec& id);
   void read_audit(const Ctx& c, AuditSpec& a);
+  void read_incident_response(const Ctx& c, IncidentResponseSpec& r);
   // ---- compliance rules and transfer bases (policies/compliance; LoadCompliance.cpp) ----
   void read_compliance(const Ctx& c, ComplianceSpec& cs);
   void read_compliance_rule(const Ctx& c, ComplianceRuleSpec& r);

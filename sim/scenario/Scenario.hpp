@@ -409,6 +409,11 @@ struct FaultSpec {
   // the faulted devices out of service for the rest of the run
   Seconds failover{-1};
   FaultScope scope = FaultScope::GPU;  // node: every client of every GPU of the node ends
+  // A secret leak instead of a GPU fault (workload empty): the secret's value (or its latest leased
+  // credential) reaches `to` (a tenant; empty: unknown outsider); known `detected_after` later (< 0: never).
+  std::string secret;
+  std::string to;
+  Seconds detected_after{-1};
   SourceLoc loc;
   SourceLoc workload_loc;
 };
@@ -470,9 +475,10 @@ struct ScenarioSpec {
   std::vector<DataSpec> data;                       // spec.data: tagged data items
   std::vector<NetworkPolicySpec> network_policies;  // spec.networkPolicies
   IsolationPolicySpec isolation;
-  IdentitySpec identity;      // spec.identity (models/threat)
-  AuditSpec audit;            // spec.audit (models/threat/AuditLog)
-  ComplianceSpec compliance;  // spec.compliance (policies/compliance)
+  IdentitySpec identity;                   // spec.identity (models/threat)
+  AuditSpec audit;                         // spec.audit (models/threat/AuditLog)
+  IncidentResponseSpec incident_response;  // spec.incidentResponse
+  ComplianceSpec compliance;               // spec.compliance (policies/compliance)
   std::string source_file;
   std::string source_sha256;  // of the main file's bytes, for provenance
   std::vector<std::string> included_files;

@@ -3,6 +3,7 @@
 #include <set>
 
 #include "Loader.hpp"
+#include "Text.hpp"
 
 namespace gtw {
 namespace {
@@ -257,11 +258,38 @@ void check_device_plugin_requests(const ScenarioSpec& spec, Diagnostics& diags) 
   }
 }
 
+// A secret leak (spec.faults[] with `secret`): the secret and the receiving tenant exist, and none of the
+// GPU-fault fields is given.
+void check_secret_leak(const ScenarioSpec& spec, const FaultSpec& f, const std::string& path, Diagnostics& diags) {
+  std::vector<std::string> secrets;
+  for (const auto& s : spec.identity.secrets) secrets.push_back(s.name);
+  if (!contains(secrets, f.secret))
+    diags.error(f.loc, path + ".secret", "unknown secret '" + f.secret + "'" + suggest(f.secret, secrets));
+  if (!f.to.empty() && spec.tenant_index(f.to) < 0) {
+    std::vector<std::string> tenants;
+    for (const auto& t : spec.tenants) tenants.push_back(t.name);
+    diags.error(f.loc, path + ".to", "unknown tenant '" + f.to + "'" + suggest(f.to, tenants));
+  }
+  if (!f.workload.empty())
+    diags.error(f.workload_loc, path + ".workload",
+                "a fault is a secret leak (secret) or a GPU fault (workload), not both");
+  if (f.replica != 0 || f.restart_after.value >= 0 || f.failover.value >= 0 || f.scope != FaultScope::GPU)
+    diags.error(f.loc, path, "replica, restartAfter, failover and scope describe a GPU fault, not a secret leak");
+}
+
 // spec.faults: the faulting workload and replica exist, and the fault falls inside the run.
 void check_fault_references(const ScenarioSpec& spec, Diagnostics& diags) {
   for (size_t i = 0; i < spec.faults.size(); ++i) {
     const auto& f = spec.faults[i];
     const std::string path = "spec.faults[" + std::to_string(i) + "]";
+    if (f.at.value >= spec.duration.value)
+      diags.error(f.loc, path + ".at", "is at or after the end of the run (" + format_duration(spec.duration) + ")");
+    if (!f.secret.empty()) {
+      check_secret_leak(spec, f, path, diags);
+      continue;
+    }
+    if (!f.to.empty() || f.detected_after.value >= 0)
+      diags.error(f.loc, path, "`to` and `detectedAfter` describe a secret leak: name its `secret`");
     const WorkloadSpec* target = nullptr;
     std::vector<std::string> workload_names;
     for (const auto& w : spec.workloads) {
@@ -279,8 +307,6 @@ void check_fault_references(const ScenarioSpec& spec, Diagnostics& diags) {
       diags.error(f.loc, path + ".replica",
                   "workload '" + f.workload + "' has " + std::to_string(replicas) + " replica(s) (0.." +
                       std::to_string(replicas - 1) + ")");
-    if (f.at.value >= spec.duration.value)
-      diags.error(f.loc, path + ".at", "is at or after the end of the run (" + format_duration(spec.duration) + ")");
   }
 }
 

@@ -90,10 +90,22 @@ void check_identity_references(ScenarioSpec& spec, Diagnostics& diags) {
     claim(s.name, path, s.loc);
     resolve_tenant(s.tenant, s.tenant_index, s.loc, path);
     secret_names.push_back(s.name);
+    if (s.rotation.value > 0 && spec.duration.value / s.rotation.value > MAX_ROTATIONS)
+      diags.error(s.loc, path + ".rotation",
+                  "rotates " + format_printf("%.3g", spec.duration.value / s.rotation.value) +
+                      " times in the run; at most " + format_printf("%.0f", MAX_ROTATIONS) +
+                      " rotations per secret are simulated");
   }
   std::vector<std::string> resource_names = secret_names;
   for (const auto& d : spec.data) resource_names.push_back(d.name);
   for (const auto& st : spec.storage) resource_names.push_back(st.name);
+  std::vector<std::string> data_and_stores(resource_names.begin() + static_cast<long>(secret_names.size()),
+                                           resource_names.end());
+  for (size_t i = 0; i < id.secrets.size(); ++i)
+    for (const auto& p : id.secrets[i].protects)
+      if (!contains(data_and_stores, p))
+        diags.error(id.secrets[i].loc, "spec.identity.secrets[" + std::to_string(i) + "].protects",
+                    "unknown data item or store '" + p + "'" + suggest(p, data_and_stores));
 
   std::vector<std::string> callers = principal_names;
   callers.insert(callers.end(), service_names.begin(), service_names.end());
@@ -134,6 +146,39 @@ void check_identity_references(ScenarioSpec& spec, Diagnostics& diags) {
     if (!r.principal.empty() && !contains(principal_names, r.principal))
       diags.error(r.loc, path + ".principal",
                   "unknown principal '" + r.principal + "'" + suggest(r.principal, principal_names));
+  }
+
+  std::set<std::string> invocation_names;
+  for (size_t i = 0; i < id.invocations.size(); ++i) {
+    const auto& inv = id.invocations[i];
+    const std::string path = "spec.identity.invocations[" + std::to_string(i) + "]";
+    if (!inv.name.empty() && !invocation_names.insert(inv.name).second)
+      diags.error(inv.loc, path + ".name", "duplicate invocation name '" + inv.name + "'");
+    if (!inv.principal.empty() && !contains(principal_names, inv.principal))
+      diags.error(inv.loc, path + ".principal",
+                  "unknown principal '" + inv.principal + "'" + suggest(inv.principal, principal_names));
+    if (!inv.entry.empty() && !contains(service_names, inv.entry)) {
+      diags.error(inv.loc, path + ".entry",
+                  "unknown service or agent '" + inv.entry + "'" + suggest(inv.entry, service_names));
+    } else if (!inv.entry.empty() && contains(principal_names, inv.principal) &&
+               std::none_of(id.edges.begin(), id.edges.end(), [&](const IdentityEdgeSpec& e) {
+                 return e.from == inv.principal && e.to == inv.entry && e.action == "call";
+               })) {
+      diags.error(inv.loc, path + ".entry",
+                  "no edge lets '" + inv.principal + "' call '" + inv.entry +
+                      "': add one to spec.identity.edges (from: " + inv.principal + ", to: " + inv.entry + ")");
+    }
+    if (inv.at.empty() && inv.rate.value <= 0)
+      diags.error(inv.loc, path, "gives no call: list times in `at` or a Poisson `rate`");
+    const double window = (inv.until.value >= 0 ? inv.until.value : spec.duration.value) - inv.from.value;
+    const double calls = static_cast<double>(inv.at.size()) + inv.rate.value * std::max(0.0, window);
+    if (calls > MAX_INVOCATION_CALLS)
+      diags.error(inv.loc, path + ".rate",
+                  "about " + format_printf("%.3g", calls) + " calls; at most " +
+                      format_printf("%.3g", MAX_INVOCATION_CALLS) + " are simulated (lower the rate or the window)");
+    if (inv.until.value >= 0 && inv.until.value <= inv.from.value)
+      diags.error(inv.loc, path + ".until",
+                  "must be after from (" + format_duration(inv.from) + "), got " + format_duration(inv.until));
   }
 
   const auto& audit = spec.audit;

@@ -1,0 +1,234 @@
+// Identity and secrets at run time (docs/models/identity.md, "Invocations at run time", "Secrets over time";
+// docs/models/compliance.md, "Secrets and incidents"). The fixture tests/fixtures/scenarios/agents-secrets.yaml:
+// bob calls the health tenant's RAG agent at 12, 14 and 20 s; its record read (2 s) replaces his identity;
+// bob is revoked at 15 s; the records' credential rotates every 60 s and leaks at 30 s (known at 40 s,
+// rotated 5 s later). Unit tests walk the invocations in-process; the end-to-end tests run the binary.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "IdentityGraph.hpp"
+#include "Loader.hpp"
+#include "Subprocess.hpp"
+
+namespace gtw {
+namespace {
+
+using json = nlohmann::json;
+const std::string FIXTURE = std::string(GTW_SOURCE_DIR) + "/tests/fixtures/scenarios/agents-secrets.yaml";
+
+ScenarioSpec load_fixture(const std::vector<std::string>& sets = {}) {
+  std::vector<Override> overrides;
+  for (const auto& s : sets) overrides.push_back(*parse_override(s));
+  Diagnostics diags;
+  ScenarioSpec spec = load_scenario(FIXTURE, overrides, diags);
+  EXPECT_FALSE(diags.has_errors()) << diags.format_all();
+  return spec;
+}
+
+const InvocationStep* find_step(const std::vector<InvocationStep>& steps, int call, const std::string& to) {
+  for (const auto& s : steps)
+    if (s.call == call && s.to == to) return &s;
+  return nullptr;
+}
+
+TEST(InvocationsAtRunTime, TheDeputyHopHappensAtTheCallTimePlusTheLatencies) {
+  const auto steps = identity::simulate_invocations(load_fixture(), 5);
+  // 3 calls: the first two walk 5 hops each (agent, records, credential, tool, corpus), the third is refused.
+  ASSERT_EQ(steps.size(), 11u);
+  const auto first =
+      std::find_if(steps.begin(), steps.end(), [](const InvocationStep& s) { return s.confused_deputy; });
+  ASSERT_NE(first, steps.end());
+  EXPECT_DOUBLE_EQ(first->time, 14.02);  // 12 s + 20 ms (bob -> agent) + 2 s (the read)
+  EXPECT_EQ(first->principal, "bob");
+  EXPECT_EQ(first->to, "patient-records");
+  EXPECT_EQ(first->identity, "sa-rag");
+  EXPECT_EQ(first->propagation, "replace");
+  EXPECT_EQ(first->owner, 0);  // health
+  EXPECT_TRUE(std::is_sorted(steps.begin(), steps.end(),
+                             [](const InvocationStep& a, const InvocationStep& b) { return a.time < b.time; }));
+}
+
+TEST(InvocationsAtRunTime, ALocallyCheckedTokenOutlivesItsSubjectsRevocation) {
+  const auto steps = identity::simulate_invocations(load_fixture(), 5);
+  // Call 1 starts at 14 s, before the revocation at 15 s; the tool sees bob's token at 16.06 s.
+  const auto* tool = find_step(steps, 1, "search-tool");
+  ASSERT_NE(tool, nullptr);
+  EXPECT_TRUE(tool->allowed);
+  EXPECT_TRUE(tool->after_revocation);
+  EXPECT_DOUBLE_EQ(tool->token_issued, 14.0);
+  // The deputy's own fresh credential hides bob's revocation: the read at 16.02 s is not "after revocation".
+  const auto* read = find_step(steps, 1, "patient-records");
+  ASSERT_NE(read, nullptr);
+  EXPECT_TRUE(read->allowed && read->confused_deputy && !read->after_revocation);
+  // At 20 s the issuer refuses a token to the revoked bob: the call ends at its first hop.
+  const auto* refused = find_step(steps, 2, "rag-agent");
+  ASSERT_NE(refused, nullptr);
+  EXPECT_FALSE(refused->allowed);
+  EXPECT_EQ(refused->reason, "revoked");
+  EXPECT_EQ(find_step(steps, 2, "patient-records"), nullptr);
+}
+
+TEST(InvocationsAtRunTime, IntrospectionRefusesFromTheRevocationOn) {
+  const auto steps = identity::simulate_invocations(load_fixture({"spec.identity.tokenValidation=introspection"}), 5);
+  EXPECT_TRUE(std::none_of(steps.begin(), steps.end(), [](const InvocationStep& s) { return s.after_revocation; }));
+  for (const std::string to : {"patient-records", "records-db", "search-tool"}) {
+    const auto* s = find_step(steps, 1, to);
+    ASSERT_NE(s, nullptr) << to;
+    EXPECT_FALSE(s->allowed) << to;
+    EXPECT_EQ(s->reason, "revoked") << to;
+  }
+}
+
+TEST(InvocationsAtRunTime, ExpiredTokensExchangesAndGrantWindowsRefuse) {
+  // A 1 s token is dead by the agent's hops 2 s into each call.
+  const auto expired = identity::simulate_invocations(load_fixture({"spec.identity.tokenLifetime=1s"}), 5);
+  const auto* read = find_step(expired, 0, "patient-records");
+  ASSERT_NE(read, nullptr);
+  EXPECT_EQ(read->reason, "tokenExpired");
+  // An exchange narrows bob's identity to his own grants (none): refused, no deputy.
+  const auto exchanged =
+      identity::simulate_invocations(load_fixture({"spec.identity.edges[1].propagation=exchange"}), 5);
+  read = find_step(exchanged, 0, "patient-records");
+  ASSERT_NE(read, nullptr);
+  EXPECT_EQ(read->reason, "notGranted");
+  EXPECT_FALSE(read->confused_deputy);
+  // The deputy's grant on the credential (a secret: no ACL admits it) ends at 13 s: its use at 14.04 s is
+  // refused although the static graph, which ignores grant windows, has the path.
+  const auto lapsed = identity::simulate_invocations(load_fixture({"spec.identity.grants[1].until=13s"}), 5);
+  read = find_step(lapsed, 0, "records-db");
+  ASSERT_NE(read, nullptr);
+  EXPECT_EQ(read->reason, "notGranted");
+}
+
+TEST(InvocationsAtRunTime, PoissonCallsAndHopProbabilitiesAreSeeded) {
+  const std::vector<std::string> poisson = {"spec.identity.invocations[0].at=[]",
+                                            "spec.identity.invocations[0].rate=5/s", "spec.identity.revocations=[]"};
+  const auto a = identity::simulate_invocations(load_fixture(poisson), 5);
+  const auto b = identity::simulate_invocations(load_fixture(poisson), 5);
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i].time, b[i].time);
+  const auto calls = std::count_if(a.begin(), a.end(), [](const InvocationStep& s) { return s.hop == 1; });
+  // 5/s over 60 s: 300 calls expected; 5 standard deviations is ~87.
+  EXPECT_NEAR(static_cast<double>(calls), 300.0, 87.0);
+  // Half the calls skip the tool: the call times and the other hops do not move.
+  auto half = poisson;
+  half.push_back("spec.identity.edges[3].probability=0.5");
+  const auto c = identity::simulate_invocations(load_fixture(half), 5);
+  const auto tool_calls = [](const std::vector<InvocationStep>& v) {
+    return std::count_if(v.begin(), v.end(), [](const InvocationStep& s) { return s.to == "search-tool"; });
+  };
+  EXPECT_EQ(tool_calls(a), calls);
+  EXPECT_NEAR(static_cast<double>(tool_calls(c)), calls / 2.0, 5 * std::sqrt(calls / 4.0));
+  EXPECT_EQ(std::count_if(c.begin(), c.end(), [](const InvocationStep& s) { return s.hop == 1; }), calls);
+}
+
+// ---- end to end: the engine replays the hops, rotations and leaks; the analyses and rules read them
+
+json run_report(const std::vector<std::string>& sets = {}) {
+  test::TempDir dir;
+  const auto r = test::run_process(test::run_argv(GTW_BINARY, FIXTURE, dir.file("out"), "json", sets));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return json::parse(test::read_text(dir.file("out") + "/report.json"));
+}
+
+json finding(const json& report, const std::string& rule) {
+  for (const auto& f : report["compliance"]["findings"])
+    if (f["rule"] == rule) return f;
+  ADD_FAILURE() << "no finding of " << rule;
+  return json();
+}
+
+TEST(IdentityAtRunTime, TheConfusedDeputyIsReportedAtTheSimulatedTimeOfTheCall) {
+  const json report = run_report();
+  const auto& inv = report["leakage"]["agents"]["invocations"][0];
+  EXPECT_EQ(inv["calls"], 3);
+  EXPECT_EQ(inv["confused_deputy"], 4);
+  EXPECT_DOUBLE_EQ(inv["first_deputy_at_s"].get<double>(), 14.02);
+  const json deputy = finding(report, "no-confused-deputy");
+  EXPECT_EQ(deputy["status"], "fail");
+  ASSERT_FALSE(deputy["evidence"].empty());
+  EXPECT_DOUBLE_EQ(deputy["evidence"][0]["time_s"].get<double>(), 14.02);
+  const std::string detail = deputy["evidence"][0]["detail"];
+  EXPECT_NE(detail.find("'bob' reads data patient-records at t=14.02 s through 'rag-agent' as 'sa-rag'"),
+            std::string::npos)
+      << detail;
+  // Strict revocation: the tool's read of the corpus on bob's token at 16.08 s, after his revocation at 15 s.
+  const json revocation = finding(report, "timely-revocation");
+  EXPECT_EQ(revocation["status"], "fail");
+  ASSERT_EQ(revocation["evidence"].size(), 1u);
+  EXPECT_DOUBLE_EQ(revocation["evidence"][0]["time_s"].get<double>(), 16.08);
+  // With introspection the tool refuses that token: the revocation rule passes.
+  EXPECT_EQ(finding(run_report({"spec.identity.tokenValidation=introspection"}), "timely-revocation")["status"],
+            "pass");
+}
+
+TEST(IdentityAtRunTime, ALeakedSecretIsExposedUntilItsRotation) {
+  // Known at 40 s and rotated 5 s later: exposed 30 s .. 45 s; the key-rotation rule (10 s to revoke) passes.
+  json report = run_report();
+  ASSERT_EQ(report["leakage"]["secret_leaks"].size(), 1u);
+  json leak = report["leakage"]["secret_leaks"][0];
+  EXPECT_EQ(leak["to"], "public");
+  EXPECT_DOUBLE_EQ(leak["known_at_s"].get<double>(), 40.0);
+  EXPECT_DOUBLE_EQ(leak["end_s"].get<double>(), 45.0);
+  EXPECT_EQ(leak["ended_by"], "emergencyRotation");
+  EXPECT_DOUBLE_EQ(leak["exposure_s"].get<double>(), 15.0);
+  EXPECT_EQ(leak["protects"], json::array({"patient-records"}));
+  EXPECT_EQ(finding(report, "key-rotation")["status"], "pass");
+  // Rotated an hour after detection: the scheduled rotation at 60 s ends it, 20 s after the revocation deadline.
+  report = run_report({"spec.incidentResponse.revokeAfter=1h"});
+  leak = report["leakage"]["secret_leaks"][0];
+  EXPECT_DOUBLE_EQ(leak["end_s"].get<double>(), 60.0);
+  EXPECT_EQ(leak["ended_by"], "rotation");
+  const json rotation = finding(report, "key-rotation");
+  EXPECT_EQ(rotation["status"], "fail");
+  EXPECT_EQ(rotation["evidence"][0]["time_s"], 30.0);
+  // A leased credential: the one issued at the agent's last read (16.04 s) expires 20 s later.
+  report = run_report({"spec.incidentResponse.revokeAfter=1h", "spec.identity.secrets[0].lease=20s"});
+  leak = report["leakage"]["secret_leaks"][0];
+  EXPECT_DOUBLE_EQ(leak["credential_issued_s"].get<double>(), 16.04);
+  EXPECT_DOUBLE_EQ(leak["end_s"].get<double>(), 36.04);
+  EXPECT_EQ(leak["ended_by"], "leaseExpiry");
+}
+
+TEST(IdentityAtRunTime, BreachNotificationNeedsDetectionAndSeventyTwoHours) {
+  // The deputy's reads are never detected: they fail; the leak is notified 48 h after it became known.
+  json breach = finding(run_report(), "breach-notification");
+  EXPECT_EQ(breach["status"], "fail");
+  EXPECT_EQ(breach["violations"], 2);
+  EXPECT_EQ(breach["checked"], 3);
+  // Detected within an hour, notified after 48 h: every incident passes; after 80 h every one is late.
+  breach = finding(run_report({"spec.incidentResponse.detectAfter=1h"}), "breach-notification");
+  EXPECT_EQ(breach["status"], "pass") << breach.dump();
+  breach = finding(run_report({"spec.incidentResponse.detectAfter=1h", "spec.incidentResponse.notifyAfter=80h"}),
+                   "breach-notification");
+  EXPECT_EQ(breach["violations"], 3);
+  for (const auto& ev : breach["evidence"])
+    EXPECT_NE(ev["detail"].get<std::string>().find("later (> 3 d)"), std::string::npos) << ev;
+}
+
+TEST(IdentityAtRunTime, AgentHopsAndRotationsAreAudited) {
+  test::TempDir dir;
+  const auto r = test::run_process(test::run_argv(GTW_BINARY, FIXTURE, dir.file("out"), "audit", {}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string audit = test::read_text(dir.file("out") + "/audit.jsonl");
+  const auto count = [&](const std::string& type) {
+    size_t n = 0;
+    for (size_t at = audit.find(type); at != std::string::npos; at = audit.find(type, at + 1)) ++n;
+    return n;
+  };
+  const size_t secret_reads = count("\"type\":\"secretRead\"");
+  const size_t calls = count("\"type\":\"serviceCall\"");
+  const size_t rotations = count("\"type\":\"secretRotated\"");
+  EXPECT_EQ(secret_reads, 2u);  // the agent's two credential reads
+  EXPECT_EQ(calls, 5u);         // bob -> agent three times, agent -> tool twice
+  EXPECT_EQ(rotations, 2u);     // the emergency rotation at 45 s and the scheduled one at 60 s
+}
+
+}  // namespace
+}  // namespace gtw
