@@ -88,6 +88,28 @@ std::vector<DiffRow> difference_rows(const Report& now, const Report* base) {
   add(rows, "security", "confused-deputy paths",
       leak(base, [](const Report& r) { return static_cast<double>(r.confused_deputy_paths); }),
       leak(&now, [](const Report& r) { return static_cast<double>(r.confused_deputy_paths); }), "count");
+  const auto deputy_hops = [](const Report& r) {
+    double n = 0;
+    for (const auto& a : r.agents) n += a.confused_deputy;
+    return n;
+  };
+  const auto refused_hops = [](const Report& r) {
+    double n = 0;
+    for (const auto& a : r.agents) n += a.refused;
+    return n;
+  };
+  const auto exposed_secret_s = [](const Report& r) {
+    double s = 0;
+    for (const auto& l : r.secret_leaks) s += l.exposure_s;
+    return s;
+  };
+  if (!now.agents.empty() || (base && !base->agents.empty())) {
+    add(rows, "security", "confused-deputy hops at run time", leak(base, deputy_hops), leak(&now, deputy_hops),
+        "count");
+    add(rows, "security", "agent hops refused", leak(base, refused_hops), leak(&now, refused_hops), "count", 0);
+  }
+  if (!now.secret_leaks.empty() || (base && !base->secret_leaks.empty()))
+    add(rows, "security", "leaked secrets usable for", leak(base, exposed_secret_s), leak(&now, exposed_secret_s), "s");
   const auto rules = [](const Report* r, bool failed) {
     if (!r || !r->has_compliance) return NO_VALUE;
     return static_cast<double>(failed ? failed_rules(*r) : static_cast<int>(r->findings.size()) - failed_rules(*r));

@@ -407,6 +407,45 @@ LeakChannel read_channel(const json& cj, const std::string& cw) {
   return c;
 }
 
+// Identity at run time (docs/models/identity.md): invocations, secret leaks, incidents; absent in older reports.
+void read_identity_runtime(const json& l, Report& r) {
+  const json& agents = object_or_empty(l, "agents");
+  if (const auto it = agents.find("invocations"); it != agents.end() && it->is_array())
+    for (size_t i = 0; i < it->size(); ++i) {
+      const json& j = (*it)[i];
+      const std::string w = at("leakage.agents.invocations", i);
+      AgentInvocation a;
+      a.name = str(j, w, "name");
+      a.principal = str(j, w, "principal");
+      a.entry = str(j, w, "entry");
+      a.calls = small_int(j, w, "calls");
+      a.hops = small_int(j, w, "hops");
+      a.refused = small_int(j, w, "refused");
+      if (const auto by = j.find("refused_by"); by != j.end() && by->is_object())
+        for (const auto& [why, n] : by->items())
+          a.refused_by +=
+              (a.refused_by.empty() ? "" : ", ") + why + " " + std::to_string(n.is_number() ? n.get<long long>() : 0);
+      a.confused_deputy = small_int(j, w, "confused_deputy");
+      a.over_privileged = small_int(j, w, "over_privileged");
+      a.after_revocation = small_int(j, w, "after_revocation");
+      a.first_deputy_at_s = number(j, w, "first_deputy_at_s");
+      r.agents.push_back(std::move(a));
+    }
+  const auto each = [&l](const char* key, const auto& read) {
+    if (const auto it = l.find(key); it != l.end() && it->is_array())
+      for (size_t i = 0; i < it->size(); ++i) read((*it)[i], at(std::string("leakage.") + key, i));
+  };
+  each("secret_leaks", [&r](const json& j, const std::string& w) {
+    r.secret_leaks.push_back({str(j, w, "secret"), str(j, w, "owner"), str(j, w, "to"), number(j, w, "at_s", 0),
+                              number(j, w, "known_at_s"), number(j, w, "end_s"), str(j, w, "ended_by"),
+                              number(j, w, "exposure_s", 0), first_text(j, {"protects"})});
+  });
+  each("incidents", [&r](const json& j, const std::string& w) {
+    r.incidents.push_back({str(j, w, "kind"), str(j, w, "resource"), str(j, w, "affected"), str(j, w, "observer"),
+                           number(j, w, "time_s", 0), number(j, w, "known_at_s"), number(j, w, "notified_at_s")});
+  });
+}
+
 // The leakage section (docs/models/leakage.md): totals, open and closed channels, discrete exposures, the
 // model-IP view and the replayed attacks.
 void read_leakage(const json& l, Report& r) {
@@ -445,6 +484,7 @@ void read_leakage(const json& l, Report& r) {
     ++r.identity_paths;
     r.confused_deputy_paths += j.value("confused_deputy", false) ? 1 : 0;
   });
+  read_identity_runtime(l, r);
 }
 
 // One tenant -> series object, in the report's tenant order.

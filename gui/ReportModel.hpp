@@ -187,6 +187,45 @@ struct LeakDiscrete {
   std::string basis;          // how the bytes were derived
 };
 
+// One run-time invocation of the identity graph (report.json leakage.agents.invocations[]).
+struct AgentInvocation {
+  std::string name;
+  std::string principal;
+  std::string entry;
+  int calls = 0;
+  int hops = 0;
+  int refused = 0;
+  std::string refused_by;  // "revoked 1, tokenExpired 2"
+  int confused_deputy = 0;
+  int over_privileged = 0;
+  int after_revocation = 0;
+  double first_deputy_at_s = NO_VALUE;
+};
+
+// A leaked secret's exposure window (report.json leakage.secret_leaks[]); a time that never came is infinite.
+struct SecretLeak {
+  std::string secret;
+  std::string owner;
+  std::string to;  // "" : an outsider
+  double at_s = 0;
+  double known_at_s = NO_VALUE;
+  double end_s = NO_VALUE;  // infinite: still usable at the end of the run
+  std::string ended_by;
+  double exposure_s = 0;
+  std::string protects;  // joined
+};
+
+// An incident of the run (report.json leakage.incidents[]).
+struct Incident {
+  std::string kind;
+  std::string resource;
+  std::string affected;
+  std::string observer;  // "" : an outsider
+  double time_s = 0;
+  double known_at_s = NO_VALUE;
+  double notified_at_s = NO_VALUE;
+};
+
 // A channel the design closed while the pair was co-active (report.json leakage.closed[]).
 struct LeakClosed {
   std::string observer;
@@ -334,6 +373,9 @@ struct Report {
   std::vector<LeakChannel> leak_channels;
   std::vector<LeakDiscrete> leak_discrete;
   std::vector<LeakClosed> leak_closed;
+  std::vector<AgentInvocation> agents;
+  std::vector<SecretLeak> secret_leaks;
+  std::vector<Incident> incidents;
   std::vector<ModelIp> models;
   std::vector<AttackOutcome> attacks;
   std::vector<Boundary> boundaries;

@@ -108,8 +108,21 @@ SecurityView::SecurityView(QWidget* parent) : QWidget(parent) {
                                 QStringLiteral("Relation"), QStringLiteral("Co-active"), QStringLiteral("Why closed")});
   tables_[BOUNDARIES] = make_table({run, QStringLiteral("Tenants"), QStringLiteral("Node"), QStringLiteral("Same GPU"),
                                     QStringLiteral("Shared layers")});
+  tables_[AGENTS] =
+      make_table({run, QStringLiteral("Invocation"), QStringLiteral("Principal -> entry"), QStringLiteral("Calls"),
+                  QStringLiteral("Hops"), QStringLiteral("Confused deputy"), QStringLiteral("First deputy at"),
+                  QStringLiteral("Over-privileged"), QStringLiteral("After revocation"), QStringLiteral("Refused"),
+                  QStringLiteral("Refused because")});
+  tables_[SECRET_LEAKS] =
+      make_table({run, QStringLiteral("Secret"), QStringLiteral("Owner"), QStringLiteral("To"),
+                  QStringLiteral("Leaked at"), QStringLiteral("Known at"), QStringLiteral("Usable until"),
+                  QStringLiteral("Exposed for"), QStringLiteral("Ended by"), QStringLiteral("Opens")});
+  tables_[INCIDENTS] =
+      make_table({run, QStringLiteral("Kind"), QStringLiteral("Of"), QStringLiteral("Affected"), QStringLiteral("By"),
+                  QStringLiteral("At"), QStringLiteral("Known at"), QStringLiteral("Notified at")});
   const char* names[TABLES] = {"Attacks",       "Exposures (bytes)", "Model IP",
-                               "Open channels", "Closed channels",   "Isolation boundaries"};
+                               "Open channels", "Closed channels",   "Isolation boundaries",
+                               "Invocations",   "Secret leaks",      "Incidents"};
   for (int t = 0; t < TABLES; ++t) table_tabs_->addTab(tables_[t], QString::fromLatin1(names[t]));
   split->addWidget(table_tabs_);
   split->setStretchFactor(0, 1);
@@ -146,6 +159,12 @@ QString SecurityView::totals_line(const Report& r) {
         break;
       }
   if (!r.models.empty()) line += QStringLiteral("; %1 of %2 models exposed").arg(open_models).arg(r.models.size());
+  int deputies = 0;
+  for (const auto& a : r.agents) deputies += a.confused_deputy;
+  if (!r.agents.empty()) line += QStringLiteral("; %1 confused-deputy hops at run time").arg(deputies);
+  if (!r.secret_leaks.empty())
+    line += r.secret_leaks.size() == 1 ? QStringLiteral("; 1 secret leaked")
+                                       : QStringLiteral("; %1 secrets leaked").arg(r.secret_leaks.size());
   return line;
 }
 
@@ -168,6 +187,7 @@ void SecurityView::show_reports(const Report* now, const Report* base) {
   fill_attacks();
   fill_exposures();
   fill_models();
+  fill_identity_runtime();
   fill_channels();
   fill_closed();
   fill_boundaries();
@@ -260,6 +280,47 @@ void SecurityView::fill_closed() {
                      text_cell(q(c.mode)), value_cell(c.co_active_s, "s"), text_cell(q(c.reason))});
   });
   finish_table(t, base_ != nullptr, 200);
+}
+
+void SecurityView::fill_identity_runtime() {
+  const auto when = [](double t) {
+    return !std::isfinite(t) ? text_cell(QStringLiteral("never")) : value_cell(t, "s");
+  };
+  QTableWidget* agents = tables_[AGENTS];
+  agents->setRowCount(0);
+  for_runs(now_, base_, [&](const Report& r, const QString& run) {
+    for (const auto& a : r.agents)
+      append_row(
+          agents,
+          {text_cell(run), text_cell(q(a.name)), text_cell(q(a.principal + " -> " + a.entry)), value_cell(a.calls, ""),
+           value_cell(a.hops, ""), status_cell(QString::number(a.confused_deputy), a.confused_deputy > 0),
+           !std::isfinite(a.first_deputy_at_s) ? text_cell(QStringLiteral("-")) : value_cell(a.first_deputy_at_s, "s"),
+           status_cell(QString::number(a.over_privileged), a.over_privileged > 0),
+           status_cell(QString::number(a.after_revocation), a.after_revocation > 0), value_cell(a.refused, ""),
+           text_cell(q(a.refused_by))});
+  });
+  finish_table(agents, base_ != nullptr);
+  QTableWidget* leaks = tables_[SECRET_LEAKS];
+  leaks->setRowCount(0);
+  for_runs(now_, base_, [&](const Report& r, const QString& run) {
+    for (const auto& l : r.secret_leaks)
+      append_row(leaks, {text_cell(run), text_cell(q(l.secret)), text_cell(q(l.owner)),
+                         text_cell(l.to.empty() ? QStringLiteral("outsider") : q(l.to)), value_cell(l.at_s, "s"),
+                         when(l.known_at_s),
+                         !std::isfinite(l.end_s) ? status_cell(QStringLiteral("still usable at the end"), true)
+                                                 : value_cell(l.end_s, "s"),
+                         value_cell(l.exposure_s, "s"), text_cell(q(l.ended_by)), text_cell(q(l.protects))});
+  });
+  finish_table(leaks, base_ != nullptr);
+  QTableWidget* incidents = tables_[INCIDENTS];
+  incidents->setRowCount(0);
+  for_runs(now_, base_, [&](const Report& r, const QString& run) {
+    for (const auto& i : r.incidents)
+      append_row(incidents, {text_cell(run), text_cell(q(i.kind)), text_cell(q(i.resource)), text_cell(q(i.affected)),
+                             text_cell(i.observer.empty() ? QStringLiteral("outsider") : q(i.observer)),
+                             value_cell(i.time_s, "s"), when(i.known_at_s), when(i.notified_at_s)});
+  });
+  finish_table(incidents, base_ != nullptr);
 }
 
 void SecurityView::fill_boundaries() {

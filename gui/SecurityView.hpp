@@ -3,7 +3,9 @@
 // (docs/models/leakage.md). Totals in one line; the tenant-pair heatmap on the absolute colour scale; tables of
 // the replayed attacks beside their analytic bound, the discrete exposures in bytes, the model-IP view with the
 // mitigations that close each channel, the open channels, the closed ones with their reason and the isolation
-// boundaries. With a baseline pinned every table has its rows too (column "Run").
+// boundaries, and identity at run time: the invocations (confused-deputy, refused and after-revocation hops),
+// leaked secrets' exposure windows and the incidents with when each was known and notified. With a baseline pinned
+// every table has its rows too (column "Run").
 #include <QString>
 #include <QWidget>
 
@@ -23,7 +25,7 @@ class SecurityView : public QWidget {
 
  public:
   // The tables, in tab order.
-  enum Table { ATTACKS, EXPOSURES, MODELS, CHANNELS, CLOSED, BOUNDARIES, TABLES };
+  enum Table { ATTACKS, EXPOSURES, MODELS, CHANNELS, CLOSED, BOUNDARIES, AGENTS, SECRET_LEAKS, INCIDENTS, TABLES };
   // Each numeric cell carries its exact value as data under this role (tests and copy-paste read it).
   static constexpr int VALUE_ROLE = Qt::UserRole + 1;
 
@@ -49,6 +51,7 @@ class SecurityView : public QWidget {
   void fill_channels();
   void fill_closed();
   void fill_boundaries();
+  void fill_identity_runtime();
 
   const Report* now_ = nullptr;
   const Report* base_ = nullptr;

@@ -457,6 +457,7 @@ class IdentityGraph {
     if (!refused && ep.hop == Hop::EXCHANGE) {
       narrowed = true;  // the STS issues a narrower token, capped by its subject token's expiry
       token = Token{effective, w.clock, std::min(w.token.expires, w.clock + spec_.identity.token_lifetime.value)};
+      refused = token_refusal(token, w.clock);  // an issuer: it refuses a subject revoked by now
     } else if (!refused && ep.hop == Hop::REPLACE) {
       effective = principal_vertex(kind == NodeKind::SERVICE ? g_[next].identity : g_[here].identity, effective);
       narrowed = false;

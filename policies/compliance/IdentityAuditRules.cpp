@@ -576,6 +576,7 @@ class TimelyRevocation final : public ComplianceRule {
       auto [it, fresh] = revoked.emplace(r.principal, r.at.value);
       if (!fresh) it->second = std::min(it->second, r.at.value);
     }
+    const auto records = records_by_event(in.audit);
     for (const Access& a : audited_accesses(in, cfg)) {
       if (!a.by_principal || !a.success) continue;
       const auto it = revoked.find(a.principal);
@@ -587,6 +588,8 @@ class TimelyRevocation final : public ComplianceRule {
           event_name(*a.event) + " by '" + a.principal + "' revoked at t=" + seconds_text(it->second) + ", " +
               seconds_text(a.event->time - it->second) + " after revocation (grace " + seconds_text(grace) + ")",
           "after-revocation");
+      if (const auto r = records.find(static_cast<int64_t>(a.event->seq)); r != records.end())
+        ev.audit_record = static_cast<int64_t>(r->second->index);
       add_violation(f, std::move(ev));
     }
     finish_finding(f, "accesses by revoked principals");

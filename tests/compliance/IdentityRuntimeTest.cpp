@@ -74,6 +74,22 @@ TEST(InvocationsAtRunTime, ALocallyCheckedTokenOutlivesItsSubjectsRevocation) {
   EXPECT_EQ(find_step(steps, 2, "patient-records"), nullptr);
 }
 
+TEST(InvocationsAtRunTime, ATokenExchangeAfterTheRevocationIsRefusedByTheIssuer) {
+  // The agent exchanges bob's token for the tool (instead of passing it through): the exchange at 16.06 s, after
+  // bob's revocation at 15 s, is refused as revoked although his own token, checked locally, would still work.
+  const auto steps = identity::simulate_invocations(load_fixture({"spec.identity.edges[3].propagation=exchange"}), 5);
+  const auto* tool = find_step(steps, 1, "search-tool");
+  ASSERT_NE(tool, nullptr);
+  EXPECT_FALSE(tool->allowed);
+  EXPECT_EQ(tool->reason, "revoked");
+  EXPECT_EQ(find_step(steps, 1, "open-corpus"), nullptr);
+  // Before the revocation the exchange is issued, capped at the subject token's expiry.
+  const auto* early = find_step(steps, 0, "search-tool");
+  ASSERT_NE(early, nullptr);
+  EXPECT_TRUE(early->allowed && early->narrowed);
+  EXPECT_DOUBLE_EQ(early->token_expires, 12.0 + 3600.0);
+}
+
 TEST(InvocationsAtRunTime, IntrospectionRefusesFromTheRevocationOn) {
   const auto steps = identity::simulate_invocations(load_fixture({"spec.identity.tokenValidation=introspection"}), 5);
   EXPECT_TRUE(std::none_of(steps.begin(), steps.end(), [](const InvocationStep& s) { return s.after_revocation; }));

@@ -156,6 +156,46 @@ TEST(SecurityView, RemanenceScrapeBytesAttackAndPairBitsEqualReportJson) {
   EXPECT_EQ(v->table(SecurityView::BOUNDARIES)->rowCount(), static_cast<int>(j["isolation_boundaries"].size()));
 }
 
+TEST(SecurityView, InvocationsSecretLeaksAndIncidentsEqualReportJson) {
+  MainWindow w;
+  ASSERT_TRUE(w.open_scenario(SCENARIOS + QStringLiteral("/../tests/fixtures/scenarios/agents-secrets.yaml")));
+  ASSERT_TRUE(run_and_wait(w));
+  const json l = report_json(w).at("leakage");
+  SecurityView* v = w.security_view();
+  ASSERT_TRUE(v);
+  QTableWidget* agents = v->table(SecurityView::AGENTS);
+  ASSERT_EQ(agents->rowCount(), 1);
+  const json& inv = l["agents"]["invocations"][0];
+  EXPECT_EQ(agents->item(0, column_named(agents, QStringLiteral("Confused deputy")))->text().toInt(),
+            inv["confused_deputy"].get<int>());
+  EXPECT_DOUBLE_EQ(
+      value_of(agents, 0, column_named(agents, QStringLiteral("First deputy at")), SecurityView::VALUE_ROLE),
+      inv["first_deputy_at_s"].get<double>());
+  EXPECT_EQ(agents->item(0, column_named(agents, QStringLiteral("Refused because")))->text(),
+            QStringLiteral("revoked 1"));
+  QTableWidget* leaks = v->table(SecurityView::SECRET_LEAKS);
+  ASSERT_EQ(leaks->rowCount(), 1);
+  EXPECT_DOUBLE_EQ(value_of(leaks, 0, column_named(leaks, QStringLiteral("Usable until")), SecurityView::VALUE_ROLE),
+                   l["secret_leaks"][0]["end_s"].get<double>());
+  EXPECT_EQ(leaks->item(0, column_named(leaks, QStringLiteral("Ended by")))->text(),
+            QStringLiteral("emergencyRotation"));
+  QTableWidget* incidents = v->table(SecurityView::INCIDENTS);
+  ASSERT_EQ(incidents->rowCount(), static_cast<int>(l["incidents"].size()));
+  EXPECT_EQ(incidents->item(0, column_named(incidents, QStringLiteral("Known at")))->text(), QStringLiteral("never"));
+  EXPECT_TRUE(v->totals()->text().contains(QStringLiteral("4 confused-deputy hops at run time")))
+      << v->totals()->text().toStdString();
+  // The difference table counts the deputy hops and the leak's exposure.
+  const auto rows = difference_rows(*w.report(), nullptr);
+  const auto row = [&](const std::string& metric) {
+    for (const auto& r : rows)
+      if (r.metric == metric) return r.current;
+    ADD_FAILURE() << "no row " << metric;
+    return static_cast<double>(NAN);
+  };
+  EXPECT_EQ(row("confused-deputy hops at run time"), 4);
+  EXPECT_EQ(row("leaked secrets usable for"), 15);
+}
+
 TEST(SecurityView, LeakageColoursAreAbsoluteNotPerChart) {
   // The same bits give the same colour whatever else is in the chart; more bits are darker.
   EXPECT_EQ(leakage_color(1.8e6), leakage_color(1.8e6));
