@@ -571,8 +571,9 @@ class Attack final : public Workload {
   // Model stealing through the service's API: the client sends queryRate queries per second to the
   // victim service, which serves the admitted ones like its own requests (the service logs an
   // ATTACK_OBSERVATION per answer). A refused query (the per-client rate limit, or a full queue) is logged
-  // (ATTACK_PROBE: value 1 rate-limited, 2 refused) and the next send slot retries. It stops once
-  // `queries` were admitted or arrivals end: a rate limit below queryRate costs it time.
+  // (ATTACK_PROBE: value 1 rate-limited, 2 refused, 3 the per-client query budget spent) and the next send slot
+  // retries. It stops once `queries` were admitted, its budget is spent or arrivals end: a rate limit below
+  // queryRate costs it time.
   void query() {
     const double started = now();
     const double period = 1 / a_.query_rate.value;
@@ -587,7 +588,10 @@ class Attack final : public Workload {
       } else {
         ctx_.emit(who(0, gpu), {.time = now(),
                                 .type = EventType::ATTACK_PROBE,
-                                .value = answer == Workload::Admission::RATE_LIMITED ? 1.0 : 2.0});
+                                .value = answer == Workload::Admission::RATE_LIMITED   ? 1.0
+                                         : answer == Workload::Admission::BUDGET_SPENT ? 3.0
+                                                                                       : 2.0});
+        if (answer == Workload::Admission::BUDGET_SPENT) break;  // no later query will be answered
       }
     }
     ctx_.emit(who(0, gpu),

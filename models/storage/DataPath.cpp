@@ -98,7 +98,7 @@ DataMovement base_record(const SimContext& ctx, const Mover& who, int data) {
   m.identity = who.identity;
   m.gpu_direct = who.gpu_direct;
   m.segment = segment_of(ctx.spec, who.tenant);
-  m.encrypted_in_transit = encrypts_in_transit(ctx.spec, who.tenant);
+  m.encrypted_in_transit = encrypts_in_transit(ctx.spec, who.tenant) || owner_encrypted(ctx.spec, data);
   return m;
 }
 
@@ -277,7 +277,7 @@ bool storage_io(SimContext& ctx, const Mover& who, int data, const std::vector<G
   const StorageSpec* st = find_store(ctx.spec, item.store, &k);
   if (!st) return true;  // refused by validation
   m.region = st->region;
-  m.encrypted_at_rest = st->encrypted_at_rest;
+  m.encrypted_at_rest = st->encrypted_at_rest || owner_encrypted(ctx.spec, data);
   const std::string store_end = "store:" + st->name;
   m.from = read ? store_end : gpu_end;
   m.to = read ? gpu_end : store_end;
@@ -314,6 +314,12 @@ int data_index(const ScenarioSpec& spec, const std::string& name) {
   for (size_t i = 0; i < spec.data.size(); ++i)
     if (spec.data[i].name == name) return static_cast<int>(i);
   return -1;
+}
+
+bool owner_encrypted(const ScenarioSpec& spec, int data) {
+  if (!spec.isolation.weight_encryption || data < 0) return false;
+  const DataKind kind = spec.data[static_cast<size_t>(data)].kind;
+  return kind == DataKind::WEIGHTS || kind == DataKind::CHECKPOINT;
 }
 
 bool encrypts_in_transit(const ScenarioSpec& spec, int tenant) {

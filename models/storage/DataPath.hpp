@@ -55,6 +55,9 @@ std::vector<fabric::Platform::Transfer> gpu_pair_transfers(const SimContext& ctx
 
 /// Whether the tenant's flows are encrypted in transit (networkPolicies).
 bool encrypts_in_transit(const ScenarioSpec& spec, int tenant);
+/// Model weights and checkpoints under spec.policies.isolation.weightEncryption: encrypted by their owner, at rest
+/// and in transit, whatever the store or the network policy does (the replica's host decrypts them on load).
+bool owner_encrypted(const ScenarioSpec& spec, int data);
 /// The network segment of a tenant: its name when isolated, "shared" otherwise.
 std::string segment_of(const ScenarioSpec& spec, int tenant);
 

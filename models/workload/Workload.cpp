@@ -141,6 +141,10 @@ void bring_up(const WorkloadSpec& spec, const ReplicaPlacement& place, double we
     const auto mover = storage::mover_of(ctx, static_cast<int>(&spec - ctx.spec.workloads.data()), -1);
     storage::read_to_gpus(ctx, mover, weights, place.gpus, weight_bytes);
     ctx.counters.transfers += place.gpus.size();
+    // Owner-encrypted weights are decrypted on the host before they are usable: the cost of weightEncryption.
+    if (storage::owner_encrypted(ctx.spec, weights))
+      sg4::this_actor::sleep_for(weight_bytes * static_cast<double>(place.gpus.size()) /
+                                 ctx.spec.isolation.decrypt_bandwidth.value);
     return;
   }
   // A replica over several GPUs (tensor parallelism) loads its shards at once, each over its GPU's link.
@@ -318,6 +322,8 @@ class InferenceService final : public Workload {
       auto it = buckets_.try_emplace(client, limit, 0.0, t).first;
       if (!it->second.take(t)) return Admission::RATE_LIMITED;
     }
+    const int budget = ctx_.spec.isolation.query_budget;
+    if (budget > 0 && answered_[client] >= budget) return Admission::BUDGET_SPENT;
     const int best = shortest_queue();
     if (best < 0) return Admission::REFUSED;
     auto& r = *replicas_[static_cast<size_t>(best)];
@@ -327,6 +333,7 @@ class InferenceService final : public Workload {
     ctx_.emit(who(best, gpu_of(r)),
               {.time = t, .type = EventType::REQUEST_ARRIVAL, .value = static_cast<double>(r.queue.size())});
     r.cv->notify_all();
+    ++answered_[client];
     return Admission::ADMITTED;
   }
 
@@ -754,6 +761,7 @@ class InferenceService final : public Workload {
   Subject who(int replica, int gpu = -1) const { return {spec_.tenant_index, index_, replica, gpu}; }
   std::vector<std::unique_ptr<Replica>> replicas_;
   std::map<int, TokenBucket> buckets_;  // per client workload (queryRateLimit)
+  std::map<int, int> answered_;         // per client workload: queries admitted (queryBudget)
   double next_arrival_ = 0;             // the service's next own arrival (continuous batching's run horizon)
 };
 

@@ -44,7 +44,7 @@ class Workload {
   /// inference service: queued and served like the service's own requests, within the client's rate limit
   /// (spec.policies.isolation.queryRateLimit). Returns whether it was admitted; the service logs an
   /// ATTACK_OBSERVATION for the client when it answers (docs/models/leakage.md, "Query extraction").
-  enum class Admission { ADMITTED, RATE_LIMITED, REFUSED };
+  enum class Admission { ADMITTED, RATE_LIMITED, REFUSED, BUDGET_SPENT };
   virtual Admission submit_query(int client) {
     (void)client;
     return Admission::REFUSED;

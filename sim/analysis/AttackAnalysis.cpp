@@ -62,6 +62,8 @@ IsolationOptions isolation_options(const ScenarioSpec& spec) {
   o.scrub_on_free = spec.isolation.scrub_on_free;
   o.timer_resolution_s = spec.isolation.timer_resolution.value;
   o.query_rate_limit = spec.isolation.query_rate_limit.value;
+  o.query_budget = spec.isolation.query_budget;
+  o.weight_encryption = spec.isolation.weight_encryption;
   o.noise_injection_s = spec.isolation.noise_injection.value;
   o.gpu_visibility = spec.isolation.gpu_visibility;
   return o;
@@ -299,10 +301,12 @@ void remanence_scrape(const AttackContext& c, const WorkloadSpec& ws, int wi, in
 void query_extraction(const AttackContext& c, const AttackSpec& a, int wi, const Event* done, AttackResult& r) {
   r.resource = "queryAccess";
   r.relation = "api";
+  double budget_refused = 0;  // refused once the client's queryBudget was spent (ATTACK_PROBE value 3)
   for (const auto& e : c.run.log.events()) {
     if (e.workload != wi) continue;
     if (e.type == EventType::ATTACK_OBSERVATION && payload::truth(e) == 1) ++r.queries_answered;
     if (e.type == EventType::ATTACK_PROBE) ++(e.value == 1 ? r.queries_rate_limited : r.queries_refused);
+    if (e.type == EventType::ATTACK_PROBE && e.value == 3) ++budget_refused;
   }
   r.queries_admitted = done ? done->value : 0;
   r.queries_sent = r.queries_admitted + r.queries_rate_limited + r.queries_refused;
@@ -313,6 +317,10 @@ void query_extraction(const AttackContext& c, const AttackSpec& a, int wi, const
   r.bound_queries = limit > 0 ? std::max(1.0, limit) + limit * r.query_seconds : r.queries_sent;
   r.bound_source = limit > 0 ? fmt("queryRateLimit %.4g/s per client (token bucket, burst of one second)", limit)
                              : std::string("no rate limit: every query sent can be admitted");
+  if (const int budget = c.options.query_budget; budget > 0) {
+    r.bound_queries = std::min(r.bound_queries, static_cast<double>(budget));
+    r.bound_source += fmt("; queryBudget %.0f queries per client over the run", budget);
+  }
   r.within_bound = r.queries_admitted <= r.bound_queries + 1e-6;  // the bound sums rounded times
   if (!done) {
     r.outcome = "not run";
@@ -320,7 +328,8 @@ void query_extraction(const AttackContext& c, const AttackSpec& a, int wi, const
   }
   r.outcome = fmt("%.0f queries answered (%.0f sent, %.0f refused by the rate limit", r.queries_answered,
                   r.queries_sent, r.queries_rate_limited) +
-              fmt(", %.0f otherwise) in %.4g s; ", r.queries_refused, r.query_seconds) +
+              fmt(", %.0f by the query budget, %.0f otherwise) in %.4g s; ", budget_refused,
+                  r.queries_refused - budget_refused, r.query_seconds) +
               (r.query_goal_reached ? fmt("its %.0f queries reached", a.queries)
                                     : fmt("its goal of %.0f queries not reached", a.queries)) +
               "; fidelity not estimated (no published query-budget curve)";

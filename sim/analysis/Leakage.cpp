@@ -613,8 +613,9 @@ ModelExposure stored_weight_exposure(const ScenarioSpec& spec, const LeakageRepo
   ModelExposure x;
   x.part = "weights";
   x.channel = discrete_kind_name(kind);
-  x.closed_by = storage ? std::vector<std::string>{"encryption at rest", "storage ACLs"}
-                        : std::vector<std::string>{"encryption in transit", "network segmentation"};
+  x.closed_by = storage
+                    ? std::vector<std::string>{"encryption at rest", "storage ACLs", "weight encryption"}
+                    : std::vector<std::string>{"encryption in transit", "network segmentation", "weight encryption"};
   std::set<int> open, closed;
   std::string closed_reason;
   for (const auto& d : rep.discrete) {
@@ -674,10 +675,14 @@ ModelExposure behaviour_exposure(const IsolationOptions& options, size_t served)
   ModelExposure x;
   x.part = "behaviour";
   x.channel = "queryAccess";
-  x.closed_by = {"rate limits", "authenticated access"};
-  char buf[256];
+  x.closed_by = {"rate limits", "query budgets", "authenticated access"};
+  char buf[320];
   x.status = "open";
-  if (options.query_rate_limit > 0) {
+  if (options.query_budget > 0) {
+    std::snprintf(buf, sizeof buf,
+                  "%zu queries answered; other tenants' clients at most %d queries each over the run%s", served,
+                  options.query_budget, options.query_rate_limit > 0 ? " and a per-client rate limit" : "");
+  } else if (options.query_rate_limit > 0) {
     std::snprintf(buf, sizeof buf,
                   "%zu queries answered; other tenants' clients at most %.3g queries/s each (token bucket at "
                   "the front end)",

@@ -144,6 +144,8 @@ json leakage_json(const ScenarioSpec& spec, const RunResult& run, const LeakageR
   out["options"] = {{"scrub_on_free", l.options.scrub_on_free},
                     {"timer_resolution_s", l.options.timer_resolution_s},
                     {"query_rate_limit_per_s", l.options.query_rate_limit},
+                    {"query_budget", l.options.query_budget},
+                    {"weight_encryption", l.options.weight_encryption},
                     {"noise_injection_s", l.options.noise_injection_s},
                     {"gpu_visibility", gpu_visibility_names()[static_cast<size_t>(l.options.gpu_visibility)]}};
   out["mitigation_costs"] = {{"scrubbed_bytes", l.scrubbed_bytes}, {"scrub_seconds", l.scrub_seconds}};

@@ -681,6 +681,17 @@ const std::vector<FieldDoc>& field_docs() {
        "bucket at each service's front end per client (a burst of one second's queries); refused queries are "
        "not served. Applies to other tenants' clients (queryExtraction attackers), not to the service's own "
        "arrivals."},
+      {"spec.policies.isolation.queryBudget", "int",
+       "Queries each other tenant's client may have answered by an inference service over the whole run (the "
+       "behaviour channel of model IP; 0: unlimited). Once spent, its queries are refused; with queryRateLimit both "
+       "apply."},
+      {"spec.policies.isolation.weightEncryption", "bool",
+       "The model owners encrypt their weights and checkpoints (data items of kind weights or checkpoint) at rest "
+       "and in transit and decrypt them on the replica's host when loading: closes the plaintext storage and "
+       "network channels of model IP; costs weight bytes / decryptBandwidth at every weight load."},
+      {"spec.policies.isolation.decryptBandwidth", "bandwidth",
+       "Host decryption throughput per replica for weightEncryption (default 2GB/s, assumed: AES-GCM on a few "
+       "host cores)."},
       {"spec.policies.isolation.gpuVisibility", "enum: node|allocated",
        "Which GPUs of its node a tenant's processes can see. allocated (default): only the GPUs allocated to the "
        "tenant, as the Kubernetes NVIDIA device plugin deploys them (NVIDIA_VISIBLE_DEVICES with cgroup device "
@@ -871,6 +882,8 @@ const std::vector<FieldRange>& field_ranges() {
       {"spec.policies.isolation.timerResolution", 0, 1},
       {"spec.policies.isolation.noiseInjection", 0, 1},
       {"spec.policies.isolation.queryRateLimit", 0, 1e6},
+      {"spec.policies.isolation.queryBudget", 0, 1000000000},
+      {"spec.policies.isolation.decryptBandwidth", 1e6, 1e13},
   };
   return ranges;
 }

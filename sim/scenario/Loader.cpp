@@ -1316,6 +1316,9 @@ void Loader::read_isolation(const Ctx& c, IsolationPolicySpec& iso) {
   get_quantity(c, "timerResolution", iso.timer_resolution, parse_duration, false, false);
   get_quantity(c, "noiseInjection", iso.noise_injection, parse_duration, false, false);
   get_quantity(c, "queryRateLimit", iso.query_rate_limit, parse_rate, false, false);
+  get_int(c, "queryBudget", iso.query_budget, false);
+  get_bool(c, "weightEncryption", iso.weight_encryption);
+  get_quantity(c, "decryptBandwidth", iso.decrypt_bandwidth, parse_bandwidth, false, true);
   get_enum(c, "gpuVisibility", iso.gpu_visibility, gpu_visibility_names(), false);
 }
 

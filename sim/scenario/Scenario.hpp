@@ -453,6 +453,11 @@ struct IsolationPolicySpec {
   Seconds timer_resolution{0};    // coarsest timer a tenant can read; 0 = native timers
   Seconds noise_injection{0};     // std dev of random delay added to every timed operation a tenant sees
   PerSecond query_rate_limit{0};  // per-client queries/s on inference services; 0 = unlimited
+  int query_budget = 0;           // per-client queries answered in the whole run; 0 = unlimited
+  // Model weights (weights and checkpoint data items) are encrypted by their owner at rest and in transit and
+  // decrypted on the replica's host at `decrypt_bandwidth` when loaded (docs/models/leakage.md, "Model IP").
+  bool weight_encryption = false;
+  BytesPerSecond decrypt_bandwidth{2e9};  // assumed: AES-GCM on a few host cores
   SourceLoc loc;
 };
 
