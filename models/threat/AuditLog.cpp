@@ -108,6 +108,20 @@ bool describe(const ScenarioSpec& spec, const RunResult& run, const Event& e, Au
       r.outcome = payload::emergency_rotation(e) ? "emergency" : "success";
       return true;
     }
+    case EventType::REQUEST_DONE: {
+      // EU AI Act Art. 12 use logs: the period of use, the model and a reference to the input.
+      if (!spec.audit.log_requests || e.workload < 0 || static_cast<size_t>(e.workload) >= spec.workloads.size())
+        return false;
+      const auto& w = spec.workloads[static_cast<size_t>(e.workload)];
+      r.type = "inferenceUse";
+      r.principal = workload_identity(spec, e.workload, e.tenant);
+      r.owner = e.tenant;
+      r.resource = w.model.id.empty() ? w.name : w.model.id;
+      r.source = "request:" + w.name + "/" + std::to_string(e.seq) + "@" + std::to_string(e.time - e.value);
+      r.location = gpu_location(e.gpu);
+      r.outcome = "success";
+      return true;
+    }
     case EventType::COMPLIANCE_REFUSED: {
       const auto i = static_cast<size_t>(e.value);
       r.type = "complianceRefused";

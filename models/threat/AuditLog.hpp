@@ -18,7 +18,8 @@ struct AuditRecord {
   int64_t event_seq = -1;  // EventLog seq of the access it records
   double t_event = 0;      // when the access happened (simulated s)
   double t_written = 0;    // when the record reached the audit store
-  std::string type;        // dataRead | dataWrite | dataTransfer | dataDenied | secretAccess | keyRelease | ...
+  std::string type;        // dataRead | dataWrite | dataTransfer | dataDenied | keyRelease | serviceCall | secretRead |
+                           // inferenceUse | ...
   std::string principal;   // identity the access ran as
   int tenant = -1;         // tenant whose workload acted
   int owner = -1;          // tenant owning the resource

@@ -564,6 +564,63 @@ class NoConfusedDeputy final : public ComplianceRule {
   }
 };
 
+// ---------------------------------------------------------------- C22 AI Act use logs
+
+class AiActLogging final : public ComplianceRule {
+ public:
+  ComplianceFinding evaluate(const ComplianceInput& in, const ComplianceRuleSpec& cfg) const override {
+    ComplianceFinding f = start_finding(cfg, "Every use of a high-risk inference service is logged");
+    const auto records = records_by_event(in.audit);
+    const auto lost = lost_by_event(in.audit);
+    size_t not_logged = 0;
+    const Event* first_unlogged = nullptr;
+    for (const Event& e : in.run.log.events()) {
+      if (e.type != EventType::REQUEST_DONE || e.workload < 0) continue;
+      const auto& w = in.spec.workloads[static_cast<size_t>(e.workload)];
+      if (w.kind != WorkloadKind::INFERENCE || !matches_tenant(cfg, in.spec, w.tenant_index)) continue;
+      ++f.checked;
+      const auto seq = static_cast<int64_t>(e.seq);
+      if (const auto r = records.find(seq); r != records.end()) {
+        const auto& rec = *r->second;
+        if (!rec.resource.empty() && rec.source.rfind("request:", 0) == 0 && std::isfinite(rec.t_event)) continue;
+        ComplianceEvidence ev{seq,
+                              static_cast<int64_t>(rec.index),
+                              e.time,
+                              w.name,
+                              "record without model or input "
+                              "reference",
+                              "incomplete",
+                              {}};
+        add_violation(f, std::move(ev));
+      } else if (const auto l = lost.find(seq); l != lost.end()) {
+        add_violation(f,
+                      ComplianceEvidence{seq,
+                                         -1,
+                                         e.time,
+                                         w.name,
+                                         "request done at t=" + seconds_text(e.time) + " lost (" + l->second->why + ")",
+                                         "lost",
+                                         {}});
+      } else {
+        if (!first_unlogged) first_unlogged = &e;
+        ++not_logged;
+      }
+    }
+    if (not_logged > 0) {
+      // One piece of evidence for the pipeline that records no request at all (spec.audit.logRequests off).
+      f.violations += not_logged - 1;
+      add_violation(f, ComplianceEvidence{static_cast<int64_t>(first_unlogged->seq), -1, first_unlogged->time,
+                                          in.spec.workloads[static_cast<size_t>(first_unlogged->workload)].name,
+                                          std::to_string(not_logged) +
+                                              " requests have no use record (spec.audit.logRequests is " +
+                                              (in.spec.audit.log_requests ? "on, audit disabled" : "off") + ")",
+                                          "notLogged", in.spec.audit.loc});
+    }
+    finish_finding(f, "inference requests");
+    return f;
+  }
+};
+
 // ---------------------------------------------------------------- C12 timely revocation
 
 class TimelyRevocation final : public ComplianceRule {
@@ -810,6 +867,18 @@ void register_identity_audit_rules(ComplianceRegistry& registry) {
                   {}}}},
       {"C11", {"NIST SP 800-53 AC-6", "NIST SP 800-53 AC-4", "SOC 2 CC6.1"}, "high", false},
       factory<NoConfusedDeputy>());
+  add_compliance_rule(
+      registry,
+      {"ai-act-logging",
+       "C22: every completed request of a matched inference service (a high-risk AI system: match its tenants) has "
+       "a use record in the audit stream with its period (start, end), the model and a reference to the input "
+       "(spec.audit.logRequests).",
+       {}},
+      {"C22",
+       {"EU AI Act Art. 12(1)", "EU AI Act Art. 12(2)", "EU AI Act Art. 12(3)", "EU AI Act Art. 19"},
+       "high",
+       false},
+      factory<AiActLogging>());
   add_compliance_rule(registry,
                       {"timely-revocation",
                        "C12: after a revocation of a principal at t0, no successful access by it after t0 + grace.",

@@ -606,6 +606,10 @@ const std::vector<FieldDoc>& field_docs() {
        "Offset of the audit store's clock from the reference clock, may be negative, e.g. -2s (default 0)."},
       {"spec.audit.separateStore", "bool", "Records are kept on a system apart from the audited one (default true)."},
       {"spec.audit.hashChained", "bool", "Records are hash-chained with SHA-256 (default true)."},
+      {"spec.audit.logRequests", "bool",
+       "Every completed inference request is recorded too (type inferenceUse: start and end, model, input "
+       "reference; EU AI Act Art. 12 use logs), through the same shipper: its throughput is shared (default "
+       "false)."},
       {"spec.audit.dropProbability", "number", "Each record is lost with this probability, 0..1 (seeded; default 0)."},
       {"spec.audit.gaps", "list", "Windows in which the shipper is down: accesses in [from, until) leave no record."},
       {"spec.audit.gaps[].from", "duration", "Start of the gap."},

@@ -138,6 +138,7 @@ struct AuditSpec {
   Seconds clock_skew{0};       // offset of the audit timestamps from the reference clock
   bool separate_store = true;  // records on a store apart from the audited system (AU-9(2))
   bool hash_chained = true;
+  bool log_requests = false;  // every completed inference request is recorded (EU AI Act Art. 12 use logs)
   double drop_probability = 0;          // each record lost with this probability (seeded)
   std::vector<AuditGapSpec> gaps;       // the shipper is down: accesses in these windows produce no record
   std::vector<AuditTamperSpec> tamper;  // records modified after they were written (tests integrity)

@@ -190,6 +190,7 @@ void Loader::read_audit(const Ctx& c, AuditSpec& a) {
   }
   get_bool(c, "separateStore", a.separate_store);
   get_bool(c, "hashChained", a.hash_chained);
+  get_bool(c, "logRequests", a.log_requests);
   get_number(c, "dropProbability", a.drop_probability, false);
   if (auto gaps = child(c, "gaps")) {
     for (const auto& item : items(*gaps)) {

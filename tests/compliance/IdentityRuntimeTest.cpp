@@ -228,6 +228,30 @@ TEST(IdentityAtRunTime, BreachNotificationNeedsDetectionAndSeventyTwoHours) {
     EXPECT_NE(ev["detail"].get<std::string>().find("later (> 3 d)"), std::string::npos) << ev;
 }
 
+TEST(AiActUseLogs, EveryRequestNeedsAUseRecordThatTheShipperKeeps) {
+  const std::string rule = "spec.compliance.rules=[{name: use-logs, rule: ai-act-logging, match: {tenants: [health]}}]";
+  // Without request logging every completed request of the health tenant's service lacks its use record.
+  json f = finding(run_report({rule}), "ai-act-logging");
+  EXPECT_EQ(f["status"], "fail");
+  const auto checked = f["checked"].get<int>();
+  EXPECT_GT(checked, 50);
+  EXPECT_EQ(f["violations"], checked);
+  EXPECT_NE(f["evidence"][0]["detail"].get<std::string>().find("spec.audit.logRequests is off"), std::string::npos);
+  // Logged: every request has a record with its start, model and input reference.
+  f = finding(run_report({rule, "spec.audit={logRequests: true}"}), "ai-act-logging");
+  EXPECT_EQ(f["status"], "pass") << f.dump();
+  EXPECT_EQ(f["checked"], checked);
+  // A 10 s shipper outage loses the records of the requests that finished in it.
+  f = finding(run_report({rule, "spec.audit={logRequests: true, gaps: [{from: 10s, until: 20s}]}"}), "ai-act-logging");
+  EXPECT_EQ(f["status"], "fail");
+  EXPECT_GT(f["violations"].get<int>(), 5);
+  EXPECT_LT(f["violations"].get<int>(), checked / 2);
+  for (const auto& ev : f["evidence"]) {
+    EXPECT_GE(ev["time_s"].get<double>(), 10.0);
+    EXPECT_LT(ev["time_s"].get<double>(), 20.0);
+  }
+}
+
 TEST(IdentityAtRunTime, AgentHopsAndRotationsAreAudited) {
   test::TempDir dir;
   const auto r = test::run_process(test::run_argv(GTW_BINARY, FIXTURE, dir.file("out"), "audit", {}));
