@@ -321,7 +321,6 @@ class IdentityGraph {
       const auto principal = by_name_.find(inv.principal);
       const auto entry = by_name_.find(inv.entry);
       if (principal == by_name_.end() || entry == by_name_.end()) continue;  // validation reports it
-      RngStream walk_rng = make_stream(seed, "identity/walk/" + inv.name);
       const std::vector<double> times = call_times(inv, seed);
       for (size_t k = 0; k < times.size(); ++k) {
         RunWalk w{static_cast<int>(i),
@@ -335,7 +334,7 @@ class IdentityGraph {
                   false,
                   token_for(principal->second, times[k]),
                   {}};
-        run_walk(w, walk_rng, out);
+        run_walk(w, seed, out);
       }
     }
     std::stable_sort(out.begin(), out.end(), [](const InvocationStep& a, const InvocationStep& b) {
@@ -400,19 +399,28 @@ class IdentityGraph {
     return std::nullopt;
   }
 
-  void run_walk(RunWalk& w, RngStream& rng, std::vector<InvocationStep>& out) const {
+  // Whether this call takes the edge: a draw of its own per (invocation, call, edge, path), so that changing one
+  // edge's probability, or a refusal that cuts a subtree, moves no other draw.
+  bool takes(const RunWalk& w, int spec_edge, uint64_t seed) const {
+    const double p = spec_.identity.edges[static_cast<size_t>(spec_edge)].probability;
+    if (p >= 1) return true;
+    std::string name = "identity/walk/" + spec_.identity.invocations[static_cast<size_t>(w.invocation)].name + "/" +
+                       std::to_string(w.call) + "/" + std::to_string(spec_edge) + "/";
+    for (Vertex v : w.path) name += std::to_string(v) + ",";
+    return make_stream(seed, name).uniform() < p;
+  }
+
+  void run_walk(RunWalk& w, uint64_t seed, std::vector<InvocationStep>& out) const {
     const Vertex here = w.path.back();
     for (auto [e, end] = boost::out_edges(here, g_); e != end; ++e) {
       const EdgeProps& ep = g_[*e];
       if (ep.spec_edge < 0) continue;  // run time follows the declared call plan only
       const auto& spec_edge = spec_.identity.edges[static_cast<size_t>(ep.spec_edge)];
-      // Only the entry is called from the principal; every draw is taken, so a probability change moves
-      // no other edge's draws.
-      const bool taken = rng.uniform() < spec_edge.probability;
       const Vertex next = boost::target(*e, g_);
+      // Only the entry is called from the principal.
       if (w.path.size() == 1 && g_[next].name != spec_.identity.invocations[static_cast<size_t>(w.invocation)].entry)
         continue;
-      if (!taken || std::find(w.path.begin(), w.path.end(), next) != w.path.end()) continue;
+      if (std::find(w.path.begin(), w.path.end(), next) != w.path.end() || !takes(w, ep.spec_edge, seed)) continue;
       if (static_cast<int>(w.hops.size()) >= MAX_HOPS) continue;
       w.clock += spec_edge.latency.value;
       InvocationStep step = hop_step(w, here, next, ep);
@@ -424,7 +432,7 @@ class IdentityGraph {
       inner.effective = principal_vertex(step.identity, w.effective);
       inner.narrowed = step.narrowed;
       inner.token = Token{inner.effective, step.token_issued, step.token_expires};
-      run_walk(inner, rng, out);
+      run_walk(inner, seed, out);
       w.clock = inner.clock;  // the caller waits for the callee (sequential tool calls)
     }
   }
@@ -471,6 +479,10 @@ class IdentityGraph {
     s.token_expires = token.expires;
     if (!refused && kind != NodeKind::SERVICE && !access(effective, narrowed, next, ep.action, w.clock).allowed)
       refused = std::string("notGranted");
+    // A secret released only to an attested confidential VM: an agent's hop is no such release.
+    if (!refused && kind == NodeKind::SECRET &&
+        spec_.identity.secrets[static_cast<size_t>(g_[next].index)].requires_attestation)
+      refused = std::string("notAttested");
     s.allowed = !refused;
     s.reason = refused.value_or("");
     if (!s.allowed) return s;

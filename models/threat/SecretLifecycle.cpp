@@ -39,27 +39,17 @@ std::vector<std::vector<double>> secret_reads(const ScenarioSpec& spec, const Ru
   return reads;
 }
 
-// Rotations of each secret in time order (scheduled and emergency), from the log.
-std::vector<std::vector<std::pair<double, bool>>> secret_rotations(const ScenarioSpec& spec, const RunResult& run) {
-  std::vector<std::vector<std::pair<double, bool>>> out(spec.identity.secrets.size());
-  for (const Event& e : run.log.events())
-    if (e.type == EventType::SECRET_ROTATED)
-      if (const auto s = payload::secret(e, out.size())) out[*s].emplace_back(e.time, payload::emergency_rotation(e));
-  return out;
-}
-
 }  // namespace
 
 std::vector<SecretLeakWindow> secret_leak_windows(const ScenarioSpec& spec, const RunResult& run) {
   std::vector<SecretLeakWindow> out;
   const auto reads = secret_reads(spec, run);
-  const auto rotations = secret_rotations(spec, run);
   const auto& secrets = spec.identity.secrets;
   for (const Event& e : run.log.events()) {
     if (e.type != EventType::SECRET_LEAKED) continue;
     const auto s = payload::secret(e, secrets.size());
+    if (!s || !(e.value >= 0) || e.value >= static_cast<double>(spec.faults.size())) continue;
     const auto f = static_cast<size_t>(e.value);
-    if (!s || !(e.value >= 0) || f >= spec.faults.size()) continue;
     const auto& secret = secrets[*s];
     SecretLeakWindow w;
     w.fault = static_cast<int>(f);
@@ -72,15 +62,18 @@ std::vector<SecretLeakWindow> secret_leak_windows(const ScenarioSpec& spec, cons
     w.protects = secret.protects;
     const auto& r = reads[*s];
     w.reads_before = static_cast<size_t>(std::upper_bound(r.begin(), r.end(), e.time) - r.begin());
-    // The first thing that ends the leaked value: a rotation after the leak (the emergency one counts
-    // only once the leak is known), or the leased credential's expiry.
+    // The first thing that ends the leaked value, as the spec plans it (also past the end of the run): the
+    // next scheduled rotation, the emergency rotation once the leak is known, or the leased credential's expiry.
     double end = NEVER;
     std::string why = "open";
-    for (const auto& [t, emergency] : rotations[*s]) {
-      if (t <= e.time) continue;
-      end = t;
-      why = emergency ? "emergencyRotation" : "rotation";
-      break;
+    if (const double period = secret.rotation.value; period > 0) {
+      end = (std::floor(e.time / period) + 1) * period;
+      why = "rotation";
+    }
+    const double revoke = spec.incident_response.revoke_after.value;
+    if (w.known_at >= 0 && revoke >= 0 && w.known_at + revoke < end) {
+      end = w.known_at + revoke;
+      why = "emergencyRotation";
     }
     if (secret.lease.value > 0) {
       if (w.reads_before == 0) {
@@ -97,7 +90,7 @@ std::vector<SecretLeakWindow> secret_leak_windows(const ScenarioSpec& spec, cons
     }
     w.ended_by = why;
     w.end = std::isfinite(end) ? end : -1;
-    w.exposure_s = (std::isfinite(end) ? end : run.end_time) - e.time;
+    w.exposure_s = (std::isfinite(end) ? end : std::max(run.end_time, e.time)) - e.time;
     out.push_back(std::move(w));
   }
   return out;

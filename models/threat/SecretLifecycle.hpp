@@ -18,17 +18,17 @@ namespace gtw::identity {
 double leak_known_at(const ScenarioSpec& spec, const FaultSpec& fault);
 
 struct SecretLeakWindow {
-  int fault = -1;                     // index into spec.faults
-  int secret = -1;                    // index into spec.identity.secrets
-  int owner = -1;                     // the secret's tenant
-  int to = -1;                        // the receiving tenant (-1: an outsider)
-  int64_t event = -1;                 // the SECRET_LEAKED event's seq
-  double at = 0;                      // the leak
-  double known_at = -1;               // < 0: never known
-  double credential_issued = -1;      // leased secret: the read whose credential leaked (< 0: none, or no lease)
-  double end = -1;                    // when the leaked value stopped working (< 0: still valid at the run's end)
+  int fault = -1;                 // index into spec.faults
+  int secret = -1;                // index into spec.identity.secrets
+  int owner = -1;                 // the secret's tenant
+  int to = -1;                    // the receiving tenant (-1: an outsider)
+  int64_t event = -1;             // the SECRET_LEAKED event's seq
+  double at = 0;                  // the leak
+  double known_at = -1;           // < 0: never known
+  double credential_issued = -1;  // leased secret: the read whose credential leaked (< 0: none, or no lease)
+  double end = -1;  // when the leaked value stops working as the spec plans it, possibly after the run (< 0: never)
   std::string ended_by;               // rotation | emergencyRotation | leaseExpiry | noCredential | open
-  double exposure_s = 0;              // end - at; open: the run's end - at
+  double exposure_s = 0;              // end - at; never ending: the run's end - at
   std::vector<std::string> protects;  // what the secret opens (its blast radius)
   size_t reads_before = 0;            // reads of the secret up to the leak (key releases, agent uses)
 };
@@ -49,7 +49,7 @@ struct Incident {
 };
 
 /// The run's incidents in time order: each secret leak; per (attacker workload, victim workload) the
-/// first ATTACK_RECOVERED with bytes; per (principal, target) the first allowed confused-deputy hop.
+/// first ATTACK_RECOVERED with bytes; per (invocation, principal, target) the first allowed confused-deputy hop.
 std::vector<Incident> run_incidents(const ScenarioSpec& spec, const RunResult& run);
 
 }  // namespace gtw::identity

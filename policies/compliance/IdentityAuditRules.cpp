@@ -575,7 +575,9 @@ class AiActLogging final : public ComplianceRule {
     size_t not_logged = 0;
     const Event* first_unlogged = nullptr;
     for (const Event& e : in.run.log.events()) {
-      if (e.type != EventType::REQUEST_DONE || e.workload < 0) continue;
+      if (e.type != EventType::REQUEST_DONE || e.workload < 0 ||
+          static_cast<size_t>(e.workload) >= in.spec.workloads.size())
+        continue;
       const auto& w = in.spec.workloads[static_cast<size_t>(e.workload)];
       if (w.kind != WorkloadKind::INFERENCE || !matches_tenant(cfg, in.spec, w.tenant_index)) continue;
       ++f.checked;

@@ -212,7 +212,7 @@ struct AgentRuntimeSummary {
     size_t calls = 0;  // calls made (the principal -> entry hops)
     size_t hops = 0;
     size_t refused = 0;
-    std::map<std::string, size_t> refused_by;  // tokenExpired | revoked | notGranted
+    std::map<std::string, size_t> refused_by;  // tokenExpired | revoked | notGranted | notAttested
     size_t confused_deputy = 0;
     size_t over_privileged = 0;
     size_t after_revocation = 0;

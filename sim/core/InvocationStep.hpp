@@ -28,7 +28,7 @@ struct InvocationStep {
   double token_issued = 0;        // the token the hop presents
   double token_expires = 0;       // (an exchanged token is capped by its subject token's expiry)
   bool allowed = true;            // false: refused (the subtree is not walked)
-  std::string reason;             // why refused: tokenExpired | revoked | notGranted
+  std::string reason;             // why refused: tokenExpired | revoked | notGranted | notAttested
   bool confused_deputy = false;   // another tenant's resource, reached only because a hop replaced the caller
   bool over_privileged = false;   // the same within the caller's tenant: the caller itself may not do this
   bool after_revocation = false;  // allowed on a token whose subject was revoked before this hop (local checks)

@@ -22,7 +22,8 @@ std::vector<IdentityHappening> identity_happenings(const ScenarioSpec& spec, con
   for (size_t s = 0; s < secrets.size(); ++s) {
     const double period = secrets[s].rotation.value;
     if (period <= 0) continue;
-    for (double t = period; t <= until; t += period) out.push_back({t, Kind::ROTATION, static_cast<int>(s), false});
+    for (int k = 1; k <= static_cast<int>(MAX_ROTATIONS) && k * period <= until; ++k)
+      out.push_back({k * period, Kind::ROTATION, static_cast<int>(s), false});
   }
   for (size_t f = 0; f < spec.faults.size(); ++f) {
     const auto& fault = spec.faults[f];

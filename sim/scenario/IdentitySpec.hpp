@@ -50,6 +50,10 @@ struct SecretSpec {
 
 /// Calls all of one invocation may make (validation refuses more, counting `at` plus rate x window).
 inline constexpr double MAX_INVOCATION_CALLS = 1e6;
+/// Hops all invocations may make: calls x the hops one call can walk (every edge taken), at most this.
+inline constexpr double MAX_INVOCATION_HOPS = 5e6;
+/// Depth of a run-time walk (hops from the principal), as the graph's path search.
+inline constexpr int MAX_INVOCATION_DEPTH = 8;
 /// Rotations of one secret within spec.duration (validation refuses a shorter period).
 inline constexpr double MAX_ROTATIONS = 1e5;
 
@@ -138,7 +142,7 @@ struct AuditSpec {
   Seconds clock_skew{0};       // offset of the audit timestamps from the reference clock
   bool separate_store = true;  // records on a store apart from the audited system (AU-9(2))
   bool hash_chained = true;
-  bool log_requests = false;  // every completed inference request is recorded (EU AI Act Art. 12 use logs)
+  bool log_requests = false;            // every completed inference request is recorded (EU AI Act Art. 12 use logs)
   double drop_probability = 0;          // each record lost with this probability (seeded)
   std::vector<AuditGapSpec> gaps;       // the shipper is down: accesses in these windows produce no record
   std::vector<AuditTamperSpec> tamper;  // records modified after they were written (tests integrity)

@@ -11,6 +11,28 @@
 
 namespace gtw {
 
+namespace {
+
+// Hops one call from `node` can walk with every edge taken: simple paths over spec.identity.edges, at most
+// MAX_INVOCATION_DEPTH deep, counted until `cap` (the walk is exponential in a dense call plan).
+double hops_below(const IdentitySpec& id, const std::string& node, std::vector<std::string>& path, double cap) {
+  double hops = 0;
+  if (static_cast<int>(path.size()) >= MAX_INVOCATION_DEPTH) return 0;
+  for (const auto& e : id.edges) {
+    if (e.from != node || std::find(path.begin(), path.end(), e.to) != path.end()) continue;
+    hops += 1;
+    if (e.action == "call") {
+      path.push_back(e.to);
+      hops += hops_below(id, e.to, path, cap - hops);
+      path.pop_back();
+    }
+    if (hops > cap) break;
+  }
+  return hops;
+}
+
+}  // namespace
+
 void check_identity_references(ScenarioSpec& spec, Diagnostics& diags) {
   auto& id = spec.identity;
   std::vector<std::string> tenant_names;
@@ -149,6 +171,7 @@ void check_identity_references(ScenarioSpec& spec, Diagnostics& diags) {
   }
 
   std::set<std::string> invocation_names;
+  double total_hops = 0;
   for (size_t i = 0; i < id.invocations.size(); ++i) {
     const auto& inv = id.invocations[i];
     const std::string path = "spec.identity.invocations[" + std::to_string(i) + "]";
@@ -172,6 +195,15 @@ void check_identity_references(ScenarioSpec& spec, Diagnostics& diags) {
       diags.error(inv.loc, path, "gives no call: list times in `at` or a Poisson `rate`");
     const double window = (inv.until.value >= 0 ? inv.until.value : spec.duration.value) - inv.from.value;
     const double calls = static_cast<double>(inv.at.size()) + inv.rate.value * std::max(0.0, window);
+    std::vector<std::string> walked{inv.principal, inv.entry};
+    const double per_call = 1 + hops_below(id, inv.entry, walked, MAX_INVOCATION_HOPS);
+    total_hops += std::max(0.0, calls) * per_call;
+    if (total_hops > MAX_INVOCATION_HOPS && calls <= MAX_INVOCATION_CALLS)
+      diags.error(inv.loc, path,
+                  "about " + format_printf("%.3g", total_hops) + " hops in all (" + format_printf("%.3g", calls) +
+                      " calls of up to " + format_printf("%.3g", per_call) + " hops); at most " +
+                      format_printf("%.3g", MAX_INVOCATION_HOPS) +
+                      " are simulated (fewer calls, or a call plan with fewer edges)");
     if (calls > MAX_INVOCATION_CALLS)
       diags.error(inv.loc, path + ".rate",
                   "about " + format_printf("%.3g", calls) + " calls; at most " +

@@ -142,6 +142,32 @@ TEST(InvocationsAtRunTime, PoissonCallsAndHopProbabilitiesAreSeeded) {
   EXPECT_EQ(tool_calls(a), calls);
   EXPECT_NEAR(static_cast<double>(tool_calls(c)), calls / 2.0, 5 * std::sqrt(calls / 4.0));
   EXPECT_EQ(std::count_if(c.begin(), c.end(), [](const InvocationStep& s) { return s.hop == 1; }), calls);
+  // Another edge's probability (the credential's use) moves none of the tool's draws: the same calls reach it.
+  auto both = half;
+  both.push_back("spec.identity.edges[2].probability=0.3");
+  const auto d = identity::simulate_invocations(load_fixture(both), 5);
+  const auto tool_call_numbers = [](const std::vector<InvocationStep>& v) {
+    std::vector<int> out;
+    for (const auto& s : v)
+      if (s.to == "search-tool") out.push_back(s.call);
+    std::sort(out.begin(), out.end());  // skipped hops before it move its time, not whether it is taken
+    return out;
+  };
+  EXPECT_EQ(tool_call_numbers(d), tool_call_numbers(c));
+  EXPECT_LT(std::count_if(d.begin(), d.end(), [](const InvocationStep& s) { return s.to == "records-db"; }),
+            static_cast<long>(calls) / 2);
+  // A different seed draws different calls.
+  const auto other = identity::simulate_invocations(load_fixture(poisson), 6);
+  EXPECT_FALSE(other.size() == a.size() && other.front().time == a.front().time);
+}
+
+TEST(InvocationsAtRunTime, AnAgentNeverGetsASecretThatRequiresAttestation) {
+  const auto steps =
+      identity::simulate_invocations(load_fixture({"spec.identity.secrets[0].requiresAttestation=true"}), 5);
+  const auto* use = find_step(steps, 0, "records-db");
+  ASSERT_NE(use, nullptr);
+  EXPECT_FALSE(use->allowed);
+  EXPECT_EQ(use->reason, "notAttested");
 }
 
 // ---- end to end: the engine replays the hops, rotations and leaks; the analyses and rules read them
@@ -204,6 +230,14 @@ TEST(IdentityAtRunTime, ALeakedSecretIsExposedUntilItsRotation) {
   const json rotation = finding(report, "key-rotation");
   EXPECT_EQ(rotation["status"], "fail");
   EXPECT_EQ(rotation["evidence"][0]["time_s"], 30.0);
+  // A 30-day rotation and a response an hour after detection: the window ends after the run, at the emergency
+  // rotation (40 s + 1 h), computed from the spec; within a 2 h revocation deadline the rule passes.
+  report = run_report({"spec.identity.secrets[0].rotation=30d", "spec.incidentResponse.revokeAfter=1h",
+                       "spec.compliance.rules[rotation].parameters={revokeWithin: 7200}"});
+  leak = report["leakage"]["secret_leaks"][0];
+  EXPECT_DOUBLE_EQ(leak["end_s"].get<double>(), 3640.0);
+  EXPECT_EQ(leak["ended_by"], "emergencyRotation");
+  EXPECT_EQ(finding(report, "key-rotation")["status"], "pass");
   // A leased credential: the one issued at the agent's last read (16.04 s) expires 20 s later.
   report = run_report({"spec.incidentResponse.revokeAfter=1h", "spec.identity.secrets[0].lease=20s"});
   leak = report["leakage"]["secret_leaks"][0];
