@@ -22,12 +22,12 @@ namespace gtw {
 /// Mitigations that are not sharing modes (MIG, CC and dedicated GPUs are read from the layout), from
 /// the scenario's spec.policies.isolation (isolation_options). Defaults describe a design without them.
 struct IsolationOptions {
-  bool scrub_on_free = false;     // memory is scrubbed before it is handed to another tenant
-  double timer_resolution_s = 0;  // coarser timers: one probe per resolution at most; 0 = native timers
-  double query_rate_limit = 0;    // per-client queries/s on inference services; 0 = unlimited
-  int query_budget = 0;           // per-client queries answered over the run; 0 = unlimited
+  bool scrub_on_free = false;      // memory is scrubbed before it is handed to another tenant
+  double timer_resolution_s = 0;   // coarser timers: one probe per resolution at most; 0 = native timers
+  double query_rate_limit = 0;     // per-client queries/s on inference services; 0 = unlimited
+  int query_budget = 0;            // per-client queries answered over the run; 0 = unlimited
   bool weight_encryption = false;  // weights and checkpoints encrypted by their owner (model IP)
-  double noise_injection_s = 0;   // std dev of the delay added to timed operations (lowers replayed attacks)
+  double noise_injection_s = 0;    // std dev of the delay added to timed operations (lowers replayed attacks)
   GpuVisibility gpu_visibility = GpuVisibility::ALLOCATED;  // NODE opens channels that need peer access
 };
 IsolationOptions isolation_options(const ScenarioSpec& spec);
