@@ -2,8 +2,11 @@
 // ../shared/reference/compliance.md C19, C20): key rotation, with a leaked value revoked in time, and
 // breach notification within 72 h of awareness. Both read the secret leak windows and the incidents of
 // models/threat/SecretLifecycle after the run.
+#include <set>
+
 #include "BuiltinRules.hpp"
 #include "SecretLifecycle.hpp"
+#include "Text.hpp"
 
 namespace gtw::policy {
 
@@ -99,9 +102,100 @@ class BreachNotification final : public ComplianceRule {
   }
 };
 
+// ---------------------------------------------------------------- C24 erasure
+
+constexpr double DEFAULT_ERASURE_DEADLINE = 30 * DAY;  // GDPR Art. 12(3): one month
+
+// The location class of a movement endpoint (store:, nvme:, host:, gpu:); empty for agents and the front end.
+std::string location_class(const std::string& endpoint) {
+  if (endpoint.rfind("store:", 0) == 0) return "store";
+  if (endpoint.rfind("nvme:", 0) == 0) return "localNvme";
+  if (endpoint.rfind("host:", 0) == 0) return "host";
+  if (endpoint.rfind("gpu:", 0) == 0) return "gpu";
+  return {};
+}
+
+class Erasure final : public ComplianceRule {
+ public:
+  ComplianceFinding evaluate(const ComplianceInput& in, const ComplianceRuleSpec& cfg) const override {
+    ComplianceFinding f = start_finding(cfg, "Erased data is gone from every copy the run made, within the deadline");
+    const double deadline = number_param(cfg.params, "deadline", DEFAULT_ERASURE_DEADLINE);
+    const auto& events = in.run.log.events();
+    for (const auto& req : in.spec.compliance.erasures) {
+      int data = -1;
+      for (size_t i = 0; i < in.spec.data.size(); ++i)
+        if (in.spec.data[i].name == req.data) data = static_cast<int>(i);
+      if (data < 0 || !matches_data(cfg, in.spec, data)) continue;
+      ++f.checked;
+      const bool done = req.completed_after.value >= 0;
+      const double done_at = req.at.value + req.completed_after.value;
+      if (!done || req.completed_after.value > deadline) {
+        ComplianceEvidence ev;
+        ev.time = req.at.value;
+        ev.resource = req.data;
+        ev.loc = req.loc;
+        ev.kind = done ? "late" : "neverErased";
+        ev.detail =
+            "erasure requested at t=" + seconds_text(req.at.value) +
+            (done ? ", done " + seconds_text(req.completed_after.value) + " later (> " + seconds_text(deadline) + ")"
+                  : std::string(", never completed (completedAfter)"));
+        add_violation(f, std::move(ev));
+      }
+      // Every copy the run made before the erasure completed must be in the procedure's scope (device memory
+      // also counts as erased when freed memory is scrubbed).
+      std::set<std::string> copies;
+      const auto covered = [&](const std::string& cls) {
+        return contains(req.scope, cls) || (cls == "gpu" && in.spec.isolation.scrub_on_free);
+      };
+      for (const Event& e : events) {
+        if (e.type != EventType::DATA_MOVE) continue;
+        const auto i = payload::data_movement(e, in.run.data_movements.size());
+        if (!i) continue;
+        const DataMovement& m = in.run.data_movements[*i];
+        if (m.data != data) continue;
+        if (done && e.time > done_at) {
+          ComplianceEvidence ev;
+          ev.event = static_cast<int64_t>(e.seq);
+          ev.time = e.time;
+          ev.resource = req.data;
+          ev.kind = "usedAfterErasure";
+          ev.detail =
+              m.operation + " " + m.from + " -> " + m.to + " after the erasure completed at t=" + seconds_text(done_at);
+          add_violation(f, std::move(ev));
+          continue;
+        }
+        for (const std::string& end : {m.from, m.to}) {
+          const std::string cls = location_class(end);
+          if (cls.empty() || !copies.insert(end).second) continue;
+          ++f.checked;
+          if (covered(cls)) continue;
+          ComplianceEvidence ev;
+          ev.event = static_cast<int64_t>(e.seq);
+          ev.time = e.time;
+          ev.resource = end;
+          ev.kind = "notCovered";
+          ev.detail = "a copy of " + req.data + " at " + end + " (" + cls + ") is outside the erasure's scope";
+          add_violation(f, std::move(ev));
+        }
+      }
+    }
+    finish_finding(f, "erasure requests and copies");
+    return f;
+  }
+};
+
 }  // namespace
 
 void register_lifecycle_rules(ComplianceRegistry& registry) {
+  add_compliance_rule(
+      registry,
+      {"erasure",
+       "C24: each erasure request of a matched data item (spec.compliance.erasures) completes within deadline, its "
+       "scope covers every place the run copied the item to (store, localNvme, host, gpu; device memory also when "
+       "scrubOnFree is on), and the item is not moved after the erasure completed.",
+       {seconds("deadline", DEFAULT_ERASURE_DEADLINE, "From the request to completion, in seconds (2592000: 30 d).")}},
+      {"C24", {"GDPR Art. 17", "GDPR Art. 12(3)", "GDPR Art. 30(1)(f)", "ISO/IEC 27001 A.8.10"}, "high", false},
+      factory<Erasure>());
   add_compliance_rule(
       registry,
       {"key-rotation",

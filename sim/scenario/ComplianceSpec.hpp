@@ -44,9 +44,20 @@ struct TransferBasisSpec {
   SourceLoc loc;
 };
 
+/// A request to erase a data item (GDPR Art. 17) at `at`; the erasure procedure removes the copies in the
+/// location classes of `scope` and is done `completed_after` later (< 0: never).
+struct ErasureRequestSpec {
+  std::string data;
+  Seconds at{0};
+  Seconds completed_after{-1};
+  std::vector<std::string> scope;  // store | localNvme | host | gpu
+  SourceLoc loc;
+};
+
 struct ComplianceSpec {
   std::vector<ComplianceRuleSpec> rules;
   std::vector<TransferBasisSpec> transfers;
+  std::vector<ErasureRequestSpec> erasures;
   SourceLoc loc;
 };
 

@@ -519,6 +519,16 @@ const std::vector<FieldDoc>& field_docs() {
        "Adequacy decision (Art. 45), standard contractual clauses (Art. 46), binding corporate rules (Art. 47) or a "
        "derogation (Art. 49)."},
       {"spec.compliance.transfers[].at", "duration", "From when the basis is in force (default 0)."},
+      {"spec.compliance.erasures", "list",
+       "Requests to erase a data item (GDPR Art. 17), read by the erasure rule (C24) against every place the run "
+       "put a copy of it."},
+      {"spec.compliance.erasures[].data", "string", "The data item to erase."},
+      {"spec.compliance.erasures[].at", "duration", "When the request is received."},
+      {"spec.compliance.erasures[].completedAfter", "duration",
+       "How long after the request the erasure procedure has removed the copies in its scope (default: never)."},
+      {"spec.compliance.erasures[].scope", "list of string",
+       "Location classes the procedure erases: store (the item's store and stores written to), localNvme, host "
+       "(host memory), gpu (device memory)."},
       {"spec.identity", "mapping",
        "The identity graph (docs/models/identity.md): principals, services, agents and tools, secrets, who may call "
        "or read what, how identity propagates on each hop, grants and revocations."},
@@ -852,6 +862,8 @@ const std::vector<FieldRange>& field_ranges() {
       {"spec.workloads[].attack.queryRate", 1e-6, 1e6},
       {"spec.data[].socket", 0, 1},
       {"spec.compliance.transfers[].at", 0, RUN_MAX},
+      {"spec.compliance.erasures[].at", 0, RUN_MAX},
+      {"spec.compliance.erasures[].completedAfter", 0, 100 * YEAR},
       {"spec.identity.grants[].from", 0, RUN_MAX},
       {"spec.identity.grants[].until", 0, RUN_MAX},
       {"spec.identity.revocations[].at", 0, RUN_MAX},

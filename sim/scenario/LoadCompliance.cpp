@@ -58,6 +58,29 @@ void Loader::read_compliance(const Ctx& c, ComplianceSpec& cs) {
       cs.transfers.push_back(std::move(t));
     }
   }
+  if (auto erasures = child(c, "erasures")) {
+    static const std::vector<std::string> classes{"store", "localNvme", "host", "gpu"};
+    for (const auto& item : items(*erasures)) {
+      ErasureRequestSpec e;
+      e.loc = item.loc();
+      if (check_map(item)) {
+        get_string(item, "data", e.data, true);
+        get_quantity(item, "at", e.at, parse_duration, true, false);
+        get_quantity(item, "completedAfter", e.completed_after, parse_duration, false, false);
+        if (auto scope = child(item, "scope")) {
+          for (const auto& s : items(*scope)) {
+            std::string name;
+            if (!scalar(s, name, "a location class (store, localNvme, host or gpu)")) continue;
+            if (std::find(classes.begin(), classes.end(), name) == classes.end())
+              d_.error(s.loc(), s.path, "unknown location class '" + name + "'" + suggest(name, classes));
+            else
+              e.scope.push_back(name);
+          }
+        }
+      }
+      cs.erasures.push_back(std::move(e));
+    }
+  }
 }
 
 void Loader::read_compliance_rule(const Ctx& c, ComplianceRuleSpec& r) {

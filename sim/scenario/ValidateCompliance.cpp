@@ -49,6 +49,12 @@ void check_compliance_references(const ScenarioSpec& spec, Diagnostics& diags) {
                   "no data item or tenant named '" + t.data + "'" + suggest(t.data, both));
     }
   }
+  for (size_t i = 0; i < spec.compliance.erasures.size(); ++i) {
+    const auto& e = spec.compliance.erasures[i];
+    if (!e.data.empty() && !contains(data, e.data))
+      diags.error(e.loc, "spec.compliance.erasures[" + std::to_string(i) + "].data",
+                  "no data item named '" + e.data + "'" + suggest(e.data, data));
+  }
   for (size_t i = 0; i < spec.workloads.size(); ++i) {
     const auto& w = spec.workloads[i];
     for (const auto& s : w.secrets)

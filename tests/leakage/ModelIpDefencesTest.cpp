@@ -83,5 +83,37 @@ TEST(ModelIpDefences, WeightEncryptionClosesStorageAndNetworkAndCostsTheDecrypti
   EXPECT_NEAR(max_latency(fast, "chat-svc") - max_latency(plain, "chat-svc"), 1.0, 0.5);
 }
 
+// The erasure rule (C24, docs/models/compliance.md) on the same fixture: the research tenant's corpus is read from the
+// shared file system to its GPU five times in the first second.
+json erasure_finding(const std::string& request) {
+  const json report =
+      run_report("tests/fixtures/scenarios/weight-encryption.yaml",
+                 {"spec.compliance={rules: [{name: erase, rule: erasure}], erasures: [" + request + "]}"});
+  for (const auto& f : report["compliance"]["findings"])
+    if (f["rule"] == "erasure") return f;
+  ADD_FAILURE() << "no erasure finding";
+  return json();
+}
+
+TEST(ErasureRule, EveryCopyMustBeInScopeOnTimeAndUnusedAfterwards) {
+  // The store alone: the copy in GPU 1's memory is not erased.
+  json f = erasure_finding("{data: corpus, at: 10s, completedAfter: 1d, scope: [store]}");
+  EXPECT_EQ(f["status"], "fail");
+  ASSERT_EQ(f["evidence"].size(), 1u);
+  EXPECT_EQ(f["evidence"][0]["resource"], "gpu:1");
+  // Store and device memory, within the 30-day deadline: passes (the request and its two copies).
+  f = erasure_finding("{data: corpus, at: 10s, completedAfter: 1d, scope: [store, gpu]}");
+  EXPECT_EQ(f["status"], "pass") << f.dump();
+  EXPECT_EQ(f["checked"], 3);
+  // Never completed, or completed after the deadline.
+  EXPECT_EQ(erasure_finding("{data: corpus, at: 10s, scope: [store, gpu]}")["status"], "fail");
+  EXPECT_EQ(erasure_finding("{data: corpus, at: 10s, completedAfter: 45d, scope: [store, gpu]}")["status"], "fail");
+  // Erased at 0.4 s, but the job reads the corpus again afterwards (reads start at 0.45, 0.64 and 0.82 s).
+  f = erasure_finding("{data: corpus, at: 0.3s, completedAfter: 0.1s, scope: [store, gpu]}");
+  EXPECT_EQ(f["status"], "fail");
+  EXPECT_EQ(f["violations"], 3);
+  for (const auto& ev : f["evidence"]) EXPECT_GT(ev["time_s"].get<double>(), 0.4);
+}
+
 }  // namespace
 }  // namespace gtw::test
