@@ -407,6 +407,13 @@ LeakChannel read_channel(const json& cj, const std::string& cw) {
   return c;
 }
 
+// Calls read(item, where) for each item of the leakage section's array `key` (absent or not an array: none).
+template <class Read>
+void for_each_leakage_item(const json& l, const char* key, const Read& read) {
+  if (const auto it = l.find(key); it != l.end() && it->is_array())
+    for (size_t i = 0; i < it->size(); ++i) read((*it)[i], at(std::string("leakage.") + key, i));
+}
+
 // Identity at run time (docs/models/identity.md): invocations, secret leaks, incidents; absent in older reports.
 void read_identity_runtime(const json& l, Report& r) {
   const json& agents = object_or_empty(l, "agents");
@@ -431,10 +438,7 @@ void read_identity_runtime(const json& l, Report& r) {
       a.first_deputy_at_s = number(j, w, "first_deputy_at_s");
       r.agents.push_back(std::move(a));
     }
-  const auto each = [&l](const char* key, const auto& read) {
-    if (const auto it = l.find(key); it != l.end() && it->is_array())
-      for (size_t i = 0; i < it->size(); ++i) read((*it)[i], at(std::string("leakage.") + key, i));
-  };
+  const auto each = [&l](const char* key, const auto& read) { for_each_leakage_item(l, key, read); };
   each("secret_leaks", [&r](const json& j, const std::string& w) {
     r.secret_leaks.push_back({str(j, w, "secret"), str(j, w, "owner"), str(j, w, "to"), number(j, w, "at_s", 0),
                               number(j, w, "known_at_s"), number(j, w, "end_s"), str(j, w, "ended_by"),
@@ -455,10 +459,7 @@ void read_leakage(const json& l, Report& r) {
   r.leakage_bytes = number(totals, "leakage.totals", "bytes", 0);
   r.leakage_open_channels = small_int(totals, "leakage.totals", "open_channels");
   r.leakage_unquantified_channels = small_int(totals, "leakage.totals", "unquantified_channels");
-  const auto each = [&l](const char* key, const auto& read) {
-    if (const auto it = l.find(key); it != l.end() && it->is_array())
-      for (size_t i = 0; i < it->size(); ++i) read((*it)[i], at(std::string("leakage.") + key, i));
-  };
+  const auto each = [&l](const char* key, const auto& read) { for_each_leakage_item(l, key, read); };
   each("channels", [&r](const json& j, const std::string& w) { r.leak_channels.push_back(read_channel(j, w)); });
   each("discrete", [&r](const json& j, const std::string& w) {
     LeakDiscrete d;
