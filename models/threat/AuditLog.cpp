@@ -161,6 +161,13 @@ void apply_tamper(AuditRecord& r, const AuditTamperSpec& t) {
 
 }  // namespace
 
+double clock_offset_at(const AuditSpec& a, double t) {
+  const double drift = a.clock_drift_ppm * 1e-6;
+  const double sync = a.clock_sync.value;
+  if (sync <= 0 || t < sync) return a.clock_skew.value + drift * t;
+  return drift * (t - std::floor(t / sync) * sync);
+}
+
 AuditLog build_audit_log(const ScenarioSpec& spec, const RunResult& run) {
   const AuditSpec& a = spec.audit;
   AuditLog log;
@@ -171,6 +178,9 @@ AuditLog build_audit_log(const ScenarioSpec& spec, const RunResult& run) {
   log.jitter_s = a.jitter.value;
   log.throughput = a.throughput.value;
   log.clock_skew_s = a.clock_skew.value;
+  log.clock_drift_ppm = a.clock_drift_ppm;
+  log.clock_sync_s = a.clock_sync.value;
+  log.per_tenant_streams = a.streams == AuditStreams::PER_TENANT;
   log.retention_s = a.retention.value;
   log.run_end_s = run.end_time;
   if (!a.enabled) return log;
@@ -211,7 +221,8 @@ AuditLog build_audit_log(const ScenarioSpec& spec, const RunResult& run) {
   std::string previous_hash;
   for (size_t i = 0; i < pending.size(); ++i) {
     auto& r = pending[i];
-    r.t_written += a.clock_skew.value;
+    r.clock_offset = clock_offset_at(a, r.t_written);
+    r.t_written += r.clock_offset;
     r.index = i;
     if (a.hash_chained) {
       r.hash_prev = previous_hash;

@@ -14,21 +14,22 @@
 namespace gtw::audit {
 
 struct AuditRecord {
-  uint64_t index = 0;      // position in the written stream (0-based)
-  int64_t event_seq = -1;  // EventLog seq of the access it records
-  double t_event = 0;      // when the access happened (simulated s)
-  double t_written = 0;    // when the record reached the audit store
-  std::string type;        // dataRead | dataWrite | dataTransfer | dataDenied | keyRelease | serviceCall | secretRead |
-                           // inferenceUse | ...
-  std::string principal;   // identity the access ran as
-  int tenant = -1;         // tenant whose workload acted
-  int owner = -1;          // tenant owning the resource
-  std::string resource;    // data item / store / secret
-  std::string source;      // where from (endpoint)
-  std::string location;    // where to / component (node, GPU)
-  std::string outcome;     // success | denied
-  std::string hash_prev;   // hex SHA-256 of the previous record ("" for the first)
-  std::string hash;        // hex SHA-256 of hash_prev + canonical(record)
+  uint64_t index = 0;       // position in the written stream (0-based)
+  int64_t event_seq = -1;   // EventLog seq of the access it records
+  double t_event = 0;       // when the access happened (simulated s)
+  double t_written = 0;     // when the record reached the audit store, by the store's clock
+  double clock_offset = 0;  // that clock's offset from the reference at the write (not hashed or written out)
+  std::string type;       // dataRead | dataWrite | dataTransfer | dataDenied | keyRelease | serviceCall | secretRead |
+                          // inferenceUse | ...
+  std::string principal;  // identity the access ran as
+  int tenant = -1;        // tenant whose workload acted
+  int owner = -1;         // tenant owning the resource
+  std::string resource;   // data item / store / secret
+  std::string source;     // where from (endpoint)
+  std::string location;   // where to / component (node, GPU)
+  std::string outcome;    // success | denied
+  std::string hash_prev;  // hex SHA-256 of the previous record ("" for the first)
+  std::string hash;       // hex SHA-256 of hash_prev + canonical(record)
 };
 
 /// An access that produced no record (lost in an injected gap or dropped).
@@ -50,10 +51,17 @@ struct AuditLog {
   double jitter_s = 0;
   double throughput = 0;  // records/s (0: unlimited)
   double clock_skew_s = 0;
+  double clock_drift_ppm = 0;
+  double clock_sync_s = 0;  // 0: never synchronised
+  bool per_tenant_streams = false;
   double retention_s = 0;     // 0: kept forever
   double run_end_s = 0;       // simulated end of the run: the oldest record's age at the end is run_end_s - t_written
   size_t audited_events = 0;  // accesses and releases that should have produced a record (records + lost)
 };
+
+/// Offset of the audit store's clock from the reference at reference time t (docs/models/audit.md):
+/// clockSkew + drift x t until the first synchronisation, drift x (t - the last synchronisation) after.
+double clock_offset_at(const AuditSpec& a, double t);
 
 /// Builds the audit stream of a run (deterministic for a seed).
 AuditLog build_audit_log(const ScenarioSpec& spec, const RunResult& run);

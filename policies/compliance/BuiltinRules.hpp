@@ -3,9 +3,12 @@
 // data-path rules (DataRules.cpp: residency, co-tenancy, scrubbing, encryption, leakage budget,
 // segregation) and the identity and audit rules (IdentityAuditRules.cpp: audit completeness and
 // latency, content, chain integrity, retention, logging gaps, unique identity, authorisation,
-// revocation, attestation before key release). Shared helpers for matching and findings are here.
+// revocation, attestation before key release), the lifecycle rules (LifecycleRules.cpp: erasure, key
+// rotation, breach notification) and the record-keeping rules (RecordKeepingRules.cpp: records of
+// processing, time synchronisation, session timeout, per-tenant logs). Shared helpers are here.
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +23,20 @@ void add_compliance_rule(ComplianceRegistry& registry, PluginInfo info, Complian
 void register_data_rules(ComplianceRegistry& registry);
 void register_identity_audit_rules(ComplianceRegistry& registry);
 void register_lifecycle_rules(ComplianceRegistry& registry);
+void register_record_keeping_rules(ComplianceRegistry& registry);
+
+/// A tenant's name ("?" out of range); a node pool's region; a GPU as node/gpuN[/mig-profile].
+std::string tenant_name(const ScenarioSpec& spec, int t);
+std::string pool_region(const ScenarioSpec& spec, const std::string& pool);
+std::string gpu_name(const RunResult& run, int g);
+/// Index of the data item of that name, -1 when there is none.
+int data_index_of(const ScenarioSpec& spec, const std::string& name);
+/// The data items a workload touches (its io: dataset, weights, checkpoint), each once.
+std::vector<int> workload_data(const ScenarioSpec& spec, int w);
+/// A piece of evidence at an event.
+ComplianceEvidence evidence(int64_t event, double time, std::string resource, std::string detail, SourceLoc loc);
+/// The run's stays (RunIndex.hpp): the caller's index, or one built in `own` when the input has none.
+const RunIndex& run_index(const ComplianceInput& in, std::optional<RunIndex>& own);
 
 /// True when the rule's match selects the tenant (by name or classification); empty lists match all.
 bool matches_tenant(const ComplianceRuleSpec& cfg, const ScenarioSpec& spec, int tenant);

@@ -15,49 +15,12 @@ namespace gtw::policy {
 
 namespace {
 
-std::string fmt(double v) {
-  return format_printf("%g", v);
-}
-
-std::string tenant_name(const ScenarioSpec& spec, int t) {
-  return t >= 0 && static_cast<size_t>(t) < spec.tenants.size() ? spec.tenants[static_cast<size_t>(t)].name : "?";
-}
-
 std::string class_name(Classification c) {
   return lower(classification_names()[static_cast<size_t>(c)]);
 }
 
-std::string pool_region(const ScenarioSpec& spec, const std::string& pool) {
-  for (const auto& p : spec.node_pools)
-    if (p.name == pool) return p.region;
-  return {};
-}
-
-std::string gpu_name(const RunResult& run, int g) {
-  if (g < 0 || static_cast<size_t>(g) >= run.gpus.size()) return "gpu " + std::to_string(g);
-  const auto& l = run.gpus[static_cast<size_t>(g)];
-  return l.node_name + "/gpu" + std::to_string(l.local) + (l.mig_profile.empty() ? "" : "/mig-" + l.mig_profile);
-}
-
-int data_index_of(const ScenarioSpec& spec, const std::string& name) {
-  for (size_t i = 0; i < spec.data.size(); ++i)
-    if (spec.data[i].name == name) return static_cast<int>(i);
-  return -1;
-}
-
-ComplianceEvidence evidence(int64_t event, double time, std::string resource, std::string detail, SourceLoc loc) {
-  ComplianceEvidence e;
-  e.event = event;
-  e.time = time;
-  e.resource = std::move(resource);
-  e.detail = std::move(detail);
-  e.loc = std::move(loc);
-  return e;
-}
-
-// The run's stays (RunIndex.hpp): the caller's index, or one built here when the input has none.
-const RunIndex& run_index(const ComplianceInput& in, std::optional<RunIndex>& own) {
-  return in.index ? *in.index : own.emplace(in.spec, in.run);
+std::string fmt(double v) {
+  return format_printf("%g", v);
 }
 
 // The stays of tenants (a replica's stay on one device, RunIndex.hpp), in placement order.
@@ -65,18 +28,6 @@ std::vector<const Stay*> tenant_stays(const RunIndex& index) {
   std::vector<const Stay*> out;
   for (const auto& s : index.stays())
     if (s.tenant >= 0) out.push_back(&s);
-  return out;
-}
-
-// The data items a workload touches (its io: dataset, weights, checkpoint).
-std::vector<int> workload_data(const ScenarioSpec& spec, int w) {
-  std::vector<int> out;
-  if (w < 0 || static_cast<size_t>(w) >= spec.workloads.size()) return out;
-  const auto& io = spec.workloads[static_cast<size_t>(w)].io;
-  for (const std::string* name : {&io.dataset, &io.weights, &io.checkpoint}) {
-    const int d = name->empty() ? -1 : data_index_of(spec, *name);
-    if (d >= 0 && std::find(out.begin(), out.end(), d) == out.end()) out.push_back(d);
-  }
   return out;
 }
 

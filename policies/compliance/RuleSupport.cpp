@@ -33,6 +33,53 @@ const char* compliance_status_name(ComplianceStatus s) {
   return "error";
 }
 
+std::string tenant_name(const ScenarioSpec& spec, int t) {
+  return t >= 0 && static_cast<size_t>(t) < spec.tenants.size() ? spec.tenants[static_cast<size_t>(t)].name : "?";
+}
+
+std::string pool_region(const ScenarioSpec& spec, const std::string& pool) {
+  for (const auto& p : spec.node_pools)
+    if (p.name == pool) return p.region;
+  return {};
+}
+
+std::string gpu_name(const RunResult& run, int g) {
+  if (g < 0 || static_cast<size_t>(g) >= run.gpus.size()) return "gpu " + std::to_string(g);
+  const auto& l = run.gpus[static_cast<size_t>(g)];
+  return l.node_name + "/gpu" + std::to_string(l.local) + (l.mig_profile.empty() ? "" : "/mig-" + l.mig_profile);
+}
+
+int data_index_of(const ScenarioSpec& spec, const std::string& name) {
+  for (size_t i = 0; i < spec.data.size(); ++i)
+    if (spec.data[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+ComplianceEvidence evidence(int64_t event, double time, std::string resource, std::string detail, SourceLoc loc) {
+  ComplianceEvidence e;
+  e.event = event;
+  e.time = time;
+  e.resource = std::move(resource);
+  e.detail = std::move(detail);
+  e.loc = std::move(loc);
+  return e;
+}
+
+const RunIndex& run_index(const ComplianceInput& in, std::optional<RunIndex>& own) {
+  return in.index ? *in.index : own.emplace(in.spec, in.run);
+}
+
+std::vector<int> workload_data(const ScenarioSpec& spec, int w) {
+  std::vector<int> out;
+  if (w < 0 || static_cast<size_t>(w) >= spec.workloads.size()) return out;
+  const auto& io = spec.workloads[static_cast<size_t>(w)].io;
+  for (const std::string* name : {&io.dataset, &io.weights, &io.checkpoint}) {
+    const int d = name->empty() ? -1 : data_index_of(spec, *name);
+    if (d >= 0 && std::find(out.begin(), out.end(), d) == out.end()) out.push_back(d);
+  }
+  return out;
+}
+
 void add_compliance_rule(ComplianceRegistry& registry, PluginInfo info, ComplianceRuleInfo meta,
                          ComplianceRegistry::Factory factory) {
   rule_infos()[info.name] = std::move(meta);
@@ -45,6 +92,7 @@ const ComplianceRegistry& builtin_compliance_registry() {
     register_data_rules(r);
     register_identity_audit_rules(r);
     register_lifecycle_rules(r);
+    register_record_keeping_rules(r);
     return r;
   }();
   return registry;

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "ApiExtraction.hpp"
 #include "Leakage.hpp"
 
 namespace gtw {
@@ -66,6 +67,7 @@ IsolationOptions isolation_options(const ScenarioSpec& spec) {
   o.weight_encryption = spec.isolation.weight_encryption;
   o.noise_injection_s = spec.isolation.noise_injection.value;
   o.gpu_visibility = spec.isolation.gpu_visibility;
+  o.api = spec.isolation.api;
   return o;
 }
 
@@ -296,15 +298,57 @@ void remanence_scrape(const AttackContext& c, const WorkloadSpec& ws, int wi, in
               (from.empty() ? std::string(" (nothing left unscrubbed)") : " from " + from);
 }
 
-// Behaviour exposure through the service's API (model stealing): what it got answered. attacks.md has no
-// published query-budget-to-fidelity curve, so no fidelity is claimed: queries only.
+// One clause on the projection layer for the outcome line.
+std::string projection_outcome(const AttackResult& r) {
+  if (!r.projection_known)
+    return "; the target declares no shape (model.id or model.architecture): no projection estimate";
+  if (!std::isfinite(r.queries_per_vector)) return "; projection layer out of reach (" + r.projection_route + ")";
+  if (r.projection_recovered)
+    return fmt("; projection layer (hidden size %.0f, %.3g MB) recovered at t=%.4g s (", r.hidden_size,
+               r.projection_bytes / 1e6, r.projection_recovered_at) +
+           r.projection_route + ")";
+  return fmt("; projection layer not recovered: %.0f of %.0f logit vectors (%.4g queries needed; ", r.vectors_obtained,
+             r.hidden_size + 1, r.queries_needed) +
+         r.projection_route + ")";
+}
+
+// The projection layer the answers give away (Carlini et al. 2024), and a watermark's chance of catching the
+// copy, when the target declares its shape. `answer_times` are the answered queries' times, in order.
+void projection_extraction(const AttackContext& c, const AttackSpec& a, const std::vector<double>& answer_times,
+                           AttackResult& r) {
+  const auto& api = c.options.api;
+  r.watermark_detection =
+      threat::watermark_detection_probability(r.queries_answered, api.watermark_fraction, api.watermark_threshold);
+  if (a.target_index < 0) return;
+  const ModelSpec& model = c.spec.workloads[static_cast<size_t>(a.target_index)].model;
+  if (model.shape.hidden_size <= 0 || model.shape.vocab_size <= 0) return;
+  const auto cost = threat::projection_extraction_cost(model.shape.hidden_size, model.shape.vocab_size, api);
+  r.projection_known = true;
+  r.hidden_size = model.shape.hidden_size;
+  r.vocab_size = model.shape.vocab_size;
+  r.queries_per_vector = cost.possible ? cost.queries_per_vector : INFINITY;
+  r.query_repeats = cost.repeats;
+  r.queries_needed = cost.queries_needed;
+  r.vectors_obtained = cost.possible ? std::floor(r.queries_answered / (cost.queries_per_vector * cost.repeats)) : 0;
+  r.projection_recovered = cost.possible && static_cast<double>(answer_times.size()) >= cost.queries_needed;
+  if (r.projection_recovered) r.projection_recovered_at = answer_times[static_cast<size_t>(cost.queries_needed) - 1];
+  r.projection_bytes = r.hidden_size * r.vocab_size * dtype_bytes(model.dtype);
+  r.projection_route = cost.how;
+}
+
+// Behaviour exposure through the service's API (model stealing): what it got answered and, for a target with
+// a shape, how far that takes the projection-layer extraction (no published fidelity curve for the rest).
 void query_extraction(const AttackContext& c, const AttackSpec& a, int wi, const Event* done, AttackResult& r) {
   r.resource = "queryAccess";
   r.relation = "api";
   double budget_refused = 0;  // refused once the client's queryBudget was spent (ATTACK_PROBE value 3)
+  std::vector<double> answer_times;
   for (const auto& e : c.run.log.events()) {
     if (e.workload != wi) continue;
-    if (e.type == EventType::ATTACK_OBSERVATION && payload::truth(e) == 1) ++r.queries_answered;
+    if (e.type == EventType::ATTACK_OBSERVATION && payload::truth(e) == 1) {
+      ++r.queries_answered;
+      answer_times.push_back(e.time);
+    }
     if (e.type == EventType::ATTACK_PROBE) ++(e.value == 1 ? r.queries_rate_limited : r.queries_refused);
     if (e.type == EventType::ATTACK_PROBE && e.value == 3) ++budget_refused;
   }
@@ -326,13 +370,18 @@ void query_extraction(const AttackContext& c, const AttackSpec& a, int wi, const
     r.outcome = "not run";
     return;
   }
-  r.outcome = fmt("%.0f queries answered (%.0f sent, %.0f refused by the rate limit", r.queries_answered,
-                  r.queries_sent, r.queries_rate_limited) +
-              fmt(", %.0f by the query budget, %.0f otherwise) in %.4g s; ", budget_refused,
-                  r.queries_refused - budget_refused, r.query_seconds) +
-              (r.query_goal_reached ? fmt("its %.0f queries reached", a.queries)
-                                    : fmt("its goal of %.0f queries not reached", a.queries)) +
-              "; fidelity not estimated (no published query-budget curve)";
+  projection_extraction(c, a, answer_times, r);
+  r.outcome =
+      fmt("%.0f queries answered (%.0f sent, %.0f refused by the rate limit", r.queries_answered, r.queries_sent,
+          r.queries_rate_limited) +
+      fmt(", %.0f by the query budget, %.0f otherwise) in %.4g s; ", budget_refused, r.queries_refused - budget_refused,
+          r.query_seconds) +
+      (r.query_goal_reached ? fmt("its %.0f queries reached", a.queries)
+                            : fmt("its goal of %.0f queries not reached", a.queries)) +
+      projection_outcome(r) +
+      (c.options.api.watermark_fraction > 0
+           ? fmt("; a copy trained on them is detected by the watermark with probability %.3g", r.watermark_detection)
+           : std::string());
 }
 
 // noisyNeighbour and mpsKill: the victim's service before and during the attack (a denial of service: no bits).

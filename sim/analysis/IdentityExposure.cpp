@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "Leakage.hpp"
+#include "Sessions.hpp"
 
 namespace gtw {
 
@@ -86,6 +87,15 @@ void add_identity_runtime(const ScenarioSpec& spec, const RunResult& run, Leakag
       else
         ++a.flagged_omitted;
     }
+  }
+  for (const auto& session : identity::principal_sessions(spec, run)) {
+    if (a.sessions.empty() || a.sessions.back().principal != session.principal)
+      a.sessions.push_back({session.principal, 0, 0, 0, {}});
+    auto& per = a.sessions.back();
+    ++per.sessions;
+    per.calls += session.calls.size();
+    per.longest_idle_s = std::max(per.longest_idle_s, session.longest_idle());
+    ++per.ended_by[session.ended_by];
   }
   rep.secret_leaks = identity::secret_leak_windows(spec, run);
   rep.incidents = identity::run_incidents(spec, run);

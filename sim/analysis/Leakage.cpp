@@ -10,6 +10,7 @@
 
 #include "AnalysisStages.hpp"
 #include "DataExposure.hpp"
+#include "Text.hpp"
 
 namespace gtw {
 
@@ -675,7 +676,8 @@ ModelExposure behaviour_exposure(const IsolationOptions& options, size_t served)
   ModelExposure x;
   x.part = "behaviour";
   x.channel = "queryAccess";
-  x.closed_by = {"rate limits", "query budgets", "authenticated access"};
+  x.closed_by = {"rate limits",         "query budgets", "authenticated access",
+                 "logprob restriction", "output noise",  "watermark (detection)"};
   char buf[320];
   x.status = "open";
   if (options.query_budget > 0) {
@@ -691,6 +693,14 @@ ModelExposure behaviour_exposure(const IsolationOptions& options, size_t served)
     std::snprintf(buf, sizeof buf, "%zu queries answered, no rate limit; who may query is not modelled", served);
   }
   x.detail = buf;
+  const auto& api = options.api;
+  x.detail += std::string("; API returns ") +
+              (api.logprobs == ApiLogprobs::FULL  ? "full logprobs"
+               : api.logprobs == ApiLogprobs::TOP ? "top-" + std::to_string(api.top_logprobs) + " logprobs"
+                                                  : "no logprobs") +
+              (api.logit_bias ? " and takes a logit bias" : ", no logit bias");
+  if (api.noise_nats > 0) x.detail += format_printf(", noise %.3g nats", api.noise_nats);
+  if (api.watermark_fraction > 0) x.detail += format_printf(", %.3g of answers watermarked", api.watermark_fraction);
   return x;
 }
 
@@ -721,7 +731,11 @@ void model_assets(const ScenarioSpec& spec, const RunResult& run, const RunIndex
     for (size_t k : index.stays_of(WorkloadId(static_cast<int>(w))))
       if (index.stays()[k].tenant >= 0) gpus.insert(index.stays()[k].gpu);
     asset.exposures.push_back(architecture_exposure(spec, rep, ws, gpus));
-    if (ws.kind == WorkloadKind::INFERENCE) asset.exposures.push_back(behaviour_exposure(options, served[w]));
+    if (ws.kind == WorkloadKind::INFERENCE) {
+      asset.exposures.push_back(behaviour_exposure(options, served[w]));
+      rep.answers_watermarked += options.api.watermark_fraction * static_cast<double>(served[w]);
+      if (options.api.noise_nats > 0) rep.answers_perturbed += static_cast<double>(served[w]);
+    }
     rep.models.push_back(std::move(asset));
   }
 }

@@ -29,6 +29,7 @@ struct IsolationOptions {
   bool weight_encryption = false;  // weights and checkpoints encrypted by their owner (model IP)
   double noise_injection_s = 0;    // std dev of the delay added to timed operations (lowers replayed attacks)
   GpuVisibility gpu_visibility = GpuVisibility::ALLOCATED;  // NODE opens channels that need peer access
+  ApiOutputPolicy api;  // inference APIs' logprobs, output noise and watermark (model stealing)
 };
 IsolationOptions isolation_options(const ScenarioSpec& spec);
 
@@ -186,6 +187,19 @@ struct AttackResult {
   double query_seconds = 0;
   bool query_goal_reached = false;  // `queries` admitted before arrivals ended
   double bound_queries = 0;         // burst + limit x query_seconds (sent when unlimited)
+  // queryExtraction, the projection layer (models/threat/ApiExtraction.hpp), when the target has a shape
+  bool projection_known = false;  // the target declares hidden size and vocabulary
+  double hidden_size = 0;
+  double vocab_size = 0;
+  double queries_per_vector = 0;  // +inf: the API gives no full logit vector
+  double query_repeats = 1;       // each query repeated to average the output noise away
+  double queries_needed = 0;      // (hidden + 1) vectors
+  double vectors_obtained = 0;    // answered / (queries per vector x repeats)
+  bool projection_recovered = false;
+  double projection_recovered_at = -1;  // the answer that completed it (< 0: not recovered)
+  double projection_bytes = 0;          // the stolen matrix: hidden x vocab x weight bytes
+  std::string projection_route;         // how the API let it read logit vectors
+  double watermark_detection = 0;       // P(a copy trained on the answers is detected)
   // remanenceScrape
   double bytes_recovered = 0;
   // noisyNeighbour / mpsKill: the victim's service before and during the attack
@@ -219,8 +233,17 @@ struct AgentRuntimeSummary {
     double first_deputy_at = -1;  // simulated time of the first confused-deputy hop (< 0: none)
   };
   std::vector<PerInvocation> invocations;  // spec order
-  std::vector<size_t> flagged;             // RunResult::invocation_steps of the first flagged hops (time order)
-  size_t flagged_omitted = 0;              // flagged hops beyond those listed
+  /// Per principal that called (spec order): its sessions (models/threat/Sessions.hpp).
+  struct PerPrincipal {
+    std::string principal;
+    size_t sessions = 0;
+    size_t calls = 0;
+    double longest_idle_s = 0;               // longest time an open session went without a call
+    std::map<std::string, size_t> ended_by;  // idleTimeout | revoked | runEnd
+  };
+  std::vector<PerPrincipal> sessions;
+  std::vector<size_t> flagged;  // RunResult::invocation_steps of the first flagged hops (time order)
+  size_t flagged_omitted = 0;   // flagged hops beyond those listed
 };
 
 struct LeakageReport {
@@ -233,6 +256,8 @@ struct LeakageReport {
   std::vector<AttackResult> attacks;  // attacker workloads, in spec order
   double scrubbed_bytes = 0;          // scrub on free: bytes overwritten (MEM_SCRUB)
   double scrub_seconds = 0;           // summed duration of the scrubs (HBM time shared with the GPU's clients)
+  double answers_watermarked = 0;     // expected answers altered by the watermark (fraction x answers served)
+  double answers_perturbed = 0;       // answers whose logprobs carry the output noise
   double total_bits = 0;              // sum of every open channel's bound
   double total_bytes = 0;             // sum of every open discrete exposure
   size_t open_channels = 0;

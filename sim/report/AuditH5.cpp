@@ -69,7 +69,9 @@ void write_audit_group(hid_t root, const ScenarioSpec& spec, const RunResult& ru
        GTW_FIELD(AuditRow, owner, H5T_NATIVE_INT32, H5T_STD_I32LE), GTW_FIELD(AuditRow, resource, s, s),
        GTW_FIELD(AuditRow, source, s, s), GTW_FIELD(AuditRow, location, s, s), GTW_FIELD(AuditRow, outcome, s, s),
        GTW_FIELD(AuditRow, hash_prev, s, s), GTW_FIELD(AuditRow, hash, s, s)});
-  attr_string(records.get(), "units", "t_event, t_written: s (simulated; t_written includes the clock skew)");
+  attr_string(
+      records.get(), "units",
+      "t_event, t_written: s (simulated; t_written is the audit store's clock: skew, drift and synchronisation)");
   std::vector<LostRow> lost;
   lost.reserve(log.lost.size());
   for (const auto& l : log.lost) lost.push_back({l.event_seq, l.t_event, l.why.c_str()});
@@ -84,6 +86,9 @@ void write_audit_group(hid_t root, const ScenarioSpec& spec, const RunResult& ru
   attr_f64(g, "jitter_s", log.jitter_s);
   attr_f64(g, "throughput_per_s", log.throughput);
   attr_f64(g, "clock_skew_s", log.clock_skew_s);
+  attr_f64(g, "clock_drift_ppm", log.clock_drift_ppm);
+  attr_f64(g, "clock_sync_s", log.clock_sync_s);
+  attr_string(g, "streams", log.per_tenant_streams ? "perTenant" : "shared");
   attr_f64(g, "retention_s", log.retention_s);
   attr_f64(g, "run_end_s", log.run_end_s);
   attr_u64(g, "audited_events", log.audited_events);

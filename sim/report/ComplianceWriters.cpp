@@ -93,6 +93,7 @@ json compliance_json(const ScenarioSpec& spec, const ComplianceReport& c) {
                  {"audit_record", e.audit_record >= 0 ? json(e.audit_record) : json()},
                  {"resource", e.resource},
                  {"detail", e.detail}};
+      if (!e.kind.empty()) ej["kind"] = e.kind;
       if (const auto where = source_location_text(e.loc); !where.empty()) ej["location"] = where;
       evidence.push_back(std::move(ej));
     }

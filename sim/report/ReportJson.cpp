@@ -103,7 +103,17 @@ json agents_json(const ScenarioSpec& spec, const RunResult& run, const AgentRunt
                        {"flag", flag},
                        {"reason", s.reason}});
   }
-  return {{"invocations", invocations}, {"flagged", flagged}, {"flagged_omitted", a.flagged_omitted}};
+  json sessions = json::array();
+  for (const auto& p : a.sessions)
+    sessions.push_back({{"principal", p.principal},
+                        {"sessions", p.sessions},
+                        {"calls", p.calls},
+                        {"longest_idle_s", p.longest_idle_s},
+                        {"ended_by", p.ended_by}});
+  return {{"invocations", invocations},
+          {"sessions", sessions},
+          {"flagged", flagged},
+          {"flagged_omitted", a.flagged_omitted}};
 }
 
 json secret_leaks_json(const ScenarioSpec& spec, const std::vector<identity::SecretLeakWindow>& leaks) {
@@ -138,6 +148,22 @@ json incidents_json(const ScenarioSpec& spec, const std::vector<identity::Incide
   return out;
 }
 
+// The projection-layer extraction of a queryExtraction attacker (null when the target has no shape).
+json projection_json(const AttackResult& r) {
+  if (!r.projection_known) return nullptr;
+  const bool possible = std::isfinite(r.queries_per_vector);
+  return {{"hidden_size", r.hidden_size},
+          {"vocab_size", r.vocab_size},
+          {"queries_per_vector", possible ? json(r.queries_per_vector) : json()},
+          {"repeats", r.query_repeats},
+          {"queries_needed", possible ? json(r.queries_needed) : json()},
+          {"vectors_obtained", r.vectors_obtained},
+          {"recovered", r.projection_recovered},
+          {"recovered_at_s", time_or_null(r.projection_recovered_at)},
+          {"bytes", r.projection_bytes},
+          {"route", r.projection_route}};
+}
+
 json leakage_json(const ScenarioSpec& spec, const RunResult& run, const LeakageReport& l) {
   using channel::State;
   json out;
@@ -147,8 +173,18 @@ json leakage_json(const ScenarioSpec& spec, const RunResult& run, const LeakageR
                     {"query_budget", l.options.query_budget},
                     {"weight_encryption", l.options.weight_encryption},
                     {"noise_injection_s", l.options.noise_injection_s},
-                    {"gpu_visibility", gpu_visibility_names()[static_cast<size_t>(l.options.gpu_visibility)]}};
-  out["mitigation_costs"] = {{"scrubbed_bytes", l.scrubbed_bytes}, {"scrub_seconds", l.scrub_seconds}};
+                    {"gpu_visibility", gpu_visibility_names()[static_cast<size_t>(l.options.gpu_visibility)]},
+                    {"api",
+                     {{"logprobs", api_logprobs_names()[static_cast<size_t>(l.options.api.logprobs)]},
+                      {"top_logprobs", l.options.api.top_logprobs},
+                      {"logit_bias", l.options.api.logit_bias},
+                      {"output_noise_nats", l.options.api.noise_nats},
+                      {"watermark_fraction", l.options.api.watermark_fraction},
+                      {"watermark_threshold", l.options.api.watermark_threshold}}}};
+  out["mitigation_costs"] = {{"scrubbed_bytes", l.scrubbed_bytes},
+                             {"scrub_seconds", l.scrub_seconds},
+                             {"answers_watermarked", l.answers_watermarked},
+                             {"answers_perturbed", l.answers_perturbed}};
   out["totals"] = {{"bits", l.total_bits},
                    {"bytes", l.total_bytes},
                    {"open_channels", l.open_channels},
@@ -304,7 +340,8 @@ json leakage_json(const ScenarioSpec& spec, const RunResult& run, const LeakageR
       j["achieved"] = {{"queries_sent", r.queries_sent},         {"queries_admitted", r.queries_admitted},
                        {"queries_answered", r.queries_answered}, {"queries_rate_limited", r.queries_rate_limited},
                        {"queries_refused", r.queries_refused},   {"query_seconds", r.query_seconds},
-                       {"goal_reached", r.query_goal_reached},   {"bound_queries", r.bound_queries}};
+                       {"goal_reached", r.query_goal_reached},   {"bound_queries", r.bound_queries},
+                       {"projection", projection_json(r)},       {"watermark_detection", r.watermark_detection}};
     else if (r.type == "remanenceScrape")
       j["achieved"] = {{"bytes_recovered", r.bytes_recovered}, {"bound_bytes", r.bound_bytes}};
     else

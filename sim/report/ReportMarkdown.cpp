@@ -146,6 +146,14 @@ void leakage_markdown(std::ostringstream& md, const ScenarioSpec& spec, const Le
                          ? "GPU visibility: allocated GPUs only (no peer access to other tenants' GPUs)"
                          : "GPU visibility: every GPU of the node (peer access to other tenants' GPUs)");
   if (l.options.query_rate_limit > 0) settings.push_back("query rate limit");
+  if (l.options.query_budget > 0) settings.push_back("query budget " + std::to_string(l.options.query_budget));
+  if (l.options.weight_encryption) settings.push_back("weight encryption");
+  if (l.options.api.noise_nats > 0)
+    settings.push_back(format_printf("output noise %.3g nats (%.0f answers perturbed)", l.options.api.noise_nats,
+                                     l.answers_perturbed));
+  if (l.options.api.watermark_fraction > 0)
+    settings.push_back(format_printf("watermark on %.3g of answers (%.0f answers altered)",
+                                     l.options.api.watermark_fraction, l.answers_watermarked));
   md << " Isolation settings: " << join(settings, "; ") << ".";
   md << " Formulas and limits: docs/models/leakage.md.\n\n";
 

@@ -54,10 +54,32 @@ struct ErasureRequestSpec {
   SourceLoc loc;
 };
 
+/// A transfer to a third country as a record of processing documents it: the region and its safeguard.
+struct RecordedTransferSpec {
+  std::string to_region;
+  std::string mechanism;  // adequacy | SCC | BCR | Art49
+  SourceLoc loc;
+};
+
+/// A controller's record of processing activities (GDPR Art. 30(1)): for its data, the purposes, the
+/// categories of data, the recipients (other tenants that process it), where it is processed, and the
+/// transfers to other regions (third countries) with their safeguards. Empty lists cover nothing;
+/// processing in the data's own region needs no transfer entry, processing by the controller no recipient.
+struct ProcessingRecordSpec {
+  std::string name;
+  std::string tenant;  // the controller
+  std::vector<std::string> purposes;
+  std::vector<std::string> categories;
+  std::vector<std::string> recipients;  // tenants
+  std::vector<RecordedTransferSpec> transfers;
+  SourceLoc loc;
+};
+
 struct ComplianceSpec {
   std::vector<ComplianceRuleSpec> rules;
   std::vector<TransferBasisSpec> transfers;
   std::vector<ErasureRequestSpec> erasures;
+  std::vector<ProcessingRecordSpec> processing_records;
   SourceLoc loc;
 };
 

@@ -80,6 +80,7 @@ struct DataSpec {
   int tenant_index = -1;                  // resolved by validation
   std::string region;                     // empty: the tenant's
   std::string classification;             // empty: the tenant's
+  std::string category;                   // category of personal data (GDPR Art. 30(1)(c)); empty: classification
   std::string store = HOST_MEMORY_STORE;  // a storage name, localNvme or host
   int socket = -1;                        // store host: the CPU socket whose memory holds it (< 0: the GPU's own)
   SourceLoc loc;

@@ -248,6 +248,9 @@ const std::vector<FieldDoc>& field_docs() {
        "What the workload is. attack: an attacker's processes running one of the attacks of `attack` inside the "
        "simulation (docs/models/leakage.md, \"Attack replay\")."},
       {"spec.workloads[].tenant", "string", "Owner tenant (must be in spec.tenants)."},
+      {"spec.workloads[].purpose", "string",
+       "Purpose of the processing, as records of processing name it (GDPR Art. 30(1)(b); default: the workload's "
+       "kind, e.g. inference)."},
       {"spec.workloads[].replicas", "int",
        "inference: serving replicas (requests go to the shortest queue); batch: worker slots; training: 1."},
       {"spec.workloads[].gpus", "int",
@@ -479,6 +482,9 @@ const std::vector<FieldDoc>& field_docs() {
       {"spec.data[].region", "string", "Region the data belongs to (default: the owner's)."},
       {"spec.data[].classification", "enum: public|internal|confidential|restricted",
        "Sensitivity (default: the owner's)."},
+      {"spec.data[].category", "string",
+       "Category of the data as records of processing name it (GDPR Art. 30(1)(c), e.g. health, contact; "
+       "default: its classification)."},
       {"spec.data[].store", "string",
        "Where it is stored: a spec.cluster.storage name, localNvme (the node's own NVMe) or host (host memory, "
        "the default)."},
@@ -529,6 +535,22 @@ const std::vector<FieldDoc>& field_docs() {
       {"spec.compliance.erasures[].scope", "list of string",
        "Location classes the procedure erases: store (the item's store and stores written to), localNvme, host "
        "(host memory), gpu (device memory)."},
+      {"spec.compliance.processingRecords", "list",
+       "Records of processing activities (GDPR Art. 30(1)): the records-of-processing rule (C3) checks that every "
+       "(controller, purpose, data category, recipient, region) the run processed is covered by one."},
+      {"spec.compliance.processingRecords[].name", "string", "The record's name, unique."},
+      {"spec.compliance.processingRecords[].tenant", "string", "The controller: the tenant owning the data."},
+      {"spec.compliance.processingRecords[].purposes", "list of string",
+       "Purposes covered (workloads' purpose, agents' invocation names)."},
+      {"spec.compliance.processingRecords[].categories", "list of string",
+       "Data categories covered (data[].category)."},
+      {"spec.compliance.processingRecords[].recipients", "list of string",
+       "Tenants other than the controller that receive the data (default: none)."},
+      {"spec.compliance.processingRecords[].transfers", "list",
+       "Transfers to other regions (third countries) with their safeguards (GDPR Art. 30(1)(e))."},
+      {"spec.compliance.processingRecords[].transfers[].toRegion", "string", "The region the data goes to."},
+      {"spec.compliance.processingRecords[].transfers[].mechanism", "enum: adequacy|SCC|BCR|Art49",
+       "The safeguard documented for it."},
       {"spec.identity", "mapping",
        "The identity graph (docs/models/identity.md): principals, services, agents and tools, secrets, who may call "
        "or read what, how identity propagates on each hop, grants and revocations."},
@@ -603,6 +625,10 @@ const std::vector<FieldDoc>& field_docs() {
       {"spec.identity.tokenValidation", "enum: local|introspection",
        "local (default): a service checks a token's signature and expiry only, so a revoked principal's token "
        "works until it expires; introspection: every use is checked online and refused from the revocation on."},
+      {"spec.identity.sessionIdleTimeout", "duration",
+       "A principal's session (its calls of spec.identity.invocations) is terminated after this long without a "
+       "call; its next call starts a new session (default 0: sessions never time out). The session-timeout rule "
+       "checks it (C13)."},
       {"spec.audit", "mapping",
        "The audit pipeline (docs/models/audit.md): every access to tagged data, key release and compliance refusal "
        "produces a hash-chained audit record after a delay; losses, gaps and tampering can be injected."},
@@ -613,7 +639,19 @@ const std::vector<FieldDoc>& field_docs() {
        "Records per second the shipper writes (default 0: unlimited); a burst queues FIFO."},
       {"spec.audit.retention", "duration", "How long records are kept (default 0: forever)."},
       {"spec.audit.clockSkew", "duration",
-       "Offset of the audit store's clock from the reference clock, may be negative, e.g. -2s (default 0)."},
+       "Offset of the audit store's clock from the reference clock at t = 0, may be negative, e.g. -2s (default 0); "
+       "kept until the first clock synchronisation."},
+      {"spec.audit.clockDrift", "number",
+       "Rate error of the audit store's clock in parts per million, may be negative (default 0): between "
+       "synchronisations its offset grows by clockDrift x 1e-6 s per second (a crystal oscillator drifts "
+       "about 10-100 ppm; assumed, not measured)."},
+      {"spec.audit.clockSync", "duration",
+       "Every this long the audit store's clock is stepped to the reference clock, as an NTP or PTP client "
+       "does (offset 0 after each; default 0: never synchronised)."},
+      {"spec.audit.streams", "enum: shared|perTenant",
+       "shared (default): every tenant's records in one stream; perTenant: each tenant's records (those of "
+       "resources it owns, else of its own workloads) in a stream of its own, readable through grants on the "
+       "resource audit:<tenant> (PCI DSS A1.3; the tenant-log-isolation rule)."},
       {"spec.audit.separateStore", "bool", "Records are kept on a system apart from the audited one (default true)."},
       {"spec.audit.hashChained", "bool", "Records are hash-chained with SHA-256 (default true)."},
       {"spec.audit.logRequests", "bool",
@@ -706,6 +744,24 @@ const std::vector<FieldDoc>& field_docs() {
       {"spec.policies.isolation.decryptBandwidth", "bandwidth",
        "Host decryption throughput per replica for weightEncryption (default 2GB/s, assumed: AES-GCM on a few "
        "host cores)."},
+      {"spec.policies.isolation.logprobs", "enum: full|top|none",
+       "What inference APIs return with each generated token: every token's logprob (full), the topLogprobs "
+       "most likely (top, default) or none. Sets the queries a projection-layer extraction needs per full logit "
+       "vector (docs/models/leakage.md, \"Model IP\")."},
+      {"spec.policies.isolation.topLogprobs", "int",
+       "K of logprobs: top (default 20, assumed: the usual API maximum)."},
+      {"spec.policies.isolation.logitBias", "bool",
+       "The API accepts a per-token logit bias (default true); without it and without full logprobs the "
+       "projection layer cannot be extracted."},
+      {"spec.policies.isolation.outputNoise", "number",
+       "Output perturbation: standard deviation in nats of Gaussian noise added to every returned logprob "
+       "(default 0); an extraction repeats each query (noise / 1e-3 nats)^2 times to average it away."},
+      {"spec.policies.isolation.watermarkFraction", "number",
+       "Share of answers, 0..1, that carry the owner's watermark (default 0: none); a copy trained on n "
+       "answers is detected with probability P(Binomial(n, fraction) >= watermarkThreshold)."},
+      {"spec.policies.isolation.watermarkThreshold", "int",
+       "Marked answers a suspect copy must have learnt for the owner's verification to detect it (default 10, "
+       "assumed)."},
       {"spec.policies.isolation.gpuVisibility", "enum: node|allocated",
        "Which GPUs of its node a tenant's processes can see. allocated (default): only the GPUs allocated to the "
        "tenant, as the Kubernetes NVIDIA device plugin deploys them (NVIDIA_VISIBLE_DEVICES with cgroup device "
@@ -885,6 +941,9 @@ const std::vector<FieldRange>& field_ranges() {
       {"spec.audit.throughput", 0, 1e9},
       {"spec.audit.retention", 0, 100 * YEAR},
       {"spec.audit.clockSkew", -1 * DAY, 1 * DAY},
+      {"spec.identity.sessionIdleTimeout", 0, 366 * DAY},
+      {"spec.audit.clockDrift", -10000, 10000},
+      {"spec.audit.clockSync", 0, 366 * DAY},
       {"spec.audit.dropProbability", 0, 1},
       {"spec.audit.gaps[].from", 0, RUN_MAX},
       {"spec.audit.gaps[].until", 0, RUN_MAX},
@@ -900,6 +959,10 @@ const std::vector<FieldRange>& field_ranges() {
       {"spec.policies.isolation.queryRateLimit", 0, 1e6},
       {"spec.policies.isolation.queryBudget", 0, 1000000000},
       {"spec.policies.isolation.decryptBandwidth", 1e6, 1e13},
+      {"spec.policies.isolation.topLogprobs", 1, 1000000},
+      {"spec.policies.isolation.outputNoise", 0, 100},
+      {"spec.policies.isolation.watermarkFraction", 0, 1},
+      {"spec.policies.isolation.watermarkThreshold", 1, 1000000000},
   };
   return ranges;
 }

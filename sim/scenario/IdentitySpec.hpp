@@ -109,6 +109,7 @@ struct IdentitySpec {
   std::vector<InvocationSpec> invocations;
   Seconds token_lifetime{3600};  // access tokens (a principal's, an exchanged one) expire this long after issue
   TokenValidation token_validation = TokenValidation::LOCAL;  // local: signature only; introspection: online
+  Seconds session_idle_timeout{0};  // a principal's session ends after this long without a call (0: never)
   SourceLoc loc;
 };
 
@@ -133,14 +134,21 @@ struct AuditTamperSpec {
   SourceLoc loc;
 };
 
+/// How the audit store keeps tenants' records: all in one stream, or each tenant's in its own.
+enum class AuditStreams { SHARED, PER_TENANT };
+const std::vector<std::string>& audit_streams_names();  // shared | perTenant
+
 struct AuditSpec {
   bool enabled = true;
   Seconds delay{1};            // shipping delay from access to the audit store
   Seconds jitter{0};           // uniform extra delay in [0, jitter)
   PerSecond throughput{0};     // records/s the shipper writes (0: unlimited); a burst queues
   Seconds retention{0};        // how long records are kept (0: forever)
-  Seconds clock_skew{0};       // offset of the audit timestamps from the reference clock
-  bool separate_store = true;  // records on a store apart from the audited system (AU-9(2))
+  Seconds clock_skew{0};       // offset of the audit store's clock from the reference clock at t = 0
+  double clock_drift_ppm = 0;  // its rate error: the offset grows by this many s per 1e6 s (until a sync)
+  Seconds clock_sync{0};       // every this long the clock is stepped to the reference (offset 0); 0: never
+  AuditStreams streams = AuditStreams::SHARED;  // one stream for all tenants, or one per tenant (PCI A1.3)
+  bool separate_store = true;                   // records on a store apart from the audited system (AU-9(2))
   bool hash_chained = true;
   bool log_requests = false;            // every completed inference request is recorded (EU AI Act Art. 12 use logs)
   double drop_probability = 0;          // each record lost with this probability (seeded)

@@ -81,6 +81,38 @@ void Loader::read_compliance(const Ctx& c, ComplianceSpec& cs) {
       cs.erasures.push_back(std::move(e));
     }
   }
+  if (auto records = child(c, "processingRecords")) read_processing_records(*records, cs);
+}
+
+void Loader::read_processing_records(const Ctx& c, ComplianceSpec& cs) {
+  for (const auto& item : items(c)) {
+    ProcessingRecordSpec r;
+    r.loc = item.loc();
+    if (check_map(item)) {
+      get_string(item, "name", r.name, true);
+      get_string(item, "tenant", r.tenant, true);
+      read_string_list(item, "purposes", r.purposes);
+      read_string_list(item, "categories", r.categories);
+      read_string_list(item, "recipients", r.recipients);
+      if (auto transfers = child(item, "transfers")) {
+        for (const auto& t : items(*transfers)) {
+          RecordedTransferSpec rt;
+          rt.loc = t.loc();
+          if (!check_map(t)) continue;
+          get_string(t, "toRegion", rt.to_region, true);
+          get_string(t, "mechanism", rt.mechanism, true);
+          if (auto m = child(t, "mechanism")) {
+            const auto& names = transfer_mechanism_names();
+            if (!rt.mechanism.empty() && std::find(names.begin(), names.end(), rt.mechanism) == names.end())
+              d_.error(m->loc(), m->path,
+                       "unknown transfer mechanism '" + rt.mechanism + "'" + suggest(rt.mechanism, names));
+          }
+          r.transfers.push_back(std::move(rt));
+        }
+      }
+    }
+    cs.processing_records.push_back(std::move(r));
+  }
 }
 
 void Loader::read_compliance_rule(const Ctx& c, ComplianceRuleSpec& r) {

@@ -33,6 +33,11 @@ const std::vector<std::string>& grant_action_names() {
 
 }  // namespace
 
+const std::vector<std::string>& audit_streams_names() {
+  static const std::vector<std::string> names{"shared", "perTenant"};
+  return names;
+}
+
 void Loader::read_identity(const Ctx& c, IdentitySpec& id) {
   id.loc = c.loc();
   if (!check_map(c)) return;
@@ -156,6 +161,7 @@ void Loader::read_identity(const Ctx& c, IdentitySpec& id) {
   }
   get_quantity(c, "tokenLifetime", id.token_lifetime, parse_duration, false, true);
   get_enum(c, "tokenValidation", id.token_validation, token_validation_names(), false);
+  get_quantity(c, "sessionIdleTimeout", id.session_idle_timeout, parse_duration, false, false);
 }
 
 void Loader::read_incident_response(const Ctx& c, IncidentResponseSpec& r) {
@@ -188,6 +194,9 @@ void Loader::read_audit(const Ctx& c, AuditSpec& a) {
       }
     }
   }
+  get_number(c, "clockDrift", a.clock_drift_ppm, false);
+  get_quantity(c, "clockSync", a.clock_sync, parse_duration, false, false);
+  get_enum(c, "streams", a.streams, audit_streams_names(), false);
   get_bool(c, "separateStore", a.separate_store);
   get_bool(c, "hashChained", a.hash_chained);
   get_bool(c, "logRequests", a.log_requests);

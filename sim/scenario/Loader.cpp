@@ -996,6 +996,7 @@ void Loader::read_workload(const Ctx& c, WorkloadSpec& w) {
   get_enum(c, "kind", w.kind, workload_kind_names(), true);
   get_string(c, "tenant", w.tenant, true);
   if (auto t = child(c, "tenant")) w.tenant_loc = t->loc();
+  get_string(c, "purpose", w.purpose, false);
   get_int(c, "replicas", w.replicas, false);
   get_int(c, "gpus", w.gpus, false);
   if (auto g = child(c, "gpus")) w.gpus_loc = g->loc();
@@ -1320,6 +1321,12 @@ void Loader::read_isolation(const Ctx& c, IsolationPolicySpec& iso) {
   get_bool(c, "weightEncryption", iso.weight_encryption);
   get_quantity(c, "decryptBandwidth", iso.decrypt_bandwidth, parse_bandwidth, false, true);
   get_enum(c, "gpuVisibility", iso.gpu_visibility, gpu_visibility_names(), false);
+  get_enum(c, "logprobs", iso.api.logprobs, api_logprobs_names(), false);
+  get_int(c, "topLogprobs", iso.api.top_logprobs, false);
+  get_bool(c, "logitBias", iso.api.logit_bias);
+  get_number(c, "outputNoise", iso.api.noise_nats, false);
+  get_number(c, "watermarkFraction", iso.api.watermark_fraction, false);
+  get_int(c, "watermarkThreshold", iso.api.watermark_threshold, false);
 }
 
 void Loader::read_policy(const Ctx& c, PolicyRef& p) {
@@ -1476,6 +1483,7 @@ void Loader::read_data(const Ctx& c, DataSpec& d) {
     get_enum(c, "classification", cls, classification_names(), false);
     d.classification = classification_names()[static_cast<size_t>(cls)];
   }
+  get_string(c, "category", d.category, false);
   get_string(c, "store", d.store, false);
   if (auto s = child(c, "store")) d.store_loc = s->loc();
   get_int(c, "socket", d.socket, false);

@@ -195,6 +195,7 @@ class Loader {
   // ---- compliance rules and transfer bases (policies/compliance; LoadCompliance.cpp) ----
   void read_compliance(const Ctx& c, ComplianceSpec& cs);
   void read_compliance_rule(const Ctx& c, ComplianceRuleSpec& r);
+  void read_processing_records(const Ctx& c, ComplianceSpec& cs);
   void read_workload_secrets(const Ctx& c, WorkloadSpec& w);
 };
 

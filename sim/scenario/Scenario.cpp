@@ -7,6 +7,11 @@ const std::vector<std::string>& vgpu_scheduler_names() {
   return names;
 }
 
+const std::vector<std::string>& api_logprobs_names() {
+  static const std::vector<std::string> names{"full", "top", "none"};
+  return names;
+}
+
 const std::vector<std::string>& gpu_visibility_names() {
   static const std::vector<std::string> names{"node", "allocated"};
   return names;

@@ -334,6 +334,7 @@ struct WorkloadSpec {
   WorkloadKind kind = WorkloadKind::INFERENCE;
   std::string tenant;
   int tenant_index = -1;  // resolved by validation
+  std::string purpose;    // purpose of its processing (GDPR Art. 30(1)(b)); empty: its kind's name
   int replicas = 1;       // inference: serving replicas; training: 1 job; batch: worker slots
   int gpus = 1;           // GPUs per replica (training: data-parallel width)
   SourceLoc gpus_loc;
@@ -445,6 +446,21 @@ struct PolicyRef {
 enum class GpuVisibility { NODE, ALLOCATED };
 const std::vector<std::string>& gpu_visibility_names();
 
+/// What an inference API returns with each generated token, and how it marks its answers
+/// (docs/models/leakage.md, "Model IP"): the inputs of the projection-layer extraction and of watermark
+/// detection.
+enum class ApiLogprobs { FULL, TOP, NONE };
+const std::vector<std::string>& api_logprobs_names();  // full | top | none
+
+struct ApiOutputPolicy {
+  ApiLogprobs logprobs = ApiLogprobs::TOP;  // every logprob, the top K, or none
+  int top_logprobs = 20;                    // K (assumed: the common API maximum of 20)
+  bool logit_bias = true;                   // the API accepts a per-token logit bias
+  double noise_nats = 0;                    // std dev of Gaussian noise added to each returned logprob
+  double watermark_fraction = 0;            // share of answers that carry the owner's watermark
+  int watermark_threshold = 10;             // marked answers a suspect copy must have learnt for detection
+};
+
 /// Isolation mitigations in force (spec.policies.isolation; docs/models/leakage.md, "Mitigations").
 struct IsolationPolicySpec {
   // The device plugin's isolation (docs/models/leakage.md, "Exposure", step 5); `node` for bare metal.
@@ -458,6 +474,7 @@ struct IsolationPolicySpec {
   // decrypted on the replica's host at `decrypt_bandwidth` when loaded (docs/models/leakage.md, "Model IP").
   bool weight_encryption = false;
   BytesPerSecond decrypt_bandwidth{2e9};  // assumed: AES-GCM on a few host cores
+  ApiOutputPolicy api;                    // inference APIs' outputs (logprobs, noise, watermark)
   SourceLoc loc;
 };
 

@@ -55,6 +55,18 @@ void check_compliance_references(const ScenarioSpec& spec, Diagnostics& diags) {
       diags.error(e.loc, "spec.compliance.erasures[" + std::to_string(i) + "].data",
                   "no data item named '" + e.data + "'" + suggest(e.data, data));
   }
+  std::set<std::string> record_names;
+  for (size_t i = 0; i < spec.compliance.processing_records.size(); ++i) {
+    const auto& r = spec.compliance.processing_records[i];
+    const std::string path = "spec.compliance.processingRecords[" + std::to_string(i) + "]";
+    if (!r.name.empty() && !record_names.insert(r.name).second)
+      diags.error(r.loc, path + ".name", "duplicate record name '" + r.name + "'");
+    if (!r.tenant.empty() && !contains(tenants, r.tenant))
+      diags.error(r.loc, path + ".tenant", "no tenant named '" + r.tenant + "'" + suggest(r.tenant, tenants));
+    for (const auto& t : r.recipients)
+      if (!contains(tenants, t))
+        diags.error(r.loc, path + ".recipients", "no tenant named '" + t + "'" + suggest(t, tenants));
+  }
   for (size_t i = 0; i < spec.workloads.size(); ++i) {
     const auto& w = spec.workloads[i];
     for (const auto& s : w.secrets)

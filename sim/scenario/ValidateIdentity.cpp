@@ -155,9 +155,13 @@ void check_identity_references(ScenarioSpec& spec, Diagnostics& diags) {
     if (!g.principal.empty() && !contains(principal_names, g.principal))
       diags.error(g.loc, path + ".principal",
                   "unknown principal '" + g.principal + "'" + suggest(g.principal, principal_names));
-    if (!g.resource.empty() && !contains(resource_names, g.resource))
+    // The audit streams (docs/models/audit.md): "audit" (the shared stream), "audit:<tenant>" (a tenant's).
+    const bool audit_stream =
+        g.resource == "audit" || (g.resource.rfind("audit:", 0) == 0 && spec.tenant_index(g.resource.substr(6)) >= 0);
+    if (!g.resource.empty() && !audit_stream && !contains(resource_names, g.resource))
       diags.error(g.loc, path + ".resource",
-                  "unknown data item, store or secret '" + g.resource + "'" + suggest(g.resource, resource_names));
+                  "unknown data item, store, secret or audit stream (audit, audit:<tenant>) '" + g.resource + "'" +
+                      suggest(g.resource, resource_names));
     if (g.until.value >= 0 && g.until.value <= g.from.value)
       diags.error(g.loc, path + ".until",
                   "must be after from (" + format_duration(g.from) + "), got " + format_duration(g.until));

@@ -14,6 +14,7 @@
 
 #include "IdentityGraph.hpp"
 #include "Loader.hpp"
+#include "ReportRun.hpp"
 #include "Subprocess.hpp"
 
 namespace gtw {
@@ -173,18 +174,9 @@ TEST(InvocationsAtRunTime, AnAgentNeverGetsASecretThatRequiresAttestation) {
 // ---- end to end: the engine replays the hops, rotations and leaks; the analyses and rules read them
 
 json run_report(const std::vector<std::string>& sets = {}) {
-  test::TempDir dir;
-  const auto r = test::run_process(test::run_argv(GTW_BINARY, FIXTURE, dir.file("out"), "json", sets));
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  return json::parse(test::read_text(dir.file("out") + "/report.json"));
+  return test::run_report(FIXTURE, sets);
 }
-
-json finding(const json& report, const std::string& rule) {
-  for (const auto& f : report["compliance"]["findings"])
-    if (f["rule"] == rule) return f;
-  ADD_FAILURE() << "no finding of " << rule;
-  return json();
-}
+using test::finding;
 
 TEST(IdentityAtRunTime, TheConfusedDeputyIsReportedAtTheSimulatedTimeOfTheCall) {
   const json report = run_report();
