@@ -61,6 +61,35 @@ void workload_rows(const Report& now, const Report* base, std::vector<DiffRow>& 
   }
 }
 
+const AttackOutcome* find_attack(const Report* r, const AttackOutcome& a) {
+  if (!r) return nullptr;
+  for (const auto& x : r->attacks)
+    if (x.name == a.name) return &x;
+  return nullptr;
+}
+
+// Per attack: its headline number; a model-stealing client also the logit vectors it obtained and the chance
+// a watermark catches its copy.
+void attack_rows(const Report& now, const Report* base, std::vector<DiffRow>& rows) {
+  const auto same = [](const AttackOutcome& a, const AttackOutcome& b) { return a.name == b.name; };
+  for (const AttackOutcome* a : union_of(now.attacks, base ? &base->attacks : nullptr, same)) {
+    const AttackOutcome* n = find_attack(&now, *a);
+    const AttackOutcome* b = find_attack(base, *a);
+    const auto value = [](const AttackOutcome* x, auto get) { return x ? get(*x) : NO_VALUE; };
+    const int better = a->measure == "parameter-count error" ? +1 : -1;  // what helps the defender
+    add(rows, "attacks", a->name + " " + a->measure, value(b, [](const AttackOutcome& x) { return x.achieved; }),
+        value(n, [](const AttackOutcome& x) { return x.achieved; }), a->unit, better);
+    const auto vectors = [](const AttackOutcome& x) { return x.projection_vectors; };
+    if (std::isfinite(value(n, vectors)) || std::isfinite(value(b, vectors)))
+      add(rows, "attacks", a->name + " logit vectors stolen (of hidden size + 1)", value(b, vectors), value(n, vectors),
+          "count");
+    const auto detection = [](const AttackOutcome& x) { return x.watermark_detection; };
+    if (value(n, detection) > 0 || value(b, detection) > 0)
+      add(rows, "attacks", a->name + " copy caught by the watermark", value(b, detection), value(n, detection), "share",
+          +1);
+  }
+}
+
 }  // namespace
 
 std::vector<DiffRow> difference_rows(const Report& now, const Report* base) {
@@ -110,6 +139,7 @@ std::vector<DiffRow> difference_rows(const Report& now, const Report* base) {
   }
   if (!now.secret_leaks.empty() || (base && !base->secret_leaks.empty()))
     add(rows, "security", "leaked secrets usable for", leak(base, exposed_secret_s), leak(&now, exposed_secret_s), "s");
+  attack_rows(now, base, rows);
   const auto rules = [](const Report* r, bool failed) {
     if (!r || !r->has_compliance) return NO_VALUE;
     return static_cast<double>(failed ? failed_rules(*r) : static_cast<int>(r->findings.size()) - failed_rules(*r));

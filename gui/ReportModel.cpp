@@ -345,6 +345,10 @@ void attack_headline(const json& achieved, AttackOutcome& a) {
     a.achieved = num("queries_admitted");
     a.bound = num("bound_queries");
     a.unit = "count";
+    a.watermark_detection = num("watermark_detection");
+    if (const auto p = achieved.find("projection"); p != achieved.end() && p->is_object()) {
+      a.projection_vectors = p->value("vectors_obtained", NO_VALUE);
+    }
   } else {
     a.measure = "victim p99 during";
     a.achieved = num("victim_p99_during_s");

@@ -276,6 +276,10 @@ struct AttackOutcome {
   double achieved = NO_VALUE;
   double bound = NO_VALUE;
   std::string unit;
+  // queryExtraction against a model with a shape: logit vectors of the projection layer obtained, and the
+  // chance a watermark catches a copy trained on the answers (NaN where not reported).
+  double projection_vectors = NO_VALUE;
+  double watermark_detection = NO_VALUE;
 };
 
 // Two tenants whose replicas shared a node (report.json isolation_boundaries[]).
