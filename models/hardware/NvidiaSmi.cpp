@@ -374,18 +374,37 @@ std::optional<std::vector<SmiComputeInstance>> parse_mig_lci(const std::string& 
   }
   if (!lines_fit(lines, file, diags)) return std::nullopt;
   static const std::regex row(R"(^\|\s+(\d+)\s+(\d+)\s+MIG\s+(\S+)\s+(\d+)\s+(\d+)\s+(\d+):(\d+)\s+\|\s*$)");
+  // Drivers before the Placement column (R450): GPU, GPU instance, name, profile id, instance id.
+  static const std::regex old_row(R"(^\|\s+(\d+)\s+(\d+)\s+MIG\s+(\S+)\s+(\d+)\s+(\d+)\s+\|\s*$)");
+  static const std::regex slices_of_name(R"(^(\d+)c\.)");
   std::vector<SmiComputeInstance> out;
   const size_t errors_before = diags.error_count();
   for (size_t i = 0; i < lines.size(); ++i) {
     std::smatch m;
-    if (!std::regex_match(lines[i], m, row)) continue;
-    int v[6];
+    const bool placed = std::regex_match(lines[i], m, row);
+    if (!placed && !std::regex_match(lines[i], m, old_row)) {
+      if (lines[i].find(" MIG ") != std::string::npos)
+        diags.error(SourceLoc{file, static_cast<int>(i) + 1, 1}, "",
+                    "cannot read this compute-instance row (expected: | GPU  <GPU instance>  MIG <profile>  <profile "
+                    "id>  <instance id>  [<start>:<size>] |)");
+      continue;
+    }
+    int v[6] = {0, 0, 0, 0, -1, -1};
     bool in_range = true;
     const int max[6] = {MAX_GPU_INDEX, 1000, 1000, 1000, 7, 8};
-    for (int k = 0; k < 6; ++k) {
+    for (int k = 0; k < (placed ? 6 : 4); ++k) {
       const auto x = bounded_int(m[k < 2 ? k + 1 : k + 2], 0, max[k]);
       in_range = in_range && x.has_value();
       v[k] = x.value_or(0);
+    }
+    if (!placed) {  // the size from the name: "1c.3g.40gb" is one compute slice, "3g.40gb" the whole instance
+      const std::string name = m[3];
+      std::smatch c;
+      if (std::regex_search(name, c, slices_of_name)) {
+        const auto slices = bounded_int(c[1], 1, 8);
+        in_range = in_range && slices.has_value();
+        v[5] = slices.value_or(0);
+      }
     }
     if (!in_range) {
       diags.error(SourceLoc{file, static_cast<int>(i) + 1, 1}, "",
@@ -443,9 +462,11 @@ ComputeInstanceCheck check_compute_instances(const std::vector<SmiGpuInstance>& 
       continue;
     }
     const int slices = compute_slices(gi->profile);
-    if (slices > 0 && ci.start + ci.size > slices) {
-      out.errors.push_back({ci.line, what + ": compute slices " + std::to_string(ci.start) + ":" +
-                                         std::to_string(ci.size) + " do not fit its " + gi->profile + " (" +
+    const int size = ci.size < 0 ? slices : ci.size;  // listed without placement: its name's slices
+    if (slices > 0 && std::max(ci.start, 0) + size > slices) {
+      out.errors.push_back({ci.line, what + ": compute slices " +
+                                         (ci.start >= 0 ? std::to_string(ci.start) + ":" : std::string()) +
+                                         std::to_string(size) + " do not fit its " + gi->profile + " (" +
                                          std::to_string(slices) + " slices)"});
       continue;
     }
@@ -462,7 +483,16 @@ ComputeInstanceCheck check_compute_instances(const std::vector<SmiGpuInstance>& 
     }
     const int slices = compute_slices(gi.profile);
     const auto& cis = it->second;
-    if (cis.size() == 1 && cis[0]->start == 0 && (slices == 0 || cis[0]->size == slices)) continue;
+    // Listed without placement, the instances cannot be checked for overlap: their slices must add up.
+    int listed = 0;
+    for (const auto* ci : cis) listed += ci->size < 0 ? slices : ci->size;
+    if (cis[0]->start < 0 && slices > 0 && listed > slices) {
+      out.errors.push_back({cis.back()->line, what + ": its compute instances take " + std::to_string(listed) +
+                                                  " compute slices of " + std::to_string(slices)});
+      continue;
+    }
+    const bool whole = cis[0]->size < 0 || (slices > 0 && cis[0]->size == slices) || slices == 0;
+    if (cis.size() == 1 && cis[0]->start <= 0 && whole) continue;
     out.notes.push_back(what + " is split into " + std::to_string(cis.size()) +
                         " compute instance(s); the twin runs it as one device (they share its memory, L2 and "
                         "bandwidth; the SM split between them is not modelled)");

@@ -52,9 +52,9 @@ struct SmiComputeInstance {
   std::string profile;
   int profile_id = 0;
   int instance_id = 0;
-  int start = 0;
-  int size = 0;
-  int line = 0;  // in the saved listing, for messages
+  int start = 0;  // compute slices; -1: not listed (drivers before the Placement column)
+  int size = 0;   // -1: the whole GPU instance (a profile named like it, listed without placement)
+  int line = 0;   // in the saved listing, for messages
 };
 
 std::optional<std::vector<SmiGpuInstance>> parse_mig_lgi(const std::string& text, const std::string& file,

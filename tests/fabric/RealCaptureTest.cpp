@@ -170,5 +170,38 @@ TEST(RealCapture, ComputeInstancesAreCheckedAgainstTheirGpuInstances) {
       << bad.errors[1].message;
 }
 
+// Drivers before the Placement column: the compute slices come from the profile's name (1c.3g.40gb: one,
+// 3g.40gb: the whole instance); without placements the instances of one GPU instance must add up.
+TEST(RealCapture, ComputeInstancesWithoutPlacementAreReadFromTheirNames) {
+  Diagnostics diags;
+  const auto gis = fabric::parse_mig_lgi(read("tests/fixtures/nvidia-smi/mig-lgi.txt"), "lgi", diags);
+  const auto cis = fabric::parse_mig_lci(read("tests/fixtures/nvidia-smi/mig-lci-noplacement.txt"), "lci", diags);
+  ASSERT_TRUE(gis && cis) << diags.format_all();
+  ASSERT_EQ(cis->size(), 6u);
+  EXPECT_EQ((*cis)[0].start, -1);
+  EXPECT_EQ((*cis)[0].size, 1);
+  EXPECT_EQ((*cis)[3].size, -1);  // 2g.20gb: the whole GPU instance
+  HardwareProfile h100;
+  ASSERT_TRUE(load_profile("H100-80GB-SXM", SourceLoc{}, "gpu", h100, diags)) << diags.format_all();
+  const auto check = fabric::check_compute_instances(*gis, *cis, *h100.mig);
+  EXPECT_TRUE(check.errors.empty()) << check.errors.front().message;
+  ASSERT_EQ(check.notes.size(), 1u);
+  EXPECT_NE(check.notes[0].find("GPU 0 GPU instance 2 (3g.40gb) is split into 3 compute instance(s)"),
+            std::string::npos)
+      << check.notes[0];
+  // A fourth one-slice instance in the 3g.40gb (3 compute slices) cannot exist.
+  auto extra = *cis;
+  extra.push_back(extra[0]);
+  extra.back().instance_id = 3;
+  const auto bad = fabric::check_compute_instances(*gis, extra, *h100.mig);
+  ASSERT_EQ(bad.errors.size(), 1u);
+  EXPECT_NE(bad.errors[0].message.find("its compute instances take 4 compute slices of 3"), std::string::npos)
+      << bad.errors[0].message;
+  // A row of neither layout is named by its line.
+  Diagnostics d2;
+  EXPECT_FALSE(fabric::parse_mig_lci("| Compute instances: |\n|   0   2   MIG 1c.3g.40gb   0 |\n", "short", d2));
+  EXPECT_NE(d2.format_all().find("short:2:1"), std::string::npos) << d2.format_all();
+}
+
 }  // namespace
 }  // namespace gtw
