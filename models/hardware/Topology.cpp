@@ -322,9 +322,38 @@ void build_pcie(NodeGraph& n, const NodePoolSpec& pool, const HardwareProfile& p
   add_nics_and_nvme(n, d, pool, p, sw);
 }
 
+// How many sockets the NUMA nodes of a capture (sorted (NUMA id or 1 << 20 when none, first row) pairs) stand
+// for: one each, except that more than two numbered NUMA nodes are `declared` sockets (default 2, with a
+// warning): NPS on AMD EPYC and SNC on Intel Xeon split a socket into NUMA nodes numbered socket by socket,
+// and nvidia-smi shows SYS between NUMA nodes of one socket as between sockets.
+int sockets_of_numa_nodes(const std::vector<std::pair<int, size_t>>& order, int declared,
+                          std::vector<std::string>& warnings) {
+  const int nodes = static_cast<int>(order.size());
+  const bool numbered = std::all_of(order.begin(), order.end(), [](const auto& o) { return o.first < (1 << 20); });
+  if (declared > 0) return numbered ? std::min(declared, nodes) : nodes;
+  if (nodes <= 2 || !numbered) return nodes;
+  std::string ids;
+  for (const auto& o : order) ids += (ids.empty() ? "" : ", ") + std::to_string(o.first);
+  warnings.push_back("the capture shows " + std::to_string(nodes) + " NUMA nodes (" + ids +
+                     ") joined by SYS: read as 2 sockets, each holding half of the NUMA ids (NPS / SNC number them "
+                     "socket by socket, as on a 2-socket AMD EPYC DGX A100); set topology.sockets if the machine has "
+                     "another number of sockets");
+  return 2;
+}
+
+// The socket of the k-th NUMA node when `sockets` sockets hold them: its NUMA id's share of the id range.
+int socket_of_numa(const std::vector<std::pair<int, size_t>>& order, size_t k, int sockets) {
+  int top = 0;
+  for (const auto& o : order) top = std::max(top, o.first);
+  const int per_socket = (top + sockets) / sockets;  // ceil((top + 1) / sockets)
+  return std::min(sockets - 1, order[k].first / per_socket);
+}
+
 }  // namespace
 
-void node_graph_from_topo(const SmiTopo& topo, const HardwareProfile& p, const NodeTopologySpec& spec, NodeGraph& n) {
+std::vector<std::string> node_graph_from_topo(const SmiTopo& topo, const HardwareProfile& p,
+                                              const NodeTopologySpec& spec, NodeGraph& n) {
+  std::vector<std::string> warnings;
   n.template_name = "nvidia-smi";
   TemplateDefaults d;
   d.nvme_read = 8 * 7e9;
@@ -368,8 +397,13 @@ void node_graph_from_topo(const SmiTopo& topo, const HardwareProfile& p, const N
     order.emplace_back(numa, i);
   }
   std::sort(order.begin(), order.end());
-  for (size_t k = 0; k < order.size(); ++k) socket_of_root[numa_find(order[k].second)] = static_cast<int>(k);
-  add_sockets(n, static_cast<int>(order.size()), socket_bandwidth(spec, UPI2_FOUR_LINKS), "socket-link");
+  const int sockets = sockets_of_numa_nodes(order, spec.sockets, warnings);
+  for (size_t k = 0; k < order.size(); ++k) {
+    const int numbered = static_cast<int>(k);
+    socket_of_root[numa_find(order[k].second)] =
+        sockets == static_cast<int>(order.size()) ? numbered : socket_of_numa(order, k, sockets);
+  }
+  add_sockets(n, sockets, socket_bandwidth(spec, UPI2_FOUR_LINKS), "socket-link");
   const auto socket_vertex = [&](size_t row) {
     return n.sockets[static_cast<size_t>(socket_of_root.at(numa_find(row)))];
   };
@@ -455,6 +489,7 @@ void node_graph_from_topo(const SmiTopo& topo, const HardwareProfile& p, const N
     n.gpu_nic.push_back(best);
   }
   add_nvme(n);
+  return warnings;
 }
 
 Path NodeGraph::path(int from, int to, bool nvlink) const {
@@ -507,7 +542,8 @@ bool build_node_graph(const NodePoolSpec& pool, const HardwareProfile& profile, 
     auto topo = parse_topo(*text, t.nvidia_smi_topo, diags);
     if (!topo) return false;
     out.template_name = "nvidia-smi";
-    node_graph_from_topo(*topo, profile, t, out);
+    for (const auto& w : node_graph_from_topo(*topo, profile, t, out))
+      diags.warning(t.topo_loc, path + ".topology.fromNvidiaSmi", "'" + t.nvidia_smi_topo + "': " + w);
     if (static_cast<int>(out.gpus.size()) != pool.gpus_per_node) {
       diags.error(t.topo_loc, path + ".topology.fromNvidiaSmi",
                   "'" + t.nvidia_smi_topo + "' lists " + std::to_string(out.gpus.size()) + " GPUs, but the pool has " +

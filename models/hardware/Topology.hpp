@@ -166,8 +166,11 @@ struct SmiTopo;
 /// The node graph described by a parsed `nvidia-smi topo -m` (docs/models/fabric.md, "Import"):
 /// NV# between every GPU pair -> an NVSwitch with NV# links per GPU, otherwise direct NVLinks;
 /// devices joined by PIX/PXB share a PCIe switch; NICs as listed.
-void node_graph_from_topo(const SmiTopo& topo, const HardwareProfile& profile, const NodeTopologySpec& spec,
-                          NodeGraph& out);
+/// Sockets: devices not joined by SYS share a NUMA node; NUMA nodes become sockets one to one, except that
+/// more than two NUMA nodes are read as `spec.sockets` sockets (default 2, with a warning: NPS / SNC split
+/// a socket into NUMA nodes numbered socket by socket). Returns the warnings (ambiguous captures).
+std::vector<std::string> node_graph_from_topo(const SmiTopo& topo, const HardwareProfile& profile,
+                                              const NodeTopologySpec& spec, NodeGraph& out);
 
 /// A human-readable listing of a node graph (for `gputwin import-topo`).
 std::string describe(const NodeGraph& node);

@@ -129,7 +129,9 @@ const std::vector<FieldDoc>& field_docs() {
       {"spec.cluster.nodePools[].topology.nicBandwidth", "bandwidth", "Per NIC and direction, e.g. 400Gb/s."},
       {"spec.cluster.nodePools[].topology.sockets", "int",
        "CPU sockets (1 or 2; templates: hgx-h100/hgx-h200/pcie-l40s 2, flat 1). With 2, half the PCIe "
-       "switches hang off each socket and the sockets are joined by `socketLink`."},
+       "switches hang off each socket and the sockets are joined by `socketLink`. With fromNvidiaSmi: the sockets "
+       "the capture's NUMA nodes belong to (default one per NUMA node, and 2, with a warning, when it shows more "
+       "than two: NPS / SNC number them socket by socket)."},
       {"spec.cluster.nodePools[].topology.socketLink", "bandwidth",
        "Inter-socket link per direction (default: hgx 4 UPI 2.0 links = 128GB/s, pcie-l40s 4 xGMI links = "
        "256GB/s); host-device copies from the far socket's memory cross it."},

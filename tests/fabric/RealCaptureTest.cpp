@@ -170,6 +170,39 @@ TEST(RealCapture, ComputeInstancesAreCheckedAgainstTheirGpuInstances) {
       << bad.errors[1].message;
 }
 
+// A 2-socket AMD EPYC node in NPS4 (DGX A100: GPU pairs on NUMA nodes 3, 1, 7, 5): nvidia-smi shows SYS
+// between NUMA nodes of one socket too. Four NUMA nodes are read as 2 sockets, with a warning; a declared
+// socket count is taken without one; a 2-NUMA capture is read as before.
+TEST(RealCapture, NpsNumaNodesAreReadAsTwoSocketsWithAWarning) {
+  Diagnostics diags;
+  const auto topo = fabric::parse_topo(read("tests/fixtures/nvidia-smi/dgx-a100-topo-m.txt"), "dgx", diags);
+  ASSERT_TRUE(topo) << diags.format_all();
+  HardwareProfile a100;
+  ASSERT_TRUE(load_profile("A100-80GB", SourceLoc{}, "gpu", a100, diags)) << diags.format_all();
+  fabric::NodeGraph n;
+  const auto warnings = fabric::node_graph_from_topo(*topo, a100, NodeTopologySpec{}, n);
+  EXPECT_EQ(n.sockets.size(), 2u);
+  EXPECT_EQ(n.gpu_socket, (std::vector<int>{0, 0, 0, 0, 1, 1, 1, 1}));  // NUMA 1, 3 | 5, 7
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("4 NUMA nodes (1, 3, 5, 7) joined by SYS: read as 2 sockets"), std::string::npos)
+      << warnings[0];
+  NodeTopologySpec declared;
+  declared.sockets = 2;
+  fabric::NodeGraph d;
+  EXPECT_TRUE(fabric::node_graph_from_topo(*topo, a100, declared, d).empty());
+  EXPECT_EQ(d.gpu_socket, n.gpu_socket);
+  declared.sockets = 1;
+  fabric::NodeGraph one;
+  fabric::node_graph_from_topo(*topo, a100, declared, one);
+  EXPECT_EQ(one.sockets.size(), 1u);
+  // The HGX H100 capture has two NUMA nodes: two sockets, no warning.
+  const auto hgx = fabric::parse_topo(read("tests/fixtures/nvidia-smi/hgx-h100-topo-m.txt"), "hgx", diags);
+  ASSERT_TRUE(hgx);
+  fabric::NodeGraph h;
+  EXPECT_TRUE(fabric::node_graph_from_topo(*hgx, a100, NodeTopologySpec{}, h).empty());
+  EXPECT_EQ(h.sockets.size(), 2u);
+}
+
 // Drivers before the Placement column: the compute slices come from the profile's name (1c.3g.40gb: one,
 // 3g.40gb: the whole instance); without placements the instances of one GPU instance must add up.
 TEST(RealCapture, ComputeInstancesWithoutPlacementAreReadFromTheirNames) {

@@ -63,7 +63,8 @@ Subcommand register_import_topo_command(CLI::App& app) {
               return EXIT_INVALID_INPUT;
             }
             fabric::NodeGraph node;
-            fabric::node_graph_from_topo(*topo, profile, NodeTopologySpec{}, node);
+            for (const auto& w : fabric::node_graph_from_topo(*topo, profile, NodeTopologySpec{}, node))
+              std::cerr << "gputwin: warning: " << opts->file << ": " << w << "\n";
             node.mig_layouts = layouts;
             std::cout << fabric::describe(node);
             std::cout << "\nIn a scenario:\n  nodePools:\n    - name: twin\n      count: 1\n      gpu: " << opts->gpu
