@@ -16,7 +16,7 @@ ProjectionExtractionCost projection_extraction_cost(int hidden, int vocab, const
     case ApiLogprobs::FULL:
       c.possible = true;
       c.queries_per_vector = 1;
-      c.how = "full logprobs: one query per logit vector";
+      c.how = "full logprobs: one query per logit vector";  // (the other routes: "N queries", N > 1)
       break;
     case ApiLogprobs::TOP:
       // The logit bias lifts K chosen tokens into the top K of one query: V / K queries per vector.
@@ -59,7 +59,7 @@ double watermark_detection_probability(double answered, double fraction, int thr
     for (double k = threshold; k <= n; ++k) {
       const double term = pmf(k);
       upper += term;
-      if (term < upper * 1e-17) break;  // decreasing past the mean
+      if (term < upper * 1e-17 || (term == 0 && k > n * fraction)) break;  // decreasing past the mean
     }
     return std::clamp(upper, 0.0, 1.0);
   }

@@ -9,11 +9,6 @@ namespace gtw::identity {
 
 namespace {
 
-struct Call {
-  double time = 0;
-  int64_t event = -1;
-};
-
 // The principal's revocation time, or +inf.
 double revoked_at(const ScenarioSpec& spec, const std::string& principal) {
   double at = INFINITY;

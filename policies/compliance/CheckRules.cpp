@@ -73,6 +73,16 @@ void check_compliance_rules(const ScenarioSpec& spec, Diagnostics& diags) {
       continue;
     }
     check_params(r, *info, path, diags);
+    // Parameters that name principals: each must be a declared one.
+    if (r.rule == "tenant-log-isolation" && r.params.count("operators")) {
+      std::vector<std::string> principals;
+      for (const auto& p : spec.identity.principals) principals.push_back(p.name);
+      const auto at = r.param_locs.count("operators") ? r.param_locs.at("operators") : r.loc;
+      for (const auto& name : param_list(r.params, "operators"))
+        if (std::find(principals.begin(), principals.end(), name) == principals.end())
+          diags.error(at, path + ".parameters.operators",
+                      "no principal named '" + name + "' in spec.identity.principals" + suggest(name, principals));
+    }
     if (r.action == ComplianceAction::ENFORCE && !compliance_rule_info(r.rule).enforceable) {
       std::string list;
       for (const auto& name : registry.names())

@@ -33,7 +33,7 @@ struct Activity {
   int64_t event = -1;
   double time = 0;
   std::string via;  // what showed it (workload placement, movement)
-  auto key() const { return std::make_tuple(controller, purpose, category, recipient, region); }
+  auto key() const { return std::make_tuple(controller, purpose, category, recipient, region, data); }
 };
 
 std::string workload_purpose(const ScenarioSpec& spec, int w) {
@@ -50,12 +50,15 @@ class RecordsOfProcessing final : public ComplianceRule {
  public:
   ComplianceFinding evaluate(const ComplianceInput& in, const ComplianceRuleSpec& cfg) const override {
     ComplianceFinding f = start_finding(cfg, "Every processing activity of the run is in a record of processing");
-    std::vector<Activity> seen;
-    std::set<decltype(Activity{}.key())> keys;
+    // One activity per (controller, purpose, category, recipient, region, data item), at its first event.
+    std::map<decltype(Activity{}.key()), Activity> first;
     const auto add = [&](Activity a) {
-      if (keys.insert(a.key()).second) seen.push_back(std::move(a));
+      auto [it, inserted] = first.emplace(a.key(), a);
+      if (!inserted && a.event < it->second.event) it->second = std::move(a);
     };
     collect(in, cfg, add);
+    std::vector<Activity> seen;
+    for (auto& [key, a] : first) seen.push_back(std::move(a));
     std::stable_sort(seen.begin(), seen.end(), [](const Activity& a, const Activity& b) { return a.event < b.event; });
     for (const auto& a : seen) {
       ++f.checked;
@@ -92,13 +95,7 @@ class RecordsOfProcessing final : public ComplianceRule {
                      "placement of " + spec.workloads[static_cast<size_t>(s.workload)].name});
       }
     }
-    std::string agent_purpose;  // the invocation of the AGENT_CALL a data hop follows
     for (const Event& e : in.run.log.events()) {
-      if (e.type == EventType::AGENT_CALL) {
-        if (const auto i = payload::invocation_step(e, in.run.invocation_steps.size()))
-          agent_purpose = spec.identity.invocations[static_cast<size_t>(in.run.invocation_steps[*i].invocation)].name;
-        continue;
-      }
       if (e.type != EventType::DATA_MOVE) continue;
       const auto i = payload::data_movement(e, in.run.data_movements.size());
       if (!i) continue;
@@ -109,7 +106,10 @@ class RecordsOfProcessing final : public ComplianceRule {
         region = pool_region(spec, in.run.gpus[static_cast<size_t>(m.gpu)].pool);
       if (region.empty()) continue;
       const int owner = spec.data[static_cast<size_t>(m.data)].tenant_index;
-      const std::string purpose = m.workload >= 0 ? workload_purpose(spec, m.workload) : agent_purpose;
+      const std::string purpose = m.workload >= 0 ? workload_purpose(spec, m.workload)
+                                  : m.invocation >= 0
+                                      ? spec.identity.invocations[static_cast<size_t>(m.invocation)].name
+                                      : std::string("(unknown)");
       add(Activity{owner, purpose, data_category(spec, m.data), m.tenant == owner ? -1 : m.tenant, region,
                    data_region(spec, m.data), m.data, static_cast<int64_t>(e.seq), e.time,
                    m.operation + " " + m.from + " -> " + m.to});
@@ -157,6 +157,13 @@ class RecordsOfProcessing final : public ComplianceRule {
 
 // ---------------------------------------------------------------- C9 time synchronisation
 
+// Nothing to judge: the run keeps no audit stream.
+ComplianceFinding skipped(ComplianceFinding& f) {
+  f.status = ComplianceStatus::SKIP;
+  f.message = "spec.audit.enabled is false: the run keeps no audit records";
+  return f;
+}
+
 // The tenant whose stream a record belongs to: the resource's owner, else the tenant that acted.
 int stream_tenant(const audit::AuditRecord& r) {
   return r.owner >= 0 ? r.owner : r.tenant;
@@ -166,6 +173,7 @@ class TimeSynchronisation final : public ComplianceRule {
  public:
   ComplianceFinding evaluate(const ComplianceInput& in, const ComplianceRuleSpec& cfg) const override {
     ComplianceFinding f = start_finding(cfg, "Audit timestamps are within the tolerance of the reference clock");
+    if (!in.audit.enabled) return skipped(f);
     const double max_offset = number_param(cfg.params, "maxOffset", DEFAULT_MAX_CLOCK_OFFSET);
     // Consecutive records off by more than the tolerance form one violation (a period out of sync).
     const audit::AuditRecord* first = nullptr;
@@ -280,6 +288,7 @@ class TenantLogIsolation final : public ComplianceRule {
  public:
   ComplianceFinding evaluate(const ComplianceInput& in, const ComplianceRuleSpec& cfg) const override {
     ComplianceFinding f = start_finding(cfg, "Each tenant's audit logs are its own and available to it alone");
+    if (!in.audit.enabled) return skipped(f);
     const auto& spec = in.spec;
     const bool per_tenant = spec.audit.streams == AuditStreams::PER_TENANT;
     const std::vector<std::string> operators = param_list(cfg.params, "operators");
@@ -308,7 +317,7 @@ class TenantLogIsolation final : public ComplianceRule {
       }
       bool available = false;
       for (const auto& g : spec.identity.grants) {
-        if (!grants_read(g) || !reads_stream_of(g, tenant, name, per_tenant)) continue;
+        if (!grants_read(g) || !reads_stream_of(g, name, per_tenant)) continue;
         const int reader = principal_tenant(spec, g.principal);
         if (reader == tenant) available = true;
         if (reader == tenant || contains(operators, g.principal)) continue;
@@ -339,7 +348,7 @@ class TenantLogIsolation final : public ComplianceRule {
  private:
   // Whether a grant on `g.resource` reads the records of the tenant: with one shared stream any audit grant
   // reads every tenant's records; with per-tenant streams "audit" is the provider's view of all of them.
-  static bool reads_stream_of(const GrantSpec& g, int, const std::string& name, bool per_tenant) {
+  static bool reads_stream_of(const GrantSpec& g, const std::string& name, bool per_tenant) {
     if (g.resource == "audit") return true;
     if (g.resource.rfind("audit:", 0) != 0) return false;
     return !per_tenant || g.resource.substr(6) == name;

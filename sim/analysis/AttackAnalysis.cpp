@@ -304,9 +304,8 @@ std::string projection_outcome(const AttackResult& r) {
     return "; the target declares no shape (model.id or model.architecture): no projection estimate";
   if (!std::isfinite(r.queries_per_vector)) return "; projection layer out of reach (" + r.projection_route + ")";
   if (r.projection_recovered)
-    return fmt("; projection layer (hidden size %.0f, %.3g MB) recovered at t=%.4g s (", r.hidden_size,
-               r.projection_bytes / 1e6, r.projection_recovered_at) +
-           r.projection_route + ")";
+    return fmt("; projection layer (hidden size %.0f, ", r.hidden_size) + format_bytes(Bytes(r.projection_bytes)) +
+           fmt(") recovered at t=%.4g s (", r.projection_recovered_at) + r.projection_route + ")";
   return fmt("; projection layer not recovered: %.0f of %.0f logit vectors (%.4g queries needed; ", r.vectors_obtained,
              r.hidden_size + 1, r.queries_needed) +
          r.projection_route + ")";

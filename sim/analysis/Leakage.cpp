@@ -694,6 +694,7 @@ ModelExposure behaviour_exposure(const IsolationOptions& options, size_t served)
   }
   x.detail = buf;
   const auto& api = options.api;
+  // What the API returns makes stealing the model dearer (or, a watermark, detectable); it closes nothing.
   x.detail += std::string("; API returns ") +
               (api.logprobs == ApiLogprobs::FULL  ? "full logprobs"
                : api.logprobs == ApiLogprobs::TOP ? "top-" + std::to_string(api.top_logprobs) + " logprobs"

@@ -15,6 +15,7 @@ struct DataMovement {
   int owner = -1;    // tenant owning the data
   int tenant = -1;   // tenant whose workload moved it
   int workload = -1;
+  int invocation = -1;  // an agent's data hop: its spec.identity.invocations index (workload is -1)
   int replica = -1;
   int gpu = -1;           // device it went to or came from (-1: none)
   std::string identity;   // principal the access ran as

@@ -68,6 +68,7 @@ void emit_data_hop(SimContext& ctx, const InvocationStep& s, double now) {
   m.owner = d.tenant_index;
   m.tenant = s.identity_tenant;
   m.identity = s.identity;
+  m.invocation = s.invocation;
   m.operation = s.action == "write" ? "write" : "read";
   const std::string store = "store:" + d.store;
   const std::string agent = "agent:" + s.from;

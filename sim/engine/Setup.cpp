@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <fstream>
 #include <map>
 
@@ -14,6 +15,7 @@
 #include "RunBudget.hpp"
 #include "Runtime.hpp"
 #include "ServingSpecs.hpp"
+#include "Text.hpp"
 #include "Topology.hpp"
 #include "Workload.hpp"
 
@@ -187,6 +189,18 @@ PreparedScenario prepare_scenario(const std::string& path, const std::vector<Ove
       if (!profile.name.empty()) pool.gpu_product = profile.name;
       out.profiles.emplace(pool.gpu_product, std::move(profile));
     }
+  }
+
+  // A Node's GPU feature discovery label states its GPUs' memory: a profile far from it is another product.
+  for (const auto& pool : spec.node_pools) {
+    const auto it = out.profiles.find(pool.gpu_product);
+    if (pool.labelled_memory_mib <= 0 || it == out.profiles.end()) continue;
+    const double profile_mib = it->second.memory.value / (1024.0 * 1024.0);
+    if (std::fabs(profile_mib - pool.labelled_memory_mib) > 0.10 * pool.labelled_memory_mib)
+      diags.warning(pool.labelled_memory_loc, "nvidia.com/gpu.memory",
+                    format_printf("the Node's GPUs have %.0f MiB, the profile %s %.0f MiB: another product, or a "
+                                  "hardware override (memory) is missing",
+                                  pool.labelled_memory_mib, pool.gpu_product.c_str(), profile_mib));
   }
 
   // Per-pool overrides of profile fields make a pool-specific profile.

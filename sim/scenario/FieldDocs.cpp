@@ -32,6 +32,16 @@ const std::vector<FieldDoc>& field_docs() {
        "Hardware profile of the GPUs: a file calibration/profiles/<gpu>.yaml (see `gputwin profiles`), or the "
        "product name nvidia-smi reports or GPU feature discovery labels a node with (nvidia.com/gpu.product, e.g. "
        "NVIDIA-H100-80GB-HBM3), which stands for the profile listing it in metadata.productNames."},
+      {"spec.cluster.nodePools[].fromNode", "mapping",
+       "The pool's nodes as Kubernetes describes one of them: a Node read verbatim (kubectl get node -o yaml; a "
+       "List of Nodes, several documents, or the bare map of its labels), whose GPU feature discovery labels give "
+       "gpu (nvidia.com/gpu.product), gpusPerNode (nvidia.com/gpu.count) and region "
+       "(topology.kubernetes.io/region) where the pool does not, and must agree where it does; "
+       "nvidia.com/gpu.memory is checked against the profile. nvidia.com/mig.config and "
+       "nvidia.com/device-plugin.config are named in a warning (give migConfig / devicePluginConfig)."},
+      {"spec.cluster.nodePools[].fromNode.file", "path", "The Kubernetes YAML or JSON file, relative to this file."},
+      {"spec.cluster.nodePools[].fromNode.name", "string",
+       "The Node's metadata.name; needed when the file has several."},
       {"spec.cluster.nodePools[].gpusPerNode", "int", "GPUs per node (1..16, default 8)."},
       {"spec.cluster.nodePools[].region", "string", "Region of the pool's nodes (data residency)."},
       {"spec.cluster.nodePools[].pricePerGpuHour", "number",

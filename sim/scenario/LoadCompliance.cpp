@@ -29,6 +29,15 @@ ParamValue scalar_param(const std::string& s) {
 
 }  // namespace
 
+// A transfer's mechanism (required): one of adequacy, SCC, BCR, Art49.
+void Loader::read_mechanism(const Ctx& c, std::string& mechanism) {
+  get_string(c, "mechanism", mechanism, true);
+  const auto& names = transfer_mechanism_names();
+  if (auto m = child(c, "mechanism"))
+    if (!mechanism.empty() && std::find(names.begin(), names.end(), mechanism) == names.end())
+      d_.error(m->loc(), m->path, "unknown transfer mechanism '" + mechanism + "'" + suggest(mechanism, names));
+}
+
 void Loader::read_compliance(const Ctx& c, ComplianceSpec& cs) {
   cs.loc = c.loc();
   if (!check_map(c)) return;
@@ -46,13 +55,7 @@ void Loader::read_compliance(const Ctx& c, ComplianceSpec& cs) {
       if (check_map(item)) {
         get_string(item, "data", t.data, true);
         get_string(item, "toRegion", t.to_region, true);
-        get_string(item, "mechanism", t.mechanism, true);
-        if (auto m = child(item, "mechanism")) {
-          const auto& names = transfer_mechanism_names();
-          if (!t.mechanism.empty() && std::find(names.begin(), names.end(), t.mechanism) == names.end())
-            d_.error(m->loc(), m->path,
-                     "unknown transfer mechanism '" + t.mechanism + "'" + suggest(t.mechanism, names));
-        }
+        read_mechanism(item, t.mechanism);
         get_quantity(item, "at", t.at, parse_duration, false, false);
       }
       cs.transfers.push_back(std::move(t));
@@ -100,13 +103,7 @@ void Loader::read_processing_records(const Ctx& c, ComplianceSpec& cs) {
           rt.loc = t.loc();
           if (!check_map(t)) continue;
           get_string(t, "toRegion", rt.to_region, true);
-          get_string(t, "mechanism", rt.mechanism, true);
-          if (auto m = child(t, "mechanism")) {
-            const auto& names = transfer_mechanism_names();
-            if (!rt.mechanism.empty() && std::find(names.begin(), names.end(), rt.mechanism) == names.end())
-              d_.error(m->loc(), m->path,
-                       "unknown transfer mechanism '" + rt.mechanism + "'" + suggest(rt.mechanism, names));
-          }
+          read_mechanism(t, rt.mechanism);
           r.transfers.push_back(std::move(rt));
         }
       }

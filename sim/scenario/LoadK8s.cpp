@@ -184,6 +184,114 @@ std::optional<Ctx> Loader::select_config_map_data(const Ctx& sel, const K8sFile&
   return std::nullopt;
 }
 
+// fromNode: {file, name}: a Kubernetes Node (kubectl get node -o yaml; a List of them, several documents, or
+// the bare map of its labels) whose GPU feature discovery labels describe the pool's nodes: nvidia.com/gpu.product (the
+// hardware profile, as `gpu` takes it), nvidia.com/gpu.count (gpusPerNode), nvidia.com/gpu.memory (MiB,
+// checked against the profile at setup), topology.kubernetes.io/region (region). A value the pool also
+// gives must agree. Labels that select configs the twin reads from their own files are named in a warning.
+void Loader::read_node_labels(const Ctx& sel, const Ctx& pool_ctx, NodePoolSpec& pool) {
+  if (!check_map(sel)) return;
+  std::string wanted;
+  get_string(sel, "name", wanted, false);
+  auto f = read_k8s_file(sel, "file");
+  if (!f) return;
+  std::vector<Ctx> nodes;
+  std::optional<Ctx> bare;  // a label map as `kubectl get node -o jsonpath='{.metadata.labels}'` prints it
+  for (const auto& doc : f->documents) {
+    const std::string kind = kind_of(doc);
+    if (kind == "Node") nodes.push_back(doc);
+    if (kind == "List")
+      if (auto list = child(doc, "items"))
+        for (const auto& item : items(*list))
+          if (kind_of(item) == "Node") nodes.push_back(item);
+    if (kind.empty() && doc.node.IsMap() && std::as_const(doc.node)["nvidia.com/gpu.product"]) bare = doc;
+  }
+  const auto name_of = [&](const Ctx& node) {
+    std::string name;
+    if (auto meta = child(node, "metadata"); meta && meta->node.IsMap()) get_string(*meta, "name", name, false);
+    return name;
+  };
+  std::vector<std::string> names;
+  for (const auto& n : nodes) names.push_back(name_of(n));
+  std::optional<Ctx> labels;
+  for (size_t i = 0; i < nodes.size(); ++i)
+    if (names[i] == wanted || (wanted.empty() && nodes.size() == 1)) {
+      const auto meta = child(nodes[i], "metadata");
+      labels = meta ? child(*meta, "labels") : std::nullopt;
+      if (!labels || !labels->node.IsMap()) {
+        d_.error(nodes[i].loc(), sel.path,
+                 "the Node has no metadata.labels (GPU feature discovery labels its GPU nodes)");
+        return;
+      }
+    }
+  if (!labels && nodes.empty() && bare) labels = bare;
+  if (!labels) {
+    const auto at = child(sel, "name");
+    d_.error(at ? at->loc() : sel.loc(), sel.path + ".name",
+             nodes.empty() ? f->file + " holds no Node (kind: Node, a List of them, or a map of its labels)"
+             : wanted.empty()
+                 ? f->file + " holds " + std::to_string(nodes.size()) + " Nodes: name one; valid values: " + join(names)
+                 : "no Node named '" + wanted + "' in " + f->file + suggest(wanted, names));
+    return;
+  }
+  // A label's value where the pool has none; a pool value that differs is an error at the pool's field.
+  const auto take = [&](const char* label, const char* field, std::string& value) -> std::optional<Ctx> {
+    auto l = child(*labels, label);
+    std::string v;
+    if (!l || !scalar(*l, v, "a label value")) return std::nullopt;
+    if (value.empty()) {
+      value = v;
+    } else if (value != v) {
+      const auto own = child(pool_ctx, field);
+      d_.error(own ? own->loc() : pool_ctx.loc(), pool_ctx.path + "." + field,
+               std::string(field) + " is '" + value + "', but the Node's label " + label + " says '" + v + "' (" +
+                   l->loc().file + ":" + std::to_string(l->loc().line) + ")");
+    }
+    return l;
+  };
+  std::string product = pool.gpu_product;
+  if (auto l = take("nvidia.com/gpu.product", "gpu", product)) {
+    if (pool.gpu_product.empty()) pool.product_loc = l->loc();
+    pool.gpu_product = product;
+  } else if (pool.gpu_product.empty()) {
+    d_.error(labels->loc(), sel.path, "the Node has no nvidia.com/gpu.product label and the pool gives no gpu");
+  }
+  std::string count = child(pool_ctx, "gpusPerNode") ? std::to_string(pool.gpus_per_node) : std::string();
+  if (auto l = take("nvidia.com/gpu.count", "gpusPerNode", count)) {
+    int n = 0;
+    auto [ptr, ec] = std::from_chars(count.data(), count.data() + count.size(), n);
+    if (ec != std::errc() || ptr != count.data() + count.size() || n < 1 || n > 16)
+      d_.error(l->loc(), l->path, "expected a GPU count 1..16 (gpusPerNode), got '" + count + "'");
+    else
+      pool.gpus_per_node = n;
+  }
+  if (auto l = child(*labels, "nvidia.com/gpu.memory")) {
+    std::string v;
+    double mib = 0;
+    if (scalar(*l, v, "MiB")) {
+      auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), mib);
+      if (ec != std::errc() || ptr != v.data() + v.size() || mib <= 0) {
+        d_.error(l->loc(), l->path, "expected the GPU memory in MiB, got '" + v + "'");
+      } else {
+        pool.labelled_memory_mib = mib;
+        pool.labelled_memory_loc = l->loc();
+      }
+    }
+  }
+  std::string region = pool.region;
+  if (take("topology.kubernetes.io/region", "region", region)) pool.region = region;
+  for (const char* selector : {"nvidia.com/mig.config", "nvidia.com/device-plugin.config"})
+    if (auto l = child(*labels, selector)) {
+      std::string v;
+      if (scalar(*l, v, "a label value"))
+        d_.warning(
+            l->loc(), l->path,
+            std::string(selector) + "=" + v + " is not applied from the Node: give the pool " +
+                (std::string(selector) == "nvidia.com/mig.config" ? "migConfig: {file, config: " + v + "}"
+                                                                  : "devicePluginConfig: {file, config: " + v + "}"));
+    }
+}
+
 // devicePluginConfig: the device plugin's config verbatim, a $ref to it or to a ConfigMap, or
 // {file, config}: the named entry of a ConfigMap (as the node label nvidia.com/device-plugin.config
 // selects it), or a bare config file.

@@ -762,10 +762,12 @@ void Loader::read_node_pool(const Ctx& c, NodePoolSpec& pool) {
   if (!check_map(c)) return;
   get_string(c, "name", pool.name, true);
   get_int(c, "count", pool.count, true);
-  get_string(c, "gpu", pool.gpu_product, true);
+  const auto from_node = child(c, "fromNode");
+  get_string(c, "gpu", pool.gpu_product, !from_node);
   if (auto g = child(c, "gpu")) pool.product_loc = g->loc();
   get_int(c, "gpusPerNode", pool.gpus_per_node, false);
   get_string(c, "region", pool.region, false);
+  if (from_node) read_node_labels(*from_node, c, pool);
   get_number(c, "pricePerGpuHour", pool.price_per_gpu_hour, false);
   if (auto topo = child(c, "topology")) read_node_topology(*topo, pool.topology);
   mig_from_file_ = !pool.topology.nvidia_smi_mig.empty();

@@ -126,6 +126,7 @@ class Loader {
     std::vector<Ctx> documents;  // each with its kind's reader still to apply
   };
   std::optional<K8sFile> read_k8s_file(const Ctx& sel, const std::string& key);
+  void read_node_labels(const Ctx& sel, const Ctx& pool_ctx, NodePoolSpec& pool);
   std::optional<Ctx> embedded_document(const Ctx& value, const std::string& file_text, const char* what);
   std::optional<Ctx> select_config_map_data(const Ctx& sel, const K8sFile& f, const std::string& config,
                                             const Ctx* config_ctx, const char* what,
@@ -196,6 +197,7 @@ class Loader {
   void read_compliance(const Ctx& c, ComplianceSpec& cs);
   void read_compliance_rule(const Ctx& c, ComplianceRuleSpec& r);
   void read_processing_records(const Ctx& c, ComplianceSpec& cs);
+  void read_mechanism(const Ctx& c, std::string& mechanism);
   void read_workload_secrets(const Ctx& c, WorkloadSpec& w);
 };
 

@@ -94,6 +94,10 @@ struct NodePoolSpec {
   std::vector<GpuSharingOverride> gpu_sharing;  // per-GPU-index exceptions
   std::map<std::string, std::string> hardware;  // overrides of hardware profile fields
   std::map<std::string, SourceLoc> hardware_locs;
+  // A Kubernetes Node read verbatim (fromNode): the GPU memory its GPU feature discovery label states (MiB,
+  // < 0: none), checked against the profile at setup.
+  double labelled_memory_mib = -1;
+  SourceLoc labelled_memory_loc;
   std::string profile_key;         // key of the effective profile (the product, or product@pool when overridden)
   double price_per_gpu_hour = 0;   // cost units per GPU-hour (chargeback and the design's cost); 0: not priced
   NodeTopologySpec topology;       // inside each node (models/fabric)

@@ -31,6 +31,13 @@ double hops_below(const IdentitySpec& id, const std::string& node, std::vector<s
   return hops;
 }
 
+// The names a grant's resource may take: data items, stores, secrets and the audit streams.
+std::vector<std::string> with_audit_streams(std::vector<std::string> names, const ScenarioSpec& spec) {
+  names.push_back("audit");
+  for (const auto& t : spec.tenants) names.push_back("audit:" + t.name);
+  return names;
+}
+
 }  // namespace
 
 void check_identity_references(ScenarioSpec& spec, Diagnostics& diags) {
@@ -161,7 +168,7 @@ void check_identity_references(ScenarioSpec& spec, Diagnostics& diags) {
     if (!g.resource.empty() && !audit_stream && !contains(resource_names, g.resource))
       diags.error(g.loc, path + ".resource",
                   "unknown data item, store, secret or audit stream (audit, audit:<tenant>) '" + g.resource + "'" +
-                      suggest(g.resource, resource_names));
+                      suggest(g.resource, with_audit_streams(resource_names, spec)));
     if (g.until.value >= 0 && g.until.value <= g.from.value)
       diags.error(g.loc, path + ".until",
                   "must be after from (" + format_duration(g.from) + "), got " + format_duration(g.until));

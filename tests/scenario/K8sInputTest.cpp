@@ -134,6 +134,49 @@ TEST(K8sInput, DevicePluginConfigMapsAreAcceptedByName) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
+// A Kubernetes Node (or the bare map of its labels) describes a pool: the product, GPU count and region
+// from its GPU feature discovery and topology labels; a pool value that disagrees is an error at it; the
+// labelled memory is checked against the profile; config-selecting labels are named, not applied.
+TEST(K8sInput, NodeLabelsDescribeThePool) {
+  TempDir dir;
+  const std::string nodes = std::string(GTW_SOURCE_DIR) + "/tests/fixtures/scenarios/gpu-nodes.yaml";
+  // The real label map of an H100 node (mig.strategy mixed, mig.config all-balanced).
+  auto r = validate(dir, scenario("        fromNode: {file: " + K8S + "gfd-node-labels-h100-mig-mixed.json}\n"));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("nvidia.com/mig.config=all-balanced is not applied from the Node: give the pool migConfig: "
+                       "{file, config: all-balanced}"),
+            std::string::npos)
+      << r.err;
+  // A Node of a List by name: 8 x H100 in eu-west; a run places an 8-GPU job on one node.
+  const std::string job =
+      "    - {name: j, kind: training, tenant: t, gpus: 8, memory: 10GiB, iterations: 1, step: {flops: 1TFLOP}}\n";
+  r = validate(dir, scenario("        fromNode: {file: " + nodes + ", name: gpu-h100-0}\n", job));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
+  // The pool says otherwise: located errors naming both values.
+  r = validate(dir, scenario("        gpu: A100-80GB\n        gpusPerNode: 4\n        region: us-east\n"
+                             "        fromNode: {file: " +
+                             nodes + ", name: gpu-h100-0}\n"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("gpu is 'A100-80GB', but the Node's label nvidia.com/gpu.product says 'NVIDIA-H100-80GB-HBM3'"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("gpusPerNode is '4', but the Node's label nvidia.com/gpu.count says '8'"), std::string::npos);
+  EXPECT_NE(r.err.find("region is 'us-east', but the Node's label topology.kubernetes.io/region says 'eu-west'"),
+            std::string::npos);
+  // 40960 MiB labelled on an 80 GB product: a warning; the device plugin config label is named.
+  r = validate(dir, scenario("        fromNode: {file: " + nodes + ", name: gpu-a100-0}\n"));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("the Node's GPUs have 40960 MiB, the profile A100-80GB 76294 MiB"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("nvidia.com/device-plugin.config=a100-shared is not applied"), std::string::npos) << r.err;
+  // Two Nodes and no name; a name that is not there.
+  r = validate(dir, scenario("        fromNode: {file: " + nodes + "}\n"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("holds 2 Nodes: name one; valid values: gpu-h100-0, gpu-a100-0"), std::string::npos) << r.err;
+  r = validate(dir, scenario("        fromNode: {file: " + nodes + ", name: gpu-h100-1}\n"));
+  EXPECT_NE(r.err.find("no Node named 'gpu-h100-1'"), std::string::npos) << r.err;
+}
+
 // failRequestsGreaterThanOne false (the default): a 2-GPU replica may land on the shared pool, with a
 // located warning that N replicas of one GPU give no more compute than one.
 TEST(K8sInput, RequestsForSeveralSharedGpusAreWarnedAbout) {

@@ -292,8 +292,8 @@ TEST(MalformedExact, FullDiagnosticLines) {
   const Case cases[] = {
       {"unknown-key-nodepool.yaml",
        "16:9: error: spec.cluster.nodePools[0].gpusPerNod: unknown key 'gpusPerNod'; valid values: count, "
-       "devicePluginConfig, gpu, gpuSharing, gpusPerNode, hardware, migConfig, name, pricePerGpuHour, region, sharing, "
-       "topology; did you mean 'gpusPerNode'?"},
+       "devicePluginConfig, fromNode, gpu, gpuSharing, gpusPerNode, hardware, migConfig, name, pricePerGpuHour, "
+       "region, sharing, topology; did you mean 'gpusPerNode'?"},
       {"enum-sharing-mode.yaml",
        "18:17: error: spec.cluster.nodePools[0].sharing.mode: unknown value 'timeslicing'; valid values: exclusive, "
        "timeSlicing, mps, mig, vgpu, confidential; did you mean 'timeSlicing'?"},
