@@ -10,6 +10,7 @@ packages=(
   qt6-charts-dev libqt6opengl6-dev libxkbcommon-dev fonts-dejavu-core
   libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev nlohmann-json3-dev
+  libssl-dev                 # OpenSSL's EVP SHA-256 (audit hash chain, provenance hashes)
   libopenmpi-dev openmpi-bin
   clang libclang-rt-14-dev   # the libFuzzer targets (scripts/fuzz.sh)
   python3                    # the layering test (scripts/check-layering.py), the trace.json check

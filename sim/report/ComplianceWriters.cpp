@@ -2,6 +2,8 @@
 // so a reader can go from a failed rule to the exact events in report.json / results.h5 / audit.jsonl.
 #include "ComplianceWriters.hpp"
 
+#include <yaml-cpp/yaml.h>
+
 #include <nlohmann/json.hpp>
 
 #include "XmlText.hpp"
@@ -239,11 +241,6 @@ namespace gtw {
 
 namespace {
 
-// A YAML double-quoted scalar (JSON string syntax is valid YAML).
-std::string yq(const std::string& s) {
-  return nlohmann::json(s).dump();
-}
-
 std::string k8s_name(const std::string& s) {
   std::string out;
   for (char c : s) {
@@ -256,57 +253,77 @@ std::string k8s_name(const std::string& s) {
 }  // namespace
 
 std::string policy_report_yaml(const ScenarioSpec& spec, const RunResult& run, const ComplianceReport& c) {
-  std::ostringstream y;
-  y << "# Compliance results of one gputwin run in the Kubernetes PolicyReport shape (wgpolicyk8s.io/v1alpha2).\n";
-  y << "apiVersion: wgpolicyk8s.io/v1alpha2\n";
-  y << "kind: PolicyReport\n";
-  y << "metadata:\n";
-  y << "  name: " << yq("gputwin-" + k8s_name(spec.name)) << "\n";
-  y << "  labels:\n    app.kubernetes.io/managed-by: gputwin\n";
-  y << "  annotations:\n";
-  y << "    gputwin.dev/scenario: " << yq(spec.source_file) << "\n";
-  y << "    gputwin.dev/scenario-sha256: " << yq(spec.source_sha256) << "\n";
-  y << "    gputwin.dev/seed: " << yq(std::to_string(run.seed)) << "\n";
-  y << "summary:\n";
-  y << "  pass: " << c.passed << "\n  fail: " << c.failed << "\n  warn: " << c.warned << "\n  error: " << c.errored
-    << "\n  skip: " << c.skipped << "\n";
-  y << "results:" << (c.findings.empty() ? " []" : "") << "\n";
+  YAML::Emitter y;
+  y.SetIndent(2);
+  y << YAML::Comment(
+      "Compliance results of one gputwin run in the Kubernetes PolicyReport shape (wgpolicyk8s.io/v1alpha2).");
+  // PolicyReport properties, annotations and labels are string maps: every value quoted as a string.
+  const auto str = [&y](const std::string& key, const std::string& value) {
+    y << YAML::Key << key << YAML::Value << YAML::DoubleQuoted << value;
+  };
+  y << YAML::BeginMap;
+  str("apiVersion", "wgpolicyk8s.io/v1alpha2");
+  str("kind", "PolicyReport");
+  y << YAML::Key << "metadata" << YAML::Value << YAML::BeginMap;
+  str("name", "gputwin-" + k8s_name(spec.name));
+  y << YAML::Key << "labels" << YAML::Value << YAML::BeginMap;
+  str("app.kubernetes.io/managed-by", "gputwin");
+  y << YAML::EndMap << YAML::Key << "annotations" << YAML::Value << YAML::BeginMap;
+  str("gputwin.dev/scenario", spec.source_file);
+  str("gputwin.dev/scenario-sha256", spec.source_sha256);
+  str("gputwin.dev/seed", std::to_string(run.seed));
+  y << YAML::EndMap << YAML::EndMap;
+  y << YAML::Key << "summary" << YAML::Value << YAML::BeginMap;
+  for (const auto& [key, n] : {std::pair{"pass", c.passed}, std::pair{"fail", c.failed}, std::pair{"warn", c.warned},
+                               std::pair{"error", c.errored}, std::pair{"skip", c.skipped}})
+    y << YAML::Key << key << YAML::Value << n;
+  y << YAML::EndMap;
+  y << YAML::Key << "results" << YAML::Value << YAML::BeginSeq;
   for (const auto& f : c.findings) {
-    y << "- policy: " << yq(f.policy) << "\n";
-    y << "  rule: " << yq(f.rule) << "\n";
-    y << "  result: " << policy::compliance_status_name(f.status) << "\n";
-    y << "  severity: " << yq(f.severity) << "\n";
-    y << "  category: compliance\n";
-    y << "  source: gputwin\n";
-    y << "  scored: true\n";
-    y << "  message: " << yq(f.message) << "\n";
-    // PolicyReport properties are a string map.
+    y << YAML::BeginMap;
+    str("policy", f.policy);
+    str("rule", f.rule);
+    str("result", policy::compliance_status_name(f.status));
+    str("severity", f.severity);
+    str("category", "compliance");
+    str("source", "gputwin");
+    y << YAML::Key << "scored" << YAML::Value << true;
+    str("message", f.message);
     std::string reqs;
     for (const auto& r : f.requirements) reqs += (reqs.empty() ? "" : "; ") + r;
-    y << "  properties:\n";
-    y << "    ruleId: " << yq(f.rule_id) << "\n";
-    y << "    action: " << (f.action == ComplianceAction::ENFORCE ? "enforce" : "audit") << "\n";
-    y << "    requirements: " << yq(reqs) << "\n";
-    y << "    checked: " << yq(std::to_string(f.checked)) << "\n";
-    y << "    violations: " << yq(std::to_string(f.violations)) << "\n";
-    y << "    prevented: " << yq(std::to_string(f.prevented)) << "\n";
+    y << YAML::Key << "properties" << YAML::Value << YAML::BeginMap;
+    str("ruleId", f.rule_id);
+    str("action", f.action == ComplianceAction::ENFORCE ? "enforce" : "audit");
+    str("requirements", reqs);
+    str("checked", std::to_string(f.checked));
+    str("violations", std::to_string(f.violations));
+    str("prevented", std::to_string(f.prevented));
     if (!f.evidence.empty()) {
       std::string ev;
       for (const auto& e : f.evidence) ev += (ev.empty() ? "" : " | ") + evidence_text(e);
-      y << "    evidence: " << yq(ev) << "\n";
+      str("evidence", ev);
     }
-    if (const auto where = source_location_text(f.loc); !where.empty()) y << "    location: " << yq(where) << "\n";
+    if (const auto where = source_location_text(f.loc); !where.empty()) str("location", where);
+    y << YAML::EndMap;
     // Resources named by the evidence, each once, in evidence order.
     std::vector<std::string> names;
     for (const auto& e : f.evidence)
       if (!e.resource.empty() && std::find(names.begin(), names.end(), e.resource) == names.end())
         names.push_back(e.resource);
     if (!names.empty()) {
-      y << "  resources:\n";
-      for (const auto& n : names) y << "  - kind: SimulatedResource\n    name: " << yq(n) << "\n";
+      y << YAML::Key << "resources" << YAML::Value << YAML::BeginSeq;
+      for (const auto& n : names) {
+        y << YAML::BeginMap;
+        str("kind", "SimulatedResource");
+        str("name", n);
+        y << YAML::EndMap;
+      }
+      y << YAML::EndSeq;
     }
+    y << YAML::EndMap;
   }
-  return y.str();
+  y << YAML::EndSeq << YAML::EndMap;
+  return std::string(y.c_str()) + "\n";
 }
 
 namespace {
