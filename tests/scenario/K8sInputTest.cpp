@@ -13,6 +13,9 @@
 #include <string>
 #include <vector>
 
+#include <yaml-cpp/yaml.h>
+
+#include "Setup.hpp"
 #include "Subprocess.hpp"
 
 namespace gtw::test {
@@ -78,6 +81,44 @@ TEST(K8sInput, OperatorAllBalancedFitsEveryProfiledMigProduct) {
     const auto r = validate(dir, scenario(pool), {std::string("spec.cluster.nodePools[0].gpu=") + product});
     EXPECT_EQ(r.exit_code, 0) << product << "\n" << r.err;
   }
+}
+
+// Every config of NVIDIA's default mig-parted file for every MIG product the twin profiles (in-process: 68
+// configs x 11 products). A config either lays the product out, or is refused for a reason that says the
+// config is not the product's: its device filters name other products ("lays out no GPU"), it names
+// profiles the product has not ("unknown MIG profile", configs without filters meant for another
+// product), or it enables MIG with no devices (all-enabled). Each product is laid out by some configs.
+TEST(K8sInput, OperatorDefaultMigConfigsLayOutEveryProductTheyName) {
+  TempDir dir;
+  const std::string file = K8S + "gpu-operator-default-mig-parted-config.yaml";
+  write_text(dir.file("s.yaml"), scenario("        gpu: H100-80GB-SXM\n        gpusPerNode: 2\n        migConfig:\n"
+                                          "          file: " +
+                                          file + "\n          config: all-balanced\n"));
+  const YAML::Node configs = YAML::Load(YAML::LoadFile(file)["data"]["config.yaml"].as<std::string>())["mig-configs"];
+  ASSERT_TRUE(configs.IsMap());
+  std::map<std::string, int> laid_out;
+  for (const auto& c : configs) {
+    const std::string config = c.first.as<std::string>();
+    for (const char* product : {"A100-40GB", "A100-80GB", "A30-24GB", "B200-180GB", "GB200", "GH200-96GB",
+                                "H100-80GB-PCIe", "H100-80GB-SXM", "H100-94GB-NVL", "H20-96GB", "H200-141GB"}) {
+      Diagnostics diags;
+      prepare_scenario(dir.file("s.yaml"),
+                       {*parse_override("spec.cluster.nodePools[0].migConfig.config=" + config),
+                        *parse_override(std::string("spec.cluster.nodePools[0].gpu=") + product)},
+                       diags);
+      if (!diags.has_errors()) {
+        ++laid_out[product];
+        continue;
+      }
+      const std::string text = diags.format_all();
+      const bool not_its_config = text.find("lays out no GPU") != std::string::npos ||
+                                  text.find("unknown MIG profile") != std::string::npos ||
+                                  text.find("mig-enabled with no MIG devices") != std::string::npos;
+      EXPECT_TRUE(not_its_config) << config << " on " << product << ":\n" << text;
+    }
+  }
+  for (const auto& [product, n] : laid_out) EXPECT_GE(n, 7) << product;
+  EXPECT_EQ(laid_out.size(), 11u);
 }
 
 // Every config of mig-parted's example file on the A100-40GB it was written for; all-enabled (MIG on, no
