@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <string>
 #include <utility>
@@ -190,14 +191,41 @@ void write_device_metrics(Writer& w, const Grid& grid, const ScenarioSpec& spec,
   }
 }
 
+// Per workload, per sample bucket: the values of the requests completed in it.
+using Buckets = std::map<int, std::vector<std::vector<double>>>;
+
+// The p50 and p99 families of one per-request measure (absent where no request completed).
+void write_percentiles(Writer& w, const Buckets& buckets, const std::string& stem, const std::string& what,
+                       const std::function<std::string(int)>& labels) {
+  for (const double q : {0.5, 0.99}) {
+    w.family(stem + (q == 0.5 ? "_p50_seconds" : "_p99_seconds"),
+             what + " of the requests completed in the sample period, " + (q == 0.5 ? "median" : "99th percentile") +
+                 " (absent when none completed)");
+    for (const auto& [workload, per_bucket] : buckets) {
+      std::vector<double> values;
+      for (auto b : per_bucket) {
+        std::sort(b.begin(), b.end());
+        values.push_back(b.empty() ? std::nan("") : percentile_sorted(b, q * 100.0));
+      }
+      w.series(labels(workload), values);
+    }
+  }
+}
+
 void write_request_metrics(Writer& w, const Grid& grid, const ScenarioSpec& spec, const RunResult& run) {
-  std::map<int, std::vector<std::vector<double>>> latencies;  // workload -> per bucket
-  for (const auto& e : run.log.events()) {
-    if (e.type != EventType::REQUEST_DONE || e.workload < 0 || static_cast<size_t>(e.workload) >= spec.workloads.size())
-      continue;
-    auto& per_bucket = latencies[e.workload];
+  Buckets latencies, ttft, tpot;
+  const auto add = [&](Buckets& into, const Event& e, double value) {
+    auto& per_bucket = into[e.workload];
     if (per_bucket.empty()) per_bucket.resize(static_cast<size_t>(grid.points));
-    per_bucket[static_cast<size_t>(grid.bucket(e.time))].push_back(e.value);
+    per_bucket[static_cast<size_t>(grid.bucket(e.time))].push_back(value);
+  };
+  for (const auto& e : run.log.events()) {
+    if (e.workload < 0 || static_cast<size_t>(e.workload) >= spec.workloads.size()) continue;
+    if (e.type == EventType::REQUEST_DONE) add(latencies, e, e.value);
+    if (e.type == EventType::REQUEST_TOKENS) {  // continuous batching: time to first token, time per output token
+      add(ttft, e, e.value);
+      add(tpot, e, e.aux);
+    }
   }
   const auto labels = [&](int workload) {
     const auto& ws = spec.workloads[static_cast<size_t>(workload)];
@@ -209,18 +237,10 @@ void write_request_metrics(Writer& w, const Grid& grid, const ScenarioSpec& spec
     for (const auto& b : buckets) rate.push_back(static_cast<double>(b.size()) / static_cast<double>(grid.step));
     w.series(labels(workload), rate);
   }
-  for (const double q : {0.5, 0.99}) {
-    const std::string name = q == 0.5 ? "gputwin_request_latency_p50_seconds" : "gputwin_request_latency_p99_seconds";
-    w.family(name, std::string("Latency of the requests completed in the sample period, ") +
-                       (q == 0.5 ? "median" : "99th percentile") + " (absent when none completed)");
-    for (const auto& [workload, buckets] : latencies) {
-      std::vector<double> values;
-      for (auto b : buckets) {
-        std::sort(b.begin(), b.end());
-        values.push_back(b.empty() ? std::nan("") : percentile_sorted(b, q * 100.0));
-      }
-      w.series(labels(workload), values);
-    }
+  write_percentiles(w, latencies, "gputwin_request_latency", "Latency", labels);
+  if (!ttft.empty()) {
+    write_percentiles(w, ttft, "gputwin_request_ttft", "Time to first token", labels);
+    write_percentiles(w, tpot, "gputwin_request_tpot", "Time per output token after the first", labels);
   }
 }
 

@@ -55,6 +55,10 @@ struct TwinSeries {
 const std::vector<TwinSeries>& twin_series() {
   static const std::vector<TwinSeries> series{{"gputwin_request_latency_p99_seconds", SloKind::LATENCY, 99},
                                               {"gputwin_request_latency_p50_seconds", SloKind::LATENCY, 50},
+                                              {"gputwin_request_ttft_p99_seconds", SloKind::TTFT, 99},
+                                              {"gputwin_request_ttft_p50_seconds", SloKind::TTFT, 50},
+                                              {"gputwin_request_tpot_p99_seconds", SloKind::TPOT, 99},
+                                              {"gputwin_request_tpot_p50_seconds", SloKind::TPOT, 50},
                                               {"gputwin_requests_completed_per_second", SloKind::THROUGHPUT, -1}};
   return series;
 }
@@ -88,7 +92,9 @@ const char* expected_source() {
   return "map it to a metric the twin computes: metricSource {type: gputwin, spec: {metric: latency|ttft|tpot|"
          "throughput|availability|completionTime|slowdown, percentile, workload, unit}}, a Prometheus query over "
          "the twin's series (gputwin_request_latency_p99_seconds, gputwin_request_latency_p50_seconds, "
-         "gputwin_requests_completed_per_second), or openslo.metric in the scenario";
+         "gputwin_request_ttft_p99_seconds, gputwin_request_ttft_p50_seconds, gputwin_request_tpot_p99_seconds, "
+         "gputwin_request_tpot_p50_seconds, gputwin_requests_completed_per_second), or openslo.metric in the "
+         "scenario";
 }
 
 }  // namespace

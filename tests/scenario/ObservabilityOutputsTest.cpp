@@ -195,6 +195,27 @@ TEST(MetricsProm, PromtoolLintsAndLoadsIt) {
   EXPECT_NE(blocks.out.find("NUM SAMPLES"), std::string::npos) << blocks.out;
 }
 
+// Continuously batched workloads get TTFT and TPOT series; a request's first token comes no later than its
+// last, so in every sample period TTFT p50 / p99 stay at or below the latency p50 / p99 of the same requests.
+TEST(MetricsProm, TokenSeriesOfServedWorkloadsStayBelowTheirLatency) {
+  TempDir dir;
+  run_with(dir, "serving", SERVING, "metrics");
+  std::map<std::string, std::map<std::pair<std::string, long long>, double>> by_family;
+  for (const auto& s : parse_openmetrics(read_text(dir.file("serving/metrics.prom"))))
+    by_family[s.family][{label(s.labels, "workload"), s.ts}] = s.value;
+  for (const char* q : {"p50", "p99"}) {
+    const auto& ttft = by_family[std::string("gputwin_request_ttft_") + q + "_seconds"];
+    const auto& latency = by_family[std::string("gputwin_request_latency_") + q + "_seconds"];
+    ASSERT_GT(ttft.size(), 5u) << q;
+    EXPECT_EQ(by_family[std::string("gputwin_request_tpot_") + q + "_seconds"].size(), ttft.size());
+    for (const auto& [key, value] : ttft) {
+      ASSERT_TRUE(latency.count(key)) << key.first << " at " << key.second;
+      EXPECT_GT(value, 0);
+      EXPECT_LE(value, latency.at(key) + 1e-9) << q << " " << key.first << " at " << key.second;
+    }
+  }
+}
+
 TEST(MetricsProm, TheShippedGrafanaDashboardAsksOnlyForSeriesTheFileHas) {
   TempDir dir;
   run_with(dir, "serving", SERVING, "metrics");
