@@ -174,6 +174,7 @@ struct QuotaResult {
   std::string tenant;
   int nominal = 0;
   int borrowing_limit = -1;         // < 0: no limit
+  int lending_limit = -1;           // < 0: all of the nominal quota may be lent
   int peak_gpus = 0;                // GPUs admitted at once, at most
   double gpu_seconds = 0;           // admitted GPU time
   double borrowed_gpu_seconds = 0;  // of it, beyond the nominal quota

@@ -17,6 +17,7 @@ std::vector<QuotaResult> analyse_quotas(const ScenarioSpec& spec, const EventLog
     q.tenant = ts.name;
     q.nominal = ts.quota_gpus;
     q.borrowing_limit = ts.borrowing_limit;
+    q.lending_limit = ts.lending_limit;
     out.push_back(std::move(q));
   }
   if (out.empty()) return out;

@@ -5,7 +5,7 @@
 namespace gtw {
 
 QuotaBook::QuotaBook(const std::vector<TenantSpec>& tenants) {
-  for (const auto& t : tenants) tenants_.push_back({t.quota_gpus, t.borrowing_limit, 0});
+  for (const auto& t : tenants) tenants_.push_back({t.quota_gpus, t.borrowing_limit, t.lending_limit, 0});
 }
 
 bool QuotaBook::managed(int tenant) const {
@@ -18,24 +18,33 @@ int QuotaBook::borrowed(int tenant) const {
   return std::max(0, t.used - t.nominal);
 }
 
+// Kueue's lendingLimit: of a nominal quota N with lending limit L, N - L is guaranteed to its tenant and
+// L goes to the cohort's pool (all of N without a limit). A tenant's use counts against its guaranteed part
+// first, the rest against the pool.
+int QuotaBook::guaranteed(const Tenant& t) {
+  return t.lending_limit >= 0 ? std::max(0, t.nominal - t.lending_limit) : 0;
+}
+
 int QuotaBook::cohort_nominal() const {
   int n = 0;
   for (const auto& t : tenants_)
-    if (t.nominal >= 0) n += t.nominal;
+    if (t.nominal >= 0) n += t.nominal - guaranteed(t);
   return n;
 }
 
 int QuotaBook::cohort_used() const {
   int n = 0;
   for (const auto& t : tenants_)
-    if (t.nominal >= 0) n += t.used;
+    if (t.nominal >= 0) n += std::max(0, t.used - guaranteed(t));
   return n;
 }
 
 bool QuotaBook::fits(int tenant, int gpus) const {
   const auto& t = tenants_.at(static_cast<size_t>(tenant));
   if (t.borrowing_limit >= 0 && t.used + gpus > t.nominal + t.borrowing_limit) return false;
-  return cohort_used() + gpus <= cohort_nominal();
+  // The GPUs beyond the tenant's guaranteed part come from the pool.
+  const int from_pool = std::max(0, t.used + gpus - guaranteed(t)) - std::max(0, t.used - guaranteed(t));
+  return cohort_used() + from_pool <= cohort_nominal();
 }
 
 bool QuotaBook::within_nominal(int tenant, int gpus) const {

@@ -41,8 +41,10 @@ class QuotaBook {
   struct Tenant {
     int nominal = -1;
     int borrowing_limit = -1;
+    int lending_limit = -1;  // < 0: all of the nominal quota may be lent
     int used = 0;
   };
+  static int guaranteed(const Tenant& t);
   struct Admission {
     int workload;
     int tenant;

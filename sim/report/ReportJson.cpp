@@ -608,6 +608,7 @@ std::string report_json(const ScenarioSpec& spec, const RunResult& run, const An
       quotas.push_back({{"tenant", q.tenant},
                         {"nominal_gpus", q.nominal},
                         {"borrowing_limit", q.borrowing_limit >= 0 ? json(q.borrowing_limit) : json()},
+                        {"lending_limit", q.lending_limit >= 0 ? json(q.lending_limit) : json()},
                         {"peak_gpus", q.peak_gpus},
                         {"gpu_seconds", q.gpu_seconds},
                         {"borrowed_gpu_seconds", q.borrowed_gpu_seconds},

@@ -194,13 +194,17 @@ const std::vector<FieldDoc>& field_docs() {
       {"spec.tenants[].quota.gpus", "int", "Nominal quota: GPUs the tenant is guaranteed."},
       {"spec.tenants[].quota.borrowingLimit", "int",
        "GPUs it may borrow beyond its nominal quota from other tenants' unused quota (default: no limit)."},
+      {"spec.tenants[].quota.lendingLimit", "int",
+       "At most this many of its nominal GPUs, while unused, may be lent to other tenants; the rest stays "
+       "guaranteed to it (Kueue lendingLimit; default: all may be lent)."},
       {"spec.tenants[].quota.kueue", "mapping",
-       "Instead of gpus / borrowingLimit: the quota of a Kueue ClusterQueue, read verbatim from a Kubernetes YAML "
-       "file (kueue.x-k8s.io/v1beta1 or v1beta2: ResourceFlavor, ClusterQueue, LocalQueue, Cohort): the "
-       "nvidia.com/gpu nominalQuota and borrowingLimit of its flavor become gpus and borrowingLimit. Every tenant's "
-       "ClusterQueue must be in one cohort (the twin's quota model has one flat cohort) and no two tenants may "
-       "share one; lendingLimit, cohort quotas and hierarchies, StrictFIFO and preemption other than reclaim within "
-       "the cohort are refused at their location; CPU and memory quotas are named in a warning and ignored."},
+       "Instead of gpus / borrowingLimit / lendingLimit: the quota of a Kueue ClusterQueue, read verbatim from a "
+       "Kubernetes YAML file (kueue.x-k8s.io/v1beta1 or v1beta2: ResourceFlavor, ClusterQueue, LocalQueue, Cohort): "
+       "the nvidia.com/gpu nominalQuota, borrowingLimit and lendingLimit of its flavor become gpus, borrowingLimit "
+       "and lendingLimit. Every tenant's ClusterQueue must be in one cohort (the twin's quota model has one flat "
+       "cohort) and no two tenants may share one; cohort quotas and hierarchies, StrictFIFO and preemption other "
+       "than reclaim within the cohort are refused at their location; CPU and memory quotas are named in a warning and "
+       "ignored."},
       {"spec.tenants[].quota.kueue.file", "path", "The Kueue file (several documents allowed); relative to this file."},
       {"spec.tenants[].quota.kueue.clusterQueue", "string", "The ClusterQueue to take the quota from."},
       {"spec.tenants[].quota.kueue.localQueue", "string",
@@ -852,6 +856,7 @@ const std::vector<FieldRange>& field_ranges() {
       {"spec.cluster.storage[].latency", 0, 10},
       {"spec.tenants[].quota.gpus", 0, 1000000},
       {"spec.tenants[].quota.borrowingLimit", 0, 1000000},
+      {"spec.tenants[].quota.lendingLimit", 0, 1000000},
       {"spec.tenants[].slos[].minAvailability", 0, 1},
       {"spec.tenants[].slos[].percentile", 1e-9, 100},
       {"spec.tenants[].slos[].openslo.percentile", 1e-9, 100},

@@ -275,7 +275,7 @@ void Loader::read_kueue_resource_groups(const Ctx& groups, const std::vector<Ctx
 
 // {name: nvidia.com/gpu, nominalQuota, borrowingLimit, lendingLimit}.
 void Loader::read_kueue_gpu_quota(const Ctx& r, TenantSpec& t) {
-  for (const char* key : {"nominalQuota", "borrowingLimit"}) {
+  for (const char* key : {"nominalQuota", "borrowingLimit", "lendingLimit"}) {
     auto at = child(r, key);
     if (!at) {
       if (std::string(key) == "nominalQuota") missing(r, key);
@@ -289,14 +289,18 @@ void Loader::read_kueue_gpu_quota(const Ctx& r, TenantSpec& t) {
                "expected a whole number of GPUs (a Kubernetes quantity such as 8), got \"" + s + "\"");
       continue;
     }
-    (std::string(key) == "nominalQuota" ? t.quota_gpus : t.borrowing_limit) = n;
+    (std::string(key) == "nominalQuota"     ? t.quota_gpus
+     : std::string(key) == "borrowingLimit" ? t.borrowing_limit
+                                            : t.lending_limit) = n;
   }
   if (auto at = child(r, "borrowingLimit"); at && t.cohort.empty())
     d_.error(at->loc(), at->path, "a borrowingLimit needs a cohort to borrow from (Kueue refuses it without one)");
-  if (auto at = child(r, "lendingLimit"))
+  if (auto at = child(r, "lendingLimit"); at && t.cohort.empty())
+    d_.error(at->loc(), at->path, "a lendingLimit needs a cohort to lend to (Kueue refuses it without one)");
+  if (auto at = child(r, "lendingLimit"); at && t.lending_limit > t.quota_gpus)
     d_.error(at->loc(), at->path,
-             "lendingLimit is not in the twin's quota model (docs/models/quotas.md: every unused GPU of a nominal "
-             "quota may be lent); remove it to simulate the queue without it");
+             "lendingLimit " + std::to_string(t.lending_limit) + " is more than the nominalQuota " +
+                 std::to_string(t.quota_gpus));
 }
 
 // The ResourceFlavor of the GPU quota: its nodeLabels select the node pool (by name, in check_references).

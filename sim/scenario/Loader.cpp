@@ -855,6 +855,11 @@ void Loader::read_tenant(const Ctx& c, TenantSpec& t) {
     } else if (check_map(*quota)) {
       get_int(*quota, "gpus", t.quota_gpus, true);
       get_int(*quota, "borrowingLimit", t.borrowing_limit, false);
+      get_int(*quota, "lendingLimit", t.lending_limit, false);
+      if (auto at = child(*quota, "lendingLimit"); at && t.lending_limit > t.quota_gpus && t.quota_gpus >= 0)
+        d_.error(at->loc(), at->path,
+                 "lendingLimit " + std::to_string(t.lending_limit) + " is more than the nominal quota " +
+                     std::to_string(t.quota_gpus) + " it lends from");
     }
   }
   if (auto slos = child(c, "slos")) {

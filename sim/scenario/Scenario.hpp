@@ -154,6 +154,8 @@ struct TenantSpec {
   // no quota (admitted at start, as without quotas).
   int quota_gpus = -1;
   int borrowing_limit = -1;
+  // At most this many of its nominal GPUs, unused, may be lent to the cohort (Kueue lendingLimit; < 0: all).
+  int lending_limit = -1;
   SourceLoc quota_loc;
   // When the quota comes from a Kueue ClusterQueue (quota.kueue): its name, its cohort ("": none) and
   // its GPU flavor's nodeLabels (which select a node pool by name), checked across tenants by

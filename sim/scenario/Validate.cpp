@@ -132,13 +132,20 @@ void check_quotas(const ScenarioSpec& spec, Diagnostics& diags) {
     const auto& t = spec.tenants[static_cast<size_t>(w.tenant_index)];
     if (t.quota_gpus < 0) continue;
     const int needs = (w.kind == WorkloadKind::TRAINING ? 1 : w.replicas) * w.gpus;
-    const int most = std::min(cohort, t.borrowing_limit >= 0 ? t.quota_gpus + t.borrowing_limit : cohort);
+    // Its own quota and what the others may lend (their lendingLimit, else all of their nominal quota).
+    int lendable = t.quota_gpus;
+    for (const auto& other : spec.tenants)
+      if (&other != &t && other.quota_gpus >= 0)
+        lendable += other.lending_limit >= 0 ? std::min(other.lending_limit, other.quota_gpus) : other.quota_gpus;
+    const int most = std::min(lendable, t.borrowing_limit >= 0 ? t.quota_gpus + t.borrowing_limit : cohort);
     if (needs > most)
       diags.error(w.loc, "spec.workloads[" + std::to_string(i) + "]",
                   "workload '" + w.name + "' needs " + std::to_string(needs) + " GPUs at once, but tenant '" + t.name +
                       "' can hold at most " + std::to_string(most) + " (quota " + std::to_string(t.quota_gpus) +
                       (t.borrowing_limit >= 0 ? " + borrowing limit " + std::to_string(t.borrowing_limit) : "") +
-                      ", cohort " + std::to_string(cohort) + "): it would never be admitted");
+                      ", cohort " + std::to_string(cohort) +
+                      (lendable < cohort ? ", of which others lend " + std::to_string(lendable - t.quota_gpus) : "") +
+                      "): it would never be admitted");
   }
 }
 

@@ -54,5 +54,24 @@ TEST(QuotaBook, ALenderReclaimsFromTheNewestBorrowersOnlyAsMuchAsItNeeds) {
   EXPECT_FALSE(q.victims(0, 1)) << "tenant 0 is at its nominal quota; nobody borrows";
 }
 
+// Kueue's lendingLimit: a lender with nominal 8 and lendingLimit 2 keeps 6 guaranteed; borrowers get at most
+// its 2, and the lender's own use counts against its guaranteed 6 first.
+TEST(QuotaBook, ALendingLimitKeepsTheRestOfTheNominalQuotaGuaranteed) {
+  auto specs = tenants({{8, -1}, {0, -1}});
+  specs[0].lending_limit = 2;
+  QuotaBook q(specs);
+  EXPECT_TRUE(q.fits(1, 2));
+  EXPECT_FALSE(q.fits(1, 3)) << "only the lendable 2 of the lender's 8 unused GPUs";
+  q.admit(1, 1, 2);
+  EXPECT_TRUE(q.fits(0, 6)) << "the lender's guaranteed 6 stay free";
+  EXPECT_FALSE(q.fits(0, 7)) << "the 7th comes from the pool, which the borrower holds";
+  const auto v = q.victims(0, 8);
+  ASSERT_TRUE(v);
+  EXPECT_EQ(*v, std::vector<int>{1}) << "reclaimed within its nominal quota";
+  // Without a lending limit the borrower may take all 8.
+  QuotaBook open(tenants({{8, -1}, {0, -1}}));
+  EXPECT_TRUE(open.fits(1, 8));
+}
+
 }  // namespace
 }  // namespace gtw
