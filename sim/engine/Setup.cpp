@@ -164,6 +164,24 @@ void check_serving_shapes(const ScenarioSpec& spec, const ProfileSet& profiles, 
   }
 }
 
+// A Node's nvidia.com/mig.strategy (fromNode) against the MIG layout the pool ends up with: Kubernetes sees
+// MIG instances only with single or mixed, and a MIG node with no layout in the twin runs whole GPUs.
+void check_node_mig_strategy(const ScenarioSpec& spec, Diagnostics& diags) {
+  for (const auto& pool : spec.node_pools) {
+    if (pool.labelled_mig_strategy.empty()) continue;
+    bool mig = pool.sharing.mode == SharingMode::MIG;
+    for (const auto& o : pool.gpu_sharing) mig = mig || o.sharing.mode == SharingMode::MIG;
+    if (mig && pool.labelled_mig_strategy == "none")
+      diags.warning(pool.labelled_mig_strategy_loc, "nvidia.com/mig.strategy",
+                    "the Node's mig.strategy is none, so Kubernetes would not see the MIG instances pool '" +
+                        pool.name + "' lays out");
+    if (!mig && pool.labelled_mig_strategy != "none")
+      diags.warning(pool.labelled_mig_strategy_loc, "nvidia.com/mig.strategy",
+                    "the Node runs MIG (mig.strategy " + pool.labelled_mig_strategy + "), but pool '" + pool.name +
+                        "' lays out no MIG instance: give it migConfig or sharing mode mig");
+  }
+}
+
 }  // namespace
 
 PreparedScenario prepare_scenario(const std::string& path, const std::vector<Override>& overrides, Diagnostics& diags,
@@ -400,6 +418,7 @@ PreparedScenario prepare_scenario(const std::string& path, const std::vector<Ove
     fabric::Topology topology;
     fabric::build_topology(spec, out.profiles, topology, diags);
   }
+  check_node_mig_strategy(spec, diags);
   return out;
 }
 

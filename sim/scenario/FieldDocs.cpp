@@ -37,7 +37,8 @@ const std::vector<FieldDoc>& field_docs() {
        "List of Nodes, several documents, or the bare map of its labels), whose GPU feature discovery labels give "
        "gpu (nvidia.com/gpu.product), gpusPerNode (nvidia.com/gpu.count) and region "
        "(topology.kubernetes.io/region) where the pool does not, and must agree where it does; "
-       "nvidia.com/gpu.memory is checked against the profile. nvidia.com/mig.config and "
+       "nvidia.com/gpu.memory and nvidia.com/mig.strategy are checked against the profile and the pool's MIG "
+       "layout. nvidia.com/mig.config and "
        "nvidia.com/device-plugin.config are named in a warning (give migConfig / devicePluginConfig)."},
       {"spec.cluster.nodePools[].fromNode.file", "path", "The Kubernetes YAML or JSON file, relative to this file."},
       {"spec.cluster.nodePools[].fromNode.name", "string",

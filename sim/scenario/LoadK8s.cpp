@@ -280,6 +280,15 @@ void Loader::read_node_labels(const Ctx& sel, const Ctx& pool_ctx, NodePoolSpec&
   }
   std::string region = pool.region;
   if (take("topology.kubernetes.io/region", "region", region)) pool.region = region;
+  if (auto l = child(*labels, "nvidia.com/mig.strategy")) {
+    std::string v;
+    if (scalar(*l, v, "none, single or mixed")) {
+      if (v != "none" && v != "single" && v != "mixed")
+        d_.error(l->loc(), l->path, "unknown value '" + v + "'" + suggest(v, {"none", "single", "mixed"}));
+      pool.labelled_mig_strategy = v;
+      pool.labelled_mig_strategy_loc = l->loc();
+    }
+  }
   for (const char* selector : {"nvidia.com/mig.config", "nvidia.com/device-plugin.config"})
     if (auto l = child(*labels, selector)) {
       std::string v;

@@ -98,6 +98,8 @@ struct NodePoolSpec {
   // < 0: none), checked against the profile at setup.
   double labelled_memory_mib = -1;
   SourceLoc labelled_memory_loc;
+  std::string labelled_mig_strategy;  // nvidia.com/mig.strategy of the Node (none | single | mixed; "": no label)
+  SourceLoc labelled_mig_strategy_loc;
   std::string profile_key;         // key of the effective profile (the product, or product@pool when overridden)
   double price_per_gpu_hour = 0;   // cost units per GPU-hour (chargeback and the design's cost); 0: not priced
   NodeTopologySpec topology;       // inside each node (models/fabric)

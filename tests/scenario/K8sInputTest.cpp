@@ -210,6 +210,16 @@ TEST(K8sInput, NodeLabelsDescribeThePool) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("the Node's GPUs have 40960 MiB, the profile A100-80GB 76294 MiB"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("nvidia.com/device-plugin.config=a100-shared is not applied"), std::string::npos) << r.err;
+  // The real H100 node runs MIG (strategy mixed); a pool with no MIG layout is warned about, a MIG one is not.
+  r = validate(dir, scenario("        fromNode: {file: " + K8S + "gfd-node-labels-h100-mig-mixed.json}\n"));
+  EXPECT_NE(r.err.find("the Node runs MIG (mig.strategy mixed), but pool 'pool' lays out no MIG instance"),
+            std::string::npos)
+      << r.err;
+  r = validate(dir, scenario("        fromNode: {file: " + K8S +
+                             "gfd-node-labels-h100-mig-mixed.json}\n"
+                             "        sharing: {mode: mig, migLayout: [3g.40gb, 3g.40gb]}\n"));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.find("mig.strategy"), std::string::npos) << r.err;
   // Two Nodes and no name; a name that is not there.
   r = validate(dir, scenario("        fromNode: {file: " + nodes + "}\n"));
   EXPECT_EQ(r.exit_code, 2);
