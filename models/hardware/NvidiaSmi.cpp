@@ -483,12 +483,21 @@ ComputeInstanceCheck check_compute_instances(const std::vector<SmiGpuInstance>& 
     }
     const int slices = compute_slices(gi.profile);
     const auto& cis = it->second;
-    // Listed without placement, the instances cannot be checked for overlap: their slices must add up.
+    // The instances' slices must add up to at most the GPU instance's, and placed ones must not overlap.
     int listed = 0;
     for (const auto* ci : cis) listed += ci->size < 0 ? slices : ci->size;
-    if (cis[0]->start < 0 && slices > 0 && listed > slices) {
+    if (slices > 0 && listed > slices) {
       out.errors.push_back({cis.back()->line, what + ": its compute instances take " + std::to_string(listed) +
                                                   " compute slices of " + std::to_string(slices)});
+      continue;
+    }
+    bool overlap = false;
+    for (size_t a = 0; a < cis.size() && !overlap; ++a)
+      for (size_t b = a + 1; b < cis.size() && !overlap; ++b)
+        overlap = cis[a]->start >= 0 && cis[b]->start >= 0 && cis[a]->start < cis[b]->start + cis[b]->size &&
+                  cis[b]->start < cis[a]->start + cis[a]->size;
+    if (overlap) {
+      out.errors.push_back({cis.back()->line, what + ": its compute instances overlap"});
       continue;
     }
     const bool whole = cis[0]->size < 0 || (slices > 0 && cis[0]->size == slices) || slices == 0;

@@ -341,11 +341,14 @@ int sockets_of_numa_nodes(const std::vector<std::pair<int, size_t>>& order, int 
   return 2;
 }
 
-// The socket of the k-th NUMA node when `sockets` sockets hold them: its NUMA id's share of the id range.
+// The socket of the k-th NUMA node when `sockets` sockets hold them: its NUMA id's share of the id range,
+// NUMA nodes per socket rounded up to a power of two (NPS 1/2/4, SNC 2/4), so that a capture showing only some
+// of them (1, 3, 5 of an NPS4 pair) still splits where the sockets do.
 int socket_of_numa(const std::vector<std::pair<int, size_t>>& order, size_t k, int sockets) {
   int top = 0;
   for (const auto& o : order) top = std::max(top, o.first);
-  const int per_socket = (top + sockets) / sockets;  // ceil((top + 1) / sockets)
+  int per_socket = 1;
+  while (per_socket * sockets < top + 1) per_socket *= 2;
   return std::min(sockets - 1, order[k].first / per_socket);
 }
 

@@ -175,7 +175,7 @@ void check_node_mig_strategy(const ScenarioSpec& spec, Diagnostics& diags) {
       diags.warning(pool.labelled_mig_strategy_loc, "nvidia.com/mig.strategy",
                     "the Node's mig.strategy is none, so Kubernetes would not see the MIG instances pool '" +
                         pool.name + "' lays out");
-    if (!mig && pool.labelled_mig_strategy != "none")
+    if (!mig && pool.labelled_mig_strategy != "none" && pool.labelled_runs_mig)
       diags.warning(pool.labelled_mig_strategy_loc, "nvidia.com/mig.strategy",
                     "the Node runs MIG (mig.strategy " + pool.labelled_mig_strategy + "), but pool '" + pool.name +
                         "' lays out no MIG instance: give it migConfig or sharing mode mig");
@@ -209,18 +209,6 @@ PreparedScenario prepare_scenario(const std::string& path, const std::vector<Ove
     }
   }
 
-  // A Node's GPU feature discovery label states its GPUs' memory: a profile far from it is another product.
-  for (const auto& pool : spec.node_pools) {
-    const auto it = out.profiles.find(pool.gpu_product);
-    if (pool.labelled_memory_mib <= 0 || it == out.profiles.end()) continue;
-    const double profile_mib = it->second.memory.value / (1024.0 * 1024.0);
-    if (std::fabs(profile_mib - pool.labelled_memory_mib) > 0.10 * pool.labelled_memory_mib)
-      diags.warning(pool.labelled_memory_loc, "nvidia.com/gpu.memory",
-                    format_printf("the Node's GPUs have %.0f MiB, the profile %s %.0f MiB: another product, or a "
-                                  "hardware override (memory) is missing",
-                                  pool.labelled_memory_mib, pool.gpu_product.c_str(), profile_mib));
-  }
-
   // Per-pool overrides of profile fields make a pool-specific profile.
   for (size_t p = 0; p < spec.node_pools.size(); ++p) {
     auto& pool = spec.node_pools[p];
@@ -233,6 +221,32 @@ PreparedScenario prepare_scenario(const std::string& path, const std::vector<Ove
       pool.profile_key = pool.gpu_product + "@" + pool.name;
       out.profiles.emplace(pool.profile_key, std::move(overridden));
     }
+  }
+
+  // A Node's GPU feature discovery labels (fromNode): its product must be the pool's profile, and a profile (with
+  // the pool's overrides) far from its labelled memory is another product.
+  for (size_t p = 0; p < spec.node_pools.size(); ++p) {
+    const auto& pool = spec.node_pools[p];
+    if (!pool.labelled_product.empty()) {
+      HardwareProfile labelled;
+      Diagnostics quiet;
+      const bool known =
+          load_profile(pool.labelled_product, pool.labelled_product_loc, "nvidia.com/gpu.product", labelled, quiet);
+      if (!known || (labelled.name.empty() ? pool.labelled_product : labelled.name) != pool.gpu_product)
+        diags.error(pool.product_loc, "spec.cluster.nodePools[" + std::to_string(p) + "].gpu",
+                    "gpu is '" + pool.gpu_product + "', but the Node's label nvidia.com/gpu.product says '" +
+                        pool.labelled_product + "' (" + pool.labelled_product_loc.file + ":" +
+                        std::to_string(pool.labelled_product_loc.line) + ")" +
+                        (known ? std::string() : ", which names no profile"));
+    }
+    const auto it = out.profiles.find(pool.profile_key.empty() ? pool.gpu_product : pool.profile_key);
+    if (pool.labelled_memory_mib <= 0 || it == out.profiles.end()) continue;
+    const double profile_mib = it->second.memory.value / (1024.0 * 1024.0);
+    if (std::fabs(profile_mib - pool.labelled_memory_mib) > 0.10 * pool.labelled_memory_mib)
+      diags.warning(pool.labelled_memory_loc, "nvidia.com/gpu.memory",
+                    format_printf("the Node's GPUs have %.0f MiB, the profile %s %.0f MiB: another product, or a "
+                                  "hardware override (memory) is missing",
+                                  pool.labelled_memory_mib, pool.gpu_product.c_str(), profile_mib));
   }
 
   // A mig-parted selection with device-filters (migConfig): the entries for the product's PCI device ids.

@@ -215,7 +215,7 @@ void Loader::read_node_labels(const Ctx& sel, const Ctx& pool_ctx, NodePoolSpec&
   for (const auto& n : nodes) names.push_back(name_of(n));
   std::optional<Ctx> labels;
   for (size_t i = 0; i < nodes.size(); ++i)
-    if (names[i] == wanted || (wanted.empty() && nodes.size() == 1)) {
+    if ((!wanted.empty() && names[i] == wanted) || (wanted.empty() && nodes.size() == 1)) {
       const auto meta = child(nodes[i], "metadata");
       labels = meta ? child(*meta, "labels") : std::nullopt;
       if (!labels || !labels->node.IsMap()) {
@@ -249,15 +249,40 @@ void Loader::read_node_labels(const Ctx& sel, const Ctx& pool_ctx, NodePoolSpec&
     }
     return l;
   };
-  std::string product = pool.gpu_product;
-  if (auto l = take("nvidia.com/gpu.product", "gpu", product)) {
-    if (pool.gpu_product.empty()) pool.product_loc = l->loc();
-    pool.gpu_product = product;
+  // Under mig.strategy single GFD labels the MIG devices (product NVIDIA-A100-SXM4-40GB-MIG-1g.5gb, their
+  // count and memory): the product is the part before -MIG-, and the count and memory are not the GPUs'.
+  bool labels_mig_devices = false;
+  if (auto l = child(*labels, "nvidia.com/gpu.product")) {
+    std::string v;
+    if (scalar(*l, v, "a product name")) {
+      const auto mig = v.find("-MIG-");
+      labels_mig_devices = mig != std::string::npos;
+      if (labels_mig_devices) {
+        d_.warning(l->loc(), l->path,
+                   "'" + v + "' is a MIG device (mig.strategy single): the GPUs are " + v.substr(0, mig) +
+                       "; nvidia.com/gpu.count and gpu.memory count MIG devices and are not read");
+        v = v.substr(0, mig);
+      }
+      if (pool.gpu_product.empty()) {
+        pool.gpu_product = v;
+        pool.product_loc = l->loc();
+      } else {
+        pool.labelled_product = v;  // compared with the pool's gpu once both name profiles (Setup)
+        pool.labelled_product_loc = l->loc();
+      }
+    }
   } else if (pool.gpu_product.empty()) {
     d_.error(labels->loc(), sel.path, "the Node has no nvidia.com/gpu.product label and the pool gives no gpu");
   }
+  for (const auto& kv : labels->node) {  // nvidia.com/mig-<profile>.count > 0: the node runs MIG instances
+    const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "";
+    if (key.rfind("nvidia.com/mig-", 0) == 0 && key.size() > 6 && key.substr(key.size() - 6) == ".count" &&
+        kv.second.IsScalar() && kv.second.Scalar() != "0")
+      pool.labelled_runs_mig = true;
+  }
+  pool.labelled_runs_mig = pool.labelled_runs_mig || labels_mig_devices;
   std::string count = child(pool_ctx, "gpusPerNode") ? std::to_string(pool.gpus_per_node) : std::string();
-  if (auto l = take("nvidia.com/gpu.count", "gpusPerNode", count)) {
+  if (auto l = labels_mig_devices ? std::nullopt : take("nvidia.com/gpu.count", "gpusPerNode", count)) {
     int n = 0;
     auto [ptr, ec] = std::from_chars(count.data(), count.data() + count.size(), n);
     if (ec != std::errc() || ptr != count.data() + count.size() || n < 1 || n > 16)
@@ -265,7 +290,7 @@ void Loader::read_node_labels(const Ctx& sel, const Ctx& pool_ctx, NodePoolSpec&
     else
       pool.gpus_per_node = n;
   }
-  if (auto l = child(*labels, "nvidia.com/gpu.memory")) {
+  if (auto l = labels_mig_devices ? std::nullopt : child(*labels, "nvidia.com/gpu.memory")) {
     std::string v;
     double mib = 0;
     if (scalar(*l, v, "MiB")) {
@@ -290,7 +315,8 @@ void Loader::read_node_labels(const Ctx& sel, const Ctx& pool_ctx, NodePoolSpec&
     }
   }
   for (const char* selector : {"nvidia.com/mig.config", "nvidia.com/device-plugin.config"})
-    if (auto l = child(*labels, selector)) {
+    if (auto l = child(*labels, selector);
+        l && !child(pool_ctx, std::string(selector) == "nvidia.com/mig.config" ? "migConfig" : "devicePluginConfig")) {
       std::string v;
       if (scalar(*l, v, "a label value"))
         d_.warning(

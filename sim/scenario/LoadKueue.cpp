@@ -297,7 +297,7 @@ void Loader::read_kueue_gpu_quota(const Ctx& r, TenantSpec& t) {
     d_.error(at->loc(), at->path, "a borrowingLimit needs a cohort to borrow from (Kueue refuses it without one)");
   if (auto at = child(r, "lendingLimit"); at && t.cohort.empty())
     d_.error(at->loc(), at->path, "a lendingLimit needs a cohort to lend to (Kueue refuses it without one)");
-  if (auto at = child(r, "lendingLimit"); at && t.lending_limit > t.quota_gpus)
+  if (auto at = child(r, "lendingLimit"); at && t.quota_gpus >= 0 && t.lending_limit > t.quota_gpus)
     d_.error(at->loc(), at->path,
              "lendingLimit " + std::to_string(t.lending_limit) + " is more than the nominalQuota " +
                  std::to_string(t.quota_gpus));

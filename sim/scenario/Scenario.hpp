@@ -100,6 +100,9 @@ struct NodePoolSpec {
   SourceLoc labelled_memory_loc;
   std::string labelled_mig_strategy;  // nvidia.com/mig.strategy of the Node (none | single | mixed; "": no label)
   SourceLoc labelled_mig_strategy_loc;
+  bool labelled_runs_mig = false;  // its labels show MIG devices (nvidia.com/mig-<profile>.count > 0)
+  std::string labelled_product;    // its nvidia.com/gpu.product when the pool also names gpu (checked at setup)
+  SourceLoc labelled_product_loc;
   std::string profile_key;         // key of the effective profile (the product, or product@pool when overridden)
   double price_per_gpu_hour = 0;   // cost units per GPU-hour (chargeback and the design's cost); 0: not priced
   NodeTopologySpec topology;       // inside each node (models/fabric)

@@ -194,14 +194,20 @@ TEST(K8sInput, NodeLabelsDescribeThePool) {
   r = validate(dir, scenario("        fromNode: {file: " + nodes + ", name: gpu-h100-0}\n", job));
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
-  // The pool says otherwise: located errors naming both values.
-  r = validate(dir, scenario("        gpu: A100-80GB\n        gpusPerNode: 4\n        region: us-east\n"
-                             "        fromNode: {file: " +
-                             nodes + ", name: gpu-h100-0}\n"));
+  // The pool says otherwise: located errors naming both values. The product is compared as the profile it
+  // names (the profile's own name and the label's product name agree).
+  r = validate(dir,
+               scenario("        gpu: H100-80GB-SXM\n        fromNode: {file: " + nodes + ", name: gpu-h100-0}\n"));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  r = validate(dir, scenario("        gpu: A100-80GB\n        fromNode: {file: " + nodes + ", name: gpu-h100-0}\n"));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("gpu is 'A100-80GB', but the Node's label nvidia.com/gpu.product says 'NVIDIA-H100-80GB-HBM3'"),
             std::string::npos)
       << r.err;
+  r = validate(dir, scenario("        gpusPerNode: 4\n        region: us-east\n"
+                             "        fromNode: {file: " +
+                             nodes + ", name: gpu-h100-0}\n"));
+  EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("gpusPerNode is '4', but the Node's label nvidia.com/gpu.count says '8'"), std::string::npos);
   EXPECT_NE(r.err.find("region is 'us-east', but the Node's label topology.kubernetes.io/region says 'eu-west'"),
             std::string::npos);
