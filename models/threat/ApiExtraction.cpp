@@ -16,7 +16,7 @@ ProjectionExtractionCost projection_extraction_cost(int hidden, int vocab, const
     case ApiLogprobs::FULL:
       c.possible = true;
       c.queries_per_vector = 1;
-      c.how = "full logprobs: one query per logit vector";  // (the other routes: "N queries", N > 1)
+      c.how = "full logprobs: one query per logit vector";
       break;
     case ApiLogprobs::TOP:
       // The logit bias lifts K chosen tokens into the top K of one query: V / K queries per vector.

@@ -401,7 +401,7 @@ void register_record_keeping_rules(ComplianceRegistry& registry) {
                   "shared, anonymous).",
                   -1e300,
                   1e300,
-                  {}}}},
+                  {"user", "serviceAccount", "shared", "anonymous"}}}},
       {"C13", {"HIPAA 164.312(a)(2)(iii)", "PCI DSS 8.2.8 (unverified)"}, "medium", false}, factory<SessionTimeout>());
   add_compliance_rule(
       registry,

@@ -676,8 +676,7 @@ ModelExposure behaviour_exposure(const IsolationOptions& options, size_t served)
   ModelExposure x;
   x.part = "behaviour";
   x.channel = "queryAccess";
-  x.closed_by = {"rate limits",         "query budgets", "authenticated access",
-                 "logprob restriction", "output noise",  "watermark (detection)"};
+  x.closed_by = {"rate limits", "query budgets", "authenticated access"};
   char buf[320];
   x.status = "open";
   if (options.query_budget > 0) {
