@@ -212,8 +212,7 @@ class Attack final : public Workload {
     c.resource = channel::resource_from_name(a_.channel).value_or(Resource::NVLINK);
     // MIG instances have no NVLink peer access (P2P = No): their device-to-device copies are staged
     // through host memory over the GPU's PCIe link, so an NVLink channel between them is a PCIe one.
-    if (c.resource == Resource::NVLINK &&
-        (c.sender->sharing().mode == SharingMode::MIG || c.receiver->sharing().mode == SharingMode::MIG))
+    if (c.resource == Resource::NVLINK && (c.sender->mig_instance() || c.receiver->mig_instance()))
       c.resource = Resource::PCIE;
     const Mode relation = device_relation(*c.sender, *c.receiver);
     const auto& profile = c.receiver->profile();
@@ -222,7 +221,7 @@ class Attack final : public Workload {
         c.bandwidth = profile.nvlink_achievable.value;
         for (auto* d : env_.devices) {
           if (d->node() != c.sender->node() || d->local_index() == c.sender->local_index() ||
-              d->local_index() == c.receiver->local_index() || d->sharing().mode == SharingMode::MIG)
+              d->local_index() == c.receiver->local_index() || d->mig_instance())
             continue;
           c.peer = d;
           break;

@@ -70,6 +70,8 @@ class GpuDevice {
   sg4::Host* host() const { return sms_; }
   const HardwareProfile& profile() const { return profile_; }
   const SharingSpec& sharing() const { return sharing_; }
+  /// One instance of a MIG-partitioned GPU (its own device; time-sliced when migReplicas shares it).
+  bool mig_instance() const { return !sharing_.mig_layout.empty(); }
   /// The confidential-computing costs when this GPU runs in CC mode, else nullptr.
   const HardwareProfile::Confidential* confidential() const {
     return sharing_.mode == SharingMode::CONFIDENTIAL && profile_.confidential ? &*profile_.confidential : nullptr;

@@ -22,8 +22,9 @@ struct GpuLayout {
   std::string pool;
   std::string product;
   SharingMode sharing = SharingMode::EXCLUSIVE;
-  std::string mig_profile;  // MIG instance: its profile; the device is one instance of GPU `local`
-  int mig_start = -1;       // MIG instance: first memory slice
+  std::string mig_profile;                  // MIG instance: its profile; the device is one instance of GPU `local`
+  int mig_start = -1;                       // MIG instance: first memory slice
+  std::string resource = "nvidia.com/gpu";  // the Kubernetes resource it is advertised as (nvidia.com/mig-<profile>)
   int slots = 1;
   double memory = 0;  // bytes
   // MIG reconfiguration: the instance exists from `available_from` (s) to `available_until` (s, < 0: the end of

@@ -45,6 +45,31 @@ struct NodeHosts {
   sg4::Host* cpu = nullptr;
 };
 
+// The sharing of one device: a MIG instance that migReplicas shares is a time-sliced device of its own (the
+// replicas share its SMs and memory; the MIG boundary still separates it from the GPU's other instances).
+SharingSpec instance_sharing(const SharingSpec& gpu_sharing, const std::string& mig_profile) {
+  if (mig_profile.empty()) return gpu_sharing;
+  const int replicas = gpu_sharing.instance_replicas(mig_profile);
+  if (replicas <= 1) return gpu_sharing;
+  SharingSpec s = gpu_sharing;
+  s.mode = SharingMode::TIME_SLICING;
+  s.replicas = replicas;
+  return s;
+}
+
+// The Kubernetes extended resource a device is advertised as: nvidia.com/gpu, or nvidia.com/mig-<profile> for a
+// MIG instance under migStrategy mixed (the default naming without a device plugin config, the only one that
+// tells instances of different profiles apart), renamed as the device plugin's config says when shared.
+std::string advertised_resource(const NodePoolSpec& pool, const SharingSpec& device_sharing,
+                                const std::string& mig_profile) {
+  const DevicePluginSpec& dp = pool.device_plugin;
+  const bool single = dp.given && dp.mig_strategy == "single";
+  const std::string base = mig_profile.empty() || single ? "nvidia.com/gpu" : "nvidia.com/mig-" + mig_profile;
+  const bool shared = device_sharing.mode == SharingMode::TIME_SLICING || device_sharing.mode == SharingMode::MPS;
+  if (const auto it = dp.renamed.find(base); shared && it != dp.renamed.end()) return it->second;
+  return base;
+}
+
 // Hides the devices `hide` selects from the placement view for one decision and shows them again after,
 // instead of copying the view (a copy per decision is linear in GPUs with an allocation per device).
 class MaskedDevices {
@@ -231,6 +256,7 @@ class Simulation {
           }
           for (const auto& part : parts) {
             const HardwareProfile& dp = *part.profile;
+            const SharingSpec device_sharing = instance_sharing(sharing, part.mig_profile);
             // Cores are SMs; the host's total speed is the achievable FP16 tensor rate.
             auto* sms =
                 zone->create_host(part.name, dp.achievable_rate(DType::FP16).value / dp.sms)->set_core_count(dp.sms);
@@ -240,7 +266,8 @@ class Simulation {
             // Routes (host, NVLink or PCIe P2P, NIC, NVMe) are added by the platform at end_node.
             platform_->add_device(global_node, g, sms, part.mig_profile.empty());
             const int global_index = static_cast<int>(gpus_.size());
-            gpus_.push_back(std::make_unique<GpuDevice>(global_index, global_node, g, sms, hbm, dp, sharing, ctx_));
+            gpus_.push_back(
+                std::make_unique<GpuDevice>(global_index, global_node, g, sms, hbm, dp, device_sharing, ctx_));
             GpuLayout layout;
             layout.index = global_index;
             layout.node = global_node;
@@ -248,10 +275,11 @@ class Simulation {
             layout.node_name = node_name;
             layout.pool = pool.name;
             layout.product = pool.gpu_product;
-            layout.sharing = sharing.mode;
-            const bool shared = sharing.mode == SharingMode::TIME_SLICING || sharing.mode == SharingMode::MPS ||
-                                sharing.mode == SharingMode::VGPU;
-            layout.slots = shared ? sharing.replicas : 1;
+            layout.sharing = device_sharing.mode;
+            const bool shared = device_sharing.mode == SharingMode::TIME_SLICING ||
+                                device_sharing.mode == SharingMode::MPS || device_sharing.mode == SharingMode::VGPU;
+            layout.slots = shared ? device_sharing.replicas : 1;
+            layout.resource = advertised_resource(pool, device_sharing, part.mig_profile);
             layout.memory = dp.memory.value;
             layout.mig_profile = part.mig_profile;
             layout.mig_start = part.mig_start;

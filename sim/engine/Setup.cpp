@@ -5,6 +5,7 @@
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <set>
 
 #include "ChannelCatalogue.hpp"
 #include "CheckPolicyRef.hpp"
@@ -56,6 +57,37 @@ struct PoolCapacity {
   bool unknown_profile = false;
 };
 
+// Every MIG profile a pool's GPUs will have: its layouts and those of its reconfigurations.
+std::set<std::string> mig_profiles_of_pool(const ScenarioSpec& spec, const NodePoolSpec& pool) {
+  std::set<std::string> out;
+  const auto add = [&](const std::vector<std::string>& layout) { out.insert(layout.begin(), layout.end()); };
+  add(pool.sharing.mig_layout);
+  for (const auto& o : pool.gpu_sharing) add(o.sharing.mig_layout);
+  for (const auto& r : spec.reconfigurations)
+    if (r.node_pool == pool.name) add(r.mig_layout);
+  return out;
+}
+
+// migReplicas names profiles of the product (or `all`). A profile the pool never lays out shares nothing: a
+// warning. A profile the product does not have is an error in the scenario's own field, and a warning when it
+// comes from a device plugin config (the GPU Operator's ConfigMaps list resources of several products).
+void check_mig_replicas(const SharingSpec& sharing, const MigGeometry& mig, const std::set<std::string>& laid_out,
+                        bool own_field, const std::string& at, Diagnostics& diags) {
+  for (const auto& [profile, replicas] : sharing.mig_replicas) {
+    if (profile == "all") continue;
+    if (!mig.find(profile)) {
+      const std::string message = "'" + profile + "' is not a MIG profile of this GPU" + suggest(profile, mig.names());
+      if (own_field)
+        diags.error(sharing.mig_replicas_loc, at, message);
+      else
+        diags.warning(sharing.mig_replicas_loc, at, message + ": the shared resource matches no device");
+    } else if (!laid_out.count(profile)) {
+      diags.warning(sharing.mig_replicas_loc, at,
+                    "no GPU of the pool has a '" + profile + "' instance, so sharing it changes nothing");
+    }
+  }
+}
+
 // A replica that can never fit: its memory (or, for a model, its weights plus the KV-cache share) is
 // larger than every partition of every GPU it may be placed on, or a model's weights exceed the memory
 // the scenario reserves for it. Pools are summarised once (per pool name and over all pools), so the
@@ -76,6 +108,12 @@ void check_replica_capacity(const ScenarioSpec& spec, const ProfileSet& profiles
       const auto note = [&](const SharingSpec& sharing) {
         double& m = target->by_mode[static_cast<size_t>(sharing.mode)];
         m = std::max(m, partition_memory(sharing, it->second));
+        // Time-sliced MIG instances take replicas that may be time-sliced.
+        if (sharing.mode != SharingMode::MIG || !it->second.mig) return;
+        double& sliced = target->by_mode[static_cast<size_t>(SharingMode::TIME_SLICING)];
+        for (const auto& name : sharing.mig_layout)
+          if (const MigProfile* mp = it->second.mig->find(name); mp && sharing.instance_replicas(name) > 1)
+            sliced = std::max(sliced, mp->memory);
       };
       note(pool.sharing);
       for (const auto& o : pool.gpu_sharing) note(o.sharing);
@@ -331,6 +369,8 @@ PreparedScenario prepare_scenario(const std::string& path, const std::vector<Ove
       }
       const auto r = check_mig_layout(*it->second.mig, sharing.mig_layout);
       if (!r.feasible) diags.error(sharing.mig_loc, at + ".migLayout", "layout refused: " + r.reason);
+      check_mig_replicas(sharing, *it->second.mig, mig_profiles_of_pool(spec, pool), !pool.device_plugin.given,
+                         at + ".migReplicas", diags);
     };
     check(pool.sharing, base + ".sharing");
     for (size_t o = 0; o < pool.gpu_sharing.size(); ++o)

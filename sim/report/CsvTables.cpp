@@ -171,8 +171,9 @@ std::vector<CsvFile> slo_tables(const ScenarioSpec& spec, const Analysis& a) {
 }
 
 CsvFile gpus_table(const Analysis& a) {
-  Table t("gpus.csv", {"index", "node", "local_index", "pool", "product", "sharing", "mig_profile", "slots",
-                       "memory_bytes", "utilisation", "context_switches", "context_switch_seconds", "tenants"});
+  Table t("gpus.csv",
+          {"index", "node", "local_index", "pool", "product", "sharing", "mig_profile", "k8s_resource", "slots",
+           "memory_bytes", "utilisation", "context_switches", "context_switch_seconds", "tenants"});
   for (const auto& g : a.gpus) {
     const GpuLayout& l = g.layout;
     std::vector<std::string> tenants;
@@ -180,7 +181,7 @@ CsvFile gpus_table(const Analysis& a) {
       if (x >= 0 && static_cast<size_t>(x) < a.tenants.size())
         tenants.push_back(a.tenants[static_cast<size_t>(x)].name);
     t.row({n(l.index), l.node_name, n(l.local), l.pool, l.product, std::string(sharing_mode_name(l.sharing)),
-           l.mig_profile, n(l.slots), l.memory, g.utilisation, n(g.context_switches), g.switch_seconds,
+           l.mig_profile, l.resource, n(l.slots), l.memory, g.utilisation, n(g.context_switches), g.switch_seconds,
            join(tenants, ";")});
   }
   return t.done();

@@ -538,6 +538,7 @@ std::string report_json(const ScenarioSpec& spec, const RunResult& run, const An
                     {"region", pool_region(spec, g.layout.pool)},
                     {"product", g.layout.product},
                     {"sharing", sharing_mode_name(g.layout.sharing)},
+                    {"k8s_resource", g.layout.resource},
                     {"slots", g.layout.slots},
                     {"tenants", tenant_names},
                     {"utilisation", g.utilisation},

@@ -76,13 +76,19 @@ const std::vector<FieldDoc>& field_docs() {
       {"spec.cluster.nodePools[].sharing.migLayout", "list of MIG profiles, or {profile: count}",
        "mig: the GPU instances of each GPU, e.g. [3g.40gb, 2g.20gb, 1g.10gb] or a mig-parted `mig-devices` mapping "
        "{\"3g.40gb\": 2}; checked against the product's placement rules (`gputwin profiles`)."},
+      {"spec.cluster.nodePools[].sharing.migReplicas", "mapping {profile|all: int}",
+       "mig: instances time-sliced among several replicas, by MIG profile (`all`: every instance; 1..48), as the "
+       "device plugin's timeSlicing resources nvidia.com/mig-<profile> do, e.g. {\"1g.10gb\": 4}. A shared "
+       "instance is a time-sliced device (timeSlice, contextSwitch) inside the MIG isolation: its replicas share its "
+       "SMs, memory and fault domain; other instances stay isolated. Default: one replica per instance."},
       {"spec.cluster.nodePools[].devicePluginConfig", "mapping",
        "Instead of `sharing`: the NVIDIA k8s device plugin's config verbatim (version: v1, flags.migStrategy, "
        "sharing.timeSlicing or sharing.mps with resources [{name: nvidia.com/gpu, replicas: N}]), a $ref to it or "
        "to a ConfigMap holding one config, or {file, config}. renameByDefault and rename are recorded (the "
        "advertised name only); failRequestsGreaterThanOne refuses workloads asking more than one GPU per replica "
        "on the pool (false: a warning, as N replicas of one GPU give no more compute). Shared MIG resources "
-       "(nvidia.com/mig-<profile>) are refused: a MIG instance is one device with one replica."},
+       "(nvidia.com/mig-<profile>, or nvidia.com/gpu under migStrategy single) time-slice the MIG instances of "
+       "the pool's layout, as sharing.migReplicas does."},
       {"spec.cluster.nodePools[].devicePluginConfig.file", "path",
        "A device plugin config file, or a Kubernetes YAML file (several documents allowed) whose ConfigMap's data "
        "entries are named device plugin configs (the GPU Operator's devicePlugin.config ConfigMap); relative to "
@@ -116,6 +122,7 @@ const std::vector<FieldDoc>& field_docs() {
       {"spec.cluster.nodePools[].gpuSharing[].activeThreadPercentage", "number", "As sharing.activeThreadPercentage."},
       {"spec.cluster.nodePools[].gpuSharing[].pinnedMemoryLimit", "size", "As sharing.pinnedMemoryLimit."},
       {"spec.cluster.nodePools[].gpuSharing[].migLayout", "list", "As sharing.migLayout."},
+      {"spec.cluster.nodePools[].gpuSharing[].migReplicas", "mapping", "As sharing.migReplicas."},
       {"spec.cluster.nodePools[].gpuSharing[].vgpuScheduler", "enum", "As sharing.vgpuScheduler."},
       {"spec.cluster.nodePools[].topology", "template name or mapping",
        "Inside each node (docs/models/fabric.md): a template, flat (default: one PCIe link per GPU to the host, "

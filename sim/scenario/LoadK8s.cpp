@@ -427,6 +427,7 @@ void Loader::read_device_plugin_config(const Ctx& c, SharingSpec& sharing, Devic
   bool rename_by_default = false;
   get_bool(*mode, "renameByDefault", rename_by_default);
   if (rename_by_default) dp.resource = "nvidia.com/gpu.shared";  // the advertised name only
+  dp.rename_by_default = rename_by_default;
   get_bool(*mode, "failRequestsGreaterThanOne", dp.fail_requests_greater_than_one);
   if (auto f = child(*mode, "failRequestsGreaterThanOne")) dp.fail_loc = f->loc();
   read_device_plugin_resources(*mode, sharing, dp);
@@ -446,29 +447,64 @@ void Loader::read_device_plugin_resources(const Ctx& mode, SharingSpec& sharing,
     std::string name;
     get_string(r, "name", name, true);
     const auto name_ctx = child(r, "name");
-    if (name.rfind("nvidia.com/mig-", 0) == 0) {
-      // The engine runs each MIG instance as one device with the exclusive scheduler (one replica).
-      d_.error(name_ctx->loc(), name_ctx->path,
-               "time-slicing of MIG instances ('" + name +
-                   "') is not simulated: each MIG instance is one device with one replica; share whole GPUs "
-                   "(nvidia.com/gpu) or remove this resource");
-      continue;
-    }
-    if (!name.empty() && name != "nvidia.com/gpu") {
+    const bool mig = name.rfind("nvidia.com/mig-", 0) == 0 && name.size() > 15;
+    if (!mig && !name.empty() && name != "nvidia.com/gpu") {
       d_.error(name_ctx->loc(), name_ctx->path,
                "unknown resource '" + name + "': the device plugin shares nvidia.com/gpu and nvidia.com/mig-<profile>" +
                    suggest(name, {"nvidia.com/gpu"}));
       continue;
     }
-    ++gpu_entries;
-    get_int_in(r, "replicas", sharing.replicas, true, 2, 48);  // the device plugin's file, not the schema
+    int replicas = 1;
+    get_int_in(r, "replicas", replicas, true, 2, 48);  // the device plugin's file, not the schema
     std::string renamed;
     get_string(r, "rename", renamed, false);
-    if (!renamed.empty()) dp.resource = renamed;  // recorded; the simulation is the same
+    if (!renamed.empty())
+      dp.renamed[name] = renamed;  // the advertised name; the simulation is the same
+    else if (dp.rename_by_default)
+      dp.renamed[name] = name + ".shared";
     if (auto devices = child(r, "devices"))
       d_.error(devices->loc(), devices->path, "per-device selection is not simulated; use gpuSharing");
+    if (mig) {
+      read_shared_mig_resource(*name_ctx, name.substr(15), replicas, sharing, dp);
+      continue;
+    }
+    ++gpu_entries;
+    sharing.replicas = replicas;
+    if (!renamed.empty()) dp.resource = renamed;
+    // Under migStrategy single the MIG devices are advertised as nvidia.com/gpu: they are shared alike.
+    if (dp.mig_strategy == "single") {
+      dp.mig_replicas["all"] = replicas;
+      dp.mig_replicas_loc = name_ctx->loc();
+    }
   }
   if (gpu_entries > 1) d_.error(resources->loc(), resources->path, "nvidia.com/gpu is listed more than once");
+  // Only MIG resources shared: whole GPUs stay one pod's each.
+  if (gpu_entries == 0 && !dp.mig_replicas.empty()) sharing.mode = SharingMode::EXCLUSIVE;
+}
+
+// nvidia.com/mig-<profile> in timeSlicing.resources: each instance of that profile is shared by `replicas` pods
+// (migStrategy mixed, the strategy that advertises MIG devices under their profile's name).
+void Loader::read_shared_mig_resource(const Ctx& name_ctx, const std::string& profile, int replicas,
+                                      const SharingSpec& sharing, DevicePluginSpec& dp) {
+  if (sharing.mode == SharingMode::MPS) {
+    d_.error(name_ctx.loc(), name_ctx.path,
+             "MPS sharing of MIG devices is not simulated (each MIG instance runs its own MPS control daemon); "
+             "share them with timeSlicing");
+    return;
+  }
+  if (dp.mig_strategy != "mixed") {
+    d_.warning(name_ctx.loc(), name_ctx.path,
+               "flags.migStrategy is " + dp.mig_strategy + ", so no resource nvidia.com/mig-" + profile +
+                   " is advertised and this entry shares nothing" +
+                   (dp.mig_strategy == "single" ? " (under single, MIG devices are nvidia.com/gpu)" : ""));
+    return;
+  }
+  if (dp.mig_replicas.count(profile)) {
+    d_.error(name_ctx.loc(), name_ctx.path, "nvidia.com/mig-" + profile + " is listed more than once");
+    return;
+  }
+  dp.mig_replicas[profile] = replicas;
+  if (dp.mig_replicas_loc.line == 0) dp.mig_replicas_loc = name_ctx.loc();
 }
 
 void Loader::allow_keys(const Ctx& m, const std::vector<std::string>& keys, const char* in) {

@@ -708,6 +708,16 @@ void Loader::read_sharing_fields(const Ctx& c, SharingSpec& sharing) {
     sharing.mig_loc = layout->loc();
     read_mig_layout(*layout, sharing.mig_layout);
   }
+  if (auto shared = child(c, "migReplicas"); shared && expect_map(*shared)) {
+    // Profile names are checked against the product's MIG table at setup.
+    sharing.mig_replicas_loc = shared->loc();
+    for (const auto& kv : shared->node) {
+      const std::string profile = kv.first.IsScalar() ? kv.first.Scalar() : "";
+      int replicas = 1;
+      get_int_in(*shared, profile, replicas, true, 1, 48);
+      sharing.mig_replicas[profile] = replicas;
+    }
+  }
   const auto only_for_mode = [&](const char* key, SharingMode mode) {
     if (sharing.mode == mode) return;
     if (auto k = child(c, key)) {
@@ -719,6 +729,7 @@ void Loader::read_sharing_fields(const Ctx& c, SharingSpec& sharing) {
   get_enum(c, "vgpuScheduler", sharing.vgpu_scheduler, vgpu_scheduler_names(), false);
   only_for_mode("vgpuScheduler", SharingMode::VGPU);
   only_for_mode("migLayout", SharingMode::MIG);
+  only_for_mode("migReplicas", SharingMode::MIG);
   only_for_mode("activeThreadPercentage", SharingMode::MPS);
   only_for_mode("pinnedMemoryLimit", SharingMode::MPS);
   if (sharing.mode == SharingMode::MIG && sharing.mig_layout.empty() && !child(c, "migLayout") && !mig_from_file_) {
@@ -726,7 +737,9 @@ void Loader::read_sharing_fields(const Ctx& c, SharingSpec& sharing) {
   }
   if (sharing.mode == SharingMode::MIG && child(c, "replicas")) {
     auto r = child(c, "replicas");
-    d_.error(r->loc(), r->path, "a MIG GPU has one replica per instance; the instances come from migLayout");
+    d_.error(r->loc(), r->path,
+             "a MIG GPU has one replica per instance unless migReplicas time-slices its instances "
+             "(e.g. migReplicas: {3g.40gb: 2}); the instances come from migLayout");
   }
   if (sharing.mode == SharingMode::MPS && !child(c, "replicas")) sharing.replicas = 2;
   if (sharing.mode == SharingMode::VGPU) {
@@ -794,6 +807,9 @@ void Loader::read_node_pool(const Ctx& c, NodePoolSpec& pool) {
     }
   }
   if (auto mig = child(c, "migConfig")) read_mig_config(*mig, pool);
+  if (pool.device_plugin.mig_strategy == "mixed" && !pool.device_plugin.mig_replicas.empty() && !pool.mig_config)
+    d_.warning(pool.device_plugin.mig_replicas_loc, c.path + ".devicePluginConfig",
+               "the device plugin shares MIG devices, but the pool has no MIG layout (migConfig): they share nothing");
   if (auto overrides = child(c, "gpuSharing")) {
     std::map<int, std::string> claimed;  // GPU index -> the entry that set its mode first
     for (const auto& item : items(*overrides)) {

@@ -133,6 +133,8 @@ class Loader {
                                             const std::function<bool(const Ctx&)>& accepts, std::string& chosen);
   void allow_keys(const Ctx& m, const std::vector<std::string>& keys, const char* in);
   void read_device_plugin_resources(const Ctx& mode, SharingSpec& sharing, DevicePluginSpec& dp);
+  void read_shared_mig_resource(const Ctx& name_ctx, const std::string& profile, int replicas,
+                                const SharingSpec& sharing, DevicePluginSpec& dp);
   void read_device_plugin_selection(const Ctx& c, NodePoolSpec& pool);
   void read_mig_config(const Ctx& c, NodePoolSpec& pool);
   void read_mig_parted(const Ctx& doc, const Ctx& sel, MigConfigSpec& out);

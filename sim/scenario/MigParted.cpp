@@ -90,6 +90,11 @@ bool apply_mig_config(NodePoolSpec& pool, const std::vector<std::string>& pci_de
       s.mig_layout = e->layout;
       s.loc = e->loc;
       s.mig_loc = e->layout_loc;
+      // Shared MIG resources of the device plugin time-slice the instances, with the pool's quantum.
+      s.mig_replicas = pool.device_plugin.mig_replicas;
+      s.mig_replicas_loc = pool.device_plugin.mig_replicas_loc;
+      s.time_slice = whole.time_slice;
+      s.context_switch = whole.context_switch;
     }
     per_gpu.push_back(std::move(s));
   }

@@ -89,6 +89,12 @@ double dtype_bytes(DType d) {
   return 2;
 }
 
+int SharingSpec::instance_replicas(const std::string& profile) const {
+  if (const auto it = mig_replicas.find(profile); it != mig_replicas.end()) return it->second;
+  if (const auto all = mig_replicas.find("all"); all != mig_replicas.end()) return all->second;
+  return 1;
+}
+
 const SharingSpec& NodePoolSpec::sharing_for(int gpu) const {
   for (const auto& o : gpu_sharing)
     for (int g : o.gpus)

@@ -38,9 +38,15 @@ struct SharingSpec {
   double active_thread_percentage = -1;  // MPS: per-client SM cap in percent; < 0: 100 / replicas
   Bytes pinned_memory_limit{-1};         // MPS: per-client device memory limit; < 0: memory / replicas
   std::vector<std::string> mig_layout;   // MIG: GPU-instance profiles, e.g. [3g.40gb, 3g.40gb]
+  // MIG: instances time-sliced among several replicas, by profile ("all": every instance), as the device
+  // plugin's timeSlicing resources nvidia.com/mig-<profile> (strategy mixed) or nvidia.com/gpu (single) share them.
+  std::map<std::string, int> mig_replicas;
   VgpuScheduler vgpu_scheduler = VgpuScheduler::BEST_EFFORT;  // VGPU
   SourceLoc loc;
   SourceLoc mig_loc;
+  SourceLoc mig_replicas_loc;
+  /// MIG: how many replicas share one instance of `profile` (1: the instance is one replica's).
+  int instance_replicas(const std::string& profile) const;
 };
 
 struct GpuSharingOverride {
@@ -59,6 +65,11 @@ struct DevicePluginSpec {
   std::string mig_strategy = "none";        // flags.migStrategy: none | single | mixed
   bool shared = false;                      // timeSlicing or mps with replicas
   bool fail_requests_greater_than_one = false;
+  bool rename_by_default = false;
+  std::map<std::string, int> mig_replicas;  // timeSlicing of MIG devices (as SharingSpec::mig_replicas)
+  // Shared resources advertised under another name (rename, or renameByDefault's <name>.shared).
+  std::map<std::string, std::string> renamed;
+  SourceLoc mig_replicas_loc;
   SourceLoc loc;
   SourceLoc fail_loc;  // failRequestsGreaterThanOne (or the sharing section when absent)
 };

@@ -1,0 +1,156 @@
+// Time-slicing of MIG instances (issue 22): the device plugin's shared MIG resources (nvidia.com/mig-<profile>
+// under migStrategy mixed, nvidia.com/gpu under single) and the scenario's own sharing.migReplicas make each
+// instance of a profile a time-sliced device of its own: its replicas take turns on its SMs and share its
+// memory, while the MIG boundary still separates it from the GPU's other instances. End to end through the
+// gputwin binary, with NVIDIA's own ConfigMap (tests/fixtures/k8s/SOURCES.md).
+#include <gtest/gtest.h>
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "Subprocess.hpp"
+
+namespace gtw::test {
+namespace {
+
+using json = nlohmann::json;
+
+const std::string K8S = std::string(GTW_SOURCE_DIR) + "/tests/fixtures/k8s/";
+
+struct Run {
+  ProcessResult process;
+  json report;
+};
+
+Run run(const TempDir& dir, const std::string& text) {
+  write_text(dir.file("s.yaml"), text);
+  Run r;
+  r.process = run_process(run_argv(GTW_BINARY, dir.file("s.yaml"), dir.file("out"), "json,csv"));
+  if (r.process.exit_code == 0) r.report = json::parse(read_text(dir.file("out") + "/report.json"));
+  return r;
+}
+
+std::string scenario(const std::string& pool, const std::string& workloads) {
+  return "apiVersion: gputwin.dev/v1alpha1\nkind: Scenario\nmetadata:\n  name: mig-ts\nspec:\n  duration: 30s\n"
+         "  cluster:\n    nodePools:\n      - name: pool\n        count: 1\n" +
+         pool + "  tenants:\n    - name: a\n    - name: b\n    - name: c\n  workloads:\n" + workloads;
+}
+
+// One inference service per tenant, pinned to a MIG profile; first-fit fills an instance's slots first.
+std::string service(const std::string& tenant, const std::string& profile) {
+  return "    - {name: svc-" + tenant + ", kind: inference, tenant: " + tenant +
+         ", placement: {migProfile: " + profile +
+         "}, model: {parameters: 1B}, memory: 2GiB, arrival: {process: poisson, rate: 20/s}}\n";
+}
+
+// The leakage modes between two tenants, either direction.
+std::set<std::string> modes_between(const json& report, const std::string& x, const std::string& y) {
+  std::set<std::string> out;
+  for (const auto& c : report["leakage"]["channels"])
+    if ((c["observer"] == x && c["source"] == y) || (c["observer"] == y && c["source"] == x))
+      out.insert(c["mode"].get<std::string>());
+  return out;
+}
+
+const json& device_of(const json& report, const std::string& tenant) {
+  for (const auto& g : report["gpus"])
+    for (const auto& t : g["tenants"])
+      if (t == tenant) return g;
+  ADD_FAILURE() << "tenant " << tenant << " on no device";
+  static const json none;
+  return none;
+}
+
+// NVIDIA's time-slicing-config-fine (config a100-40gb) with mig-parted's all-balanced layout on an A100-40GB:
+// every profile the config names is shared as many ways as it says, under the resource name Kubernetes uses.
+TEST(MigTimeSlicing, NvidiaFineConfigTimeSlicesEachProfileAsItsResourceSays) {
+  TempDir dir;
+  const std::string pool =
+      "        gpu: A100-40GB\n        gpusPerNode: 2\n        devicePluginConfig:\n          file: " + K8S +
+      "device-plugin-time-slicing-config-fine.yaml\n          config: a100-40gb\n"
+      "        migConfig:\n          file: " +
+      K8S + "mig-parted-example-config.yaml\n          config: all-balanced\n";
+  const auto r = run(dir, scenario(pool, service("a", "3g.20gb")));
+  ASSERT_EQ(r.process.exit_code, 0) << r.process.err;
+  // 7g.40gb is shared by the config but laid out by no GPU: named, not ignored.
+  EXPECT_NE(r.process.err.find("no GPU of the pool has a '7g.40gb' instance"), std::string::npos) << r.process.err;
+  const std::map<std::string, int> replicas{{"1g.5gb", 2}, {"2g.10gb", 2}, {"3g.20gb", 3}};
+  std::map<std::string, int> instances;
+  for (const auto& g : r.report["gpus"]) {
+    const std::string profile = g["mig_profile"];
+    ++instances[profile];
+    EXPECT_EQ(g["sharing"], "timeSlicing") << profile;
+    EXPECT_EQ(g["slots"], replicas.at(profile)) << profile;
+    EXPECT_EQ(g["k8s_resource"], "nvidia.com/mig-" + profile) << profile;
+  }
+  EXPECT_EQ(instances, (std::map<std::string, int>{{"1g.5gb", 4}, {"2g.10gb", 2}, {"3g.20gb", 2}}));
+  // The CSV table carries the resource name too.
+  EXPECT_NE(read_text(dir.file("out") + "/gpus.csv").find("nvidia.com/mig-3g.20gb"), std::string::npos);
+}
+
+// migStrategy single advertises MIG devices as nvidia.com/gpu, so its nvidia.com/gpu entry shares every
+// instance; renameByDefault renames the shared resource; MIG entries under single share nothing (a warning).
+TEST(MigTimeSlicing, StrategySingleSharesEveryInstanceUnderTheGpuResource) {
+  TempDir dir;
+  const std::string pool =
+      "        gpu: A100-40GB\n        gpusPerNode: 1\n        devicePluginConfig:\n          version: v1\n"
+      "          flags: {migStrategy: single}\n          sharing:\n            timeSlicing:\n"
+      "              renameByDefault: true\n              resources:\n"
+      "                - {name: nvidia.com/gpu, replicas: 4}\n                - {name: nvidia.com/mig-1g.5gb, "
+      "replicas: 2}\n"
+      "        migConfig:\n          file: " +
+      K8S + "mig-parted-example-config.yaml\n          config: all-1g.5gb\n";
+  const auto r = run(dir, scenario(pool, service("a", "1g.5gb")));
+  ASSERT_EQ(r.process.exit_code, 0) << r.process.err;
+  EXPECT_NE(r.process.err.find("flags.migStrategy is single, so no resource nvidia.com/mig-1g.5gb is advertised"),
+            std::string::npos)
+      << r.process.err;
+  ASSERT_EQ(r.report["gpus"].size(), 7u);
+  for (const auto& g : r.report["gpus"]) {
+    EXPECT_EQ(g["sharing"], "timeSlicing");
+    EXPECT_EQ(g["slots"], 4);
+    EXPECT_EQ(g["k8s_resource"], "nvidia.com/gpu.shared");
+  }
+}
+
+// Tenants placed on one time-sliced instance share it: context switches there, and the time-slicing channels
+// between them. A tenant on the GPU's other instance stays behind the MIG boundary. Without migReplicas each
+// instance takes one replica, so the second tenant lands on the other instance.
+TEST(MigTimeSlicing, TenantsOnOneInstanceShareItAndTheOtherInstanceStaysIsolated) {
+  TempDir dir;
+  const std::string workloads = service("a", "3g.40gb") + service("b", "3g.40gb") + service("c", "3g.40gb");
+  const std::string pool =
+      "        gpu: H100-80GB-SXM\n        gpusPerNode: 1\n        sharing:\n"
+      "          mode: mig\n          migLayout: [3g.40gb, 3g.40gb]\n";
+  const auto shared = run(dir, scenario(pool + "          migReplicas: {3g.40gb: 2}\n", workloads));
+  ASSERT_EQ(shared.process.exit_code, 0) << shared.process.err;
+  const json& a = device_of(shared.report, "a");
+  EXPECT_EQ(a["index"], device_of(shared.report, "b")["index"]);
+  EXPECT_NE(a["index"], device_of(shared.report, "c")["index"]);
+  EXPECT_EQ(a["sharing"], "timeSlicing");
+  EXPECT_EQ(a["slots"], 2);
+  EXPECT_EQ(a["k8s_resource"], "nvidia.com/mig-3g.40gb");
+  EXPECT_GT(a["context_switches"].get<int>(), 0);
+  EXPECT_EQ(device_of(shared.report, "c")["context_switches"], 0);
+  EXPECT_TRUE(modes_between(shared.report, "a", "b").count("timeSlicing"));
+  EXPECT_FALSE(modes_between(shared.report, "a", "c").count("timeSlicing"));
+  EXPECT_TRUE(modes_between(shared.report, "a", "c").count("mig"));
+
+  TempDir dir2;
+  const auto isolated = run(dir2, scenario(pool, service("a", "3g.40gb") + service("b", "3g.40gb")));
+  ASSERT_EQ(isolated.process.exit_code, 0) << isolated.process.err;
+  EXPECT_NE(device_of(isolated.report, "a")["index"], device_of(isolated.report, "b")["index"]);
+  EXPECT_EQ(device_of(isolated.report, "a")["sharing"], "mig");
+  EXPECT_FALSE(modes_between(isolated.report, "a", "b").count("timeSlicing"));
+  // Time-sliced, a's requests wait for b's slices: its latency grows.
+  const auto p50 = [](const json& report) {
+    return report["tenants"][0]["workloads"][0]["latency"]["p50_s"].get<double>();
+  };
+  EXPECT_GT(p50(shared.report), p50(isolated.report) * 1.2);
+}
+
+}  // namespace
+}  // namespace gtw::test
