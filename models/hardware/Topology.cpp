@@ -9,6 +9,7 @@
 #include <cmath>
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <sstream>
 
 #include "NvidiaSmi.hpp"
@@ -326,7 +327,9 @@ void build_pcie(NodeGraph& n, const NodePoolSpec& pool, const HardwareProfile& p
 // for: one each, except that more than two numbered NUMA nodes are `declared` sockets (default 2, with a
 // warning): NPS on AMD EPYC and SNC on Intel Xeon split a socket into NUMA nodes numbered socket by socket,
 // and nvidia-smi shows SYS between NUMA nodes of one socket as between sockets.
-int sockets_of_numa_nodes(const std::vector<std::pair<int, size_t>>& order, int declared,
+// Without the NUMA Affinity column (older drivers) the groups are ordered by their first CPU instead: Linux
+// numbers the CPUs of NUMA nodes, and of sockets, in the same order, so a first CPU stands for the NUMA id.
+int sockets_of_numa_nodes(const std::vector<std::pair<int, size_t>>& order, int declared, bool by_first_cpu,
                           std::vector<std::string>& warnings) {
   const int nodes = static_cast<int>(order.size());
   const bool numbered = std::all_of(order.begin(), order.end(), [](const auto& o) { return o.first < (1 << 20); });
@@ -334,11 +337,22 @@ int sockets_of_numa_nodes(const std::vector<std::pair<int, size_t>>& order, int 
   if (nodes <= 2 || !numbered) return nodes;
   std::string ids;
   for (const auto& o : order) ids += (ids.empty() ? "" : ", ") + std::to_string(o.first);
-  warnings.push_back("the capture shows " + std::to_string(nodes) + " NUMA nodes (" + ids +
-                     ") joined by SYS: read as 2 sockets, each holding half of the NUMA ids (NPS / SNC number them "
-                     "socket by socket, as on a 2-socket AMD EPYC DGX A100); set topology.sockets if the machine has "
-                     "another number of sockets");
+  warnings.push_back(
+      "the capture shows " + std::to_string(nodes) +
+      (by_first_cpu ? " CPU affinity groups (first CPUs " + ids + "; no NUMA Affinity column)"
+                    : " NUMA nodes (" + ids + ")") +
+      " joined by SYS: read as 2 sockets, each holding half of the " + (by_first_cpu ? "CPUs" : "NUMA ids") +
+      " (NPS / SNC number them socket by socket, as on a 2-socket AMD EPYC DGX A100); set topology.sockets if the "
+      "machine has another number of sockets");
   return 2;
+}
+
+// The first CPU of an affinity list as nvidia-smi prints it ("48-63,176-191", "0,2,4"); none for N/A.
+std::optional<int> first_cpu(const std::string& affinity) {
+  size_t digits = 0;
+  while (digits < affinity.size() && digits < 6 && affinity[digits] >= '0' && affinity[digits] <= '9') ++digits;
+  if (digits == 0 || digits == 6) return std::nullopt;
+  return std::stoi(affinity.substr(0, digits));
 }
 
 // The socket of the k-th NUMA node when `sockets` sockets hold them: its NUMA id's share of the id range,
@@ -387,20 +401,31 @@ std::vector<std::string> node_graph_from_topo(const SmiTopo& topo, const Hardwar
     for (size_t b = a + 1; b < dev; ++b)
       if (same_socket(a, b)) numa_root[numa_find(a)] = numa_find(b);
   std::map<size_t, int> socket_of_root;
-  std::vector<std::pair<int, size_t>> order;  // (NUMA id or large, first row) per component
+  std::vector<std::pair<int, size_t>> order;   // (NUMA id or large, first row) per component
+  std::vector<std::pair<int, size_t>> by_cpu;  // (first CPU or large, first row) per component
   for (size_t i = 0; i < dev; ++i) {
     if (socket_of_root.count(numa_find(i))) continue;
     socket_of_root[numa_find(i)] = -1;
     int numa = 1 << 20;
-    for (size_t j = 0; j < dev; ++j)
-      if (numa_find(j) == numa_find(i) && !topo.numa_affinity[j].empty() && topo.numa_affinity[j].size() <= 4 &&
+    int cpu = 1 << 20;
+    for (size_t j = 0; j < dev; ++j) {
+      if (numa_find(j) != numa_find(i)) continue;
+      if (!topo.numa_affinity[j].empty() && topo.numa_affinity[j].size() <= 4 &&
           std::all_of(topo.numa_affinity[j].begin(), topo.numa_affinity[j].end(),
                       [](char ch) { return ch >= '0' && ch <= '9'; }))
         numa = std::min(numa, std::stoi(topo.numa_affinity[j]));
+      if (const auto c = first_cpu(topo.cpu_affinity[j])) cpu = std::min(cpu, *c);
+    }
     order.emplace_back(numa, i);
+    by_cpu.emplace_back(cpu, i);
   }
+  // No NUMA id anywhere (a capture without the NUMA Affinity column): the groups' first CPUs stand for them.
+  const bool by_first_cpu =
+      std::none_of(order.begin(), order.end(), [](const auto& o) { return o.first < (1 << 20); }) &&
+      std::all_of(by_cpu.begin(), by_cpu.end(), [](const auto& o) { return o.first < (1 << 20); });
+  if (by_first_cpu) order = by_cpu;
   std::sort(order.begin(), order.end());
-  const int sockets = sockets_of_numa_nodes(order, spec.sockets, warnings);
+  const int sockets = sockets_of_numa_nodes(order, spec.sockets, by_first_cpu, warnings);
   for (size_t k = 0; k < order.size(); ++k) {
     const int numbered = static_cast<int>(k);
     socket_of_root[numa_find(order[k].second)] =

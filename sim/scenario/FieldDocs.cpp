@@ -34,7 +34,8 @@ const std::vector<FieldDoc>& field_docs() {
        "NVIDIA-H100-80GB-HBM3), which stands for the profile listing it in metadata.productNames."},
       {"spec.cluster.nodePools[].fromNode", "mapping",
        "The pool's nodes as Kubernetes describes one of them: a Node read verbatim (kubectl get node -o yaml; a "
-       "List of Nodes, several documents, or the bare map of its labels), whose GPU feature discovery labels give "
+       "List or NodeList of Nodes, several documents, or the bare map of its labels), whose GPU feature discovery "
+       "labels give "
        "gpu (nvidia.com/gpu.product), gpusPerNode (nvidia.com/gpu.count) and region "
        "(topology.kubernetes.io/region) where the pool does not, and must agree where it does; "
        "nvidia.com/gpu.memory and nvidia.com/mig.strategy are checked against the profile and the pool's MIG "

@@ -184,11 +184,11 @@ std::optional<Ctx> Loader::select_config_map_data(const Ctx& sel, const K8sFile&
   return std::nullopt;
 }
 
-// fromNode: {file, name}: a Kubernetes Node (kubectl get node -o yaml; a List of them, several documents, or
-// the bare map of its labels) whose GPU feature discovery labels describe the pool's nodes: nvidia.com/gpu.product (the
-// hardware profile, as `gpu` takes it), nvidia.com/gpu.count (gpusPerNode), nvidia.com/gpu.memory (MiB,
-// checked against the profile at setup), topology.kubernetes.io/region (region). A value the pool also
-// gives must agree. Labels that select configs the twin reads from their own files are named in a warning.
+// fromNode: {file, name}: a Kubernetes Node (kubectl get node -o yaml; a List or NodeList of them, several documents,
+// or the bare map of its labels) whose GPU feature discovery labels describe the pool's nodes: nvidia.com/gpu.product
+// (the hardware profile, as `gpu` takes it), nvidia.com/gpu.count (gpusPerNode), nvidia.com/gpu.memory (MiB, checked
+// against the profile at setup), topology.kubernetes.io/region (region). A value the pool also gives must agree. Labels
+// that select configs the twin reads from their own files are named in a warning.
 void Loader::read_node_labels(const Ctx& sel, const Ctx& pool_ctx, NodePoolSpec& pool) {
   if (!check_map(sel)) return;
   std::string wanted;
@@ -200,10 +200,12 @@ void Loader::read_node_labels(const Ctx& sel, const Ctx& pool_ctx, NodePoolSpec&
   for (const auto& doc : f->documents) {
     const std::string kind = kind_of(doc);
     if (kind == "Node") nodes.push_back(doc);
-    if (kind == "List")
+    // kubectl's List gives each item its kind; the API's NodeList (GET /api/v1/nodes) leaves it out.
+    if (kind == "List" || kind == "NodeList")
       if (auto list = child(doc, "items"))
         for (const auto& item : items(*list))
-          if (kind_of(item) == "Node") nodes.push_back(item);
+          if (const std::string k = kind_of(item); k == "Node" || (k.empty() && kind == "NodeList"))
+            nodes.push_back(item);
     if (kind.empty() && doc.node.IsMap() && std::as_const(doc.node)["nvidia.com/gpu.product"]) bare = doc;
   }
   const auto name_of = [&](const Ctx& node) {
@@ -228,7 +230,7 @@ void Loader::read_node_labels(const Ctx& sel, const Ctx& pool_ctx, NodePoolSpec&
   if (!labels) {
     const auto at = child(sel, "name");
     d_.error(at ? at->loc() : sel.loc(), sel.path + ".name",
-             nodes.empty() ? f->file + " holds no Node (kind: Node, a List of them, or a map of its labels)"
+             nodes.empty() ? f->file + " holds no Node (kind: Node, a List or NodeList of them, or a map of its labels)"
              : wanted.empty()
                  ? f->file + " holds " + std::to_string(nodes.size()) + " Nodes: name one; valid values: " + join(names)
                  : "no Node named '" + wanted + "' in " + f->file + suggest(wanted, names));

@@ -195,6 +195,19 @@ TEST(RealCapture, NpsNumaNodesAreReadAsTwoSocketsWithAWarning) {
   fabric::NodeGraph one;
   fabric::node_graph_from_topo(*topo, a100, declared, one);
   EXPECT_EQ(one.sockets.size(), 1u);
+  // Printed without the NUMA Affinity column, the same machine reads the same from its CPU lists: the groups'
+  // first CPUs (16, 48, 80, 112 of 0..255) split at the socket boundary, with a warning that says so.
+  const auto no_numa =
+      fabric::parse_topo(read("tests/fixtures/nvidia-smi/dgx-a100-topo-m-no-numa.txt"), "dgx-no-numa", diags);
+  ASSERT_TRUE(no_numa) << diags.format_all();
+  fabric::NodeGraph c;
+  const auto cpu_warnings = fabric::node_graph_from_topo(*no_numa, a100, NodeTopologySpec{}, c);
+  EXPECT_EQ(c.sockets.size(), 2u);
+  EXPECT_EQ(c.gpu_socket, n.gpu_socket);
+  ASSERT_EQ(cpu_warnings.size(), 1u);
+  EXPECT_NE(cpu_warnings[0].find("4 CPU affinity groups (first CPUs 16, 48, 80, 112; no NUMA Affinity column)"),
+            std::string::npos)
+      << cpu_warnings[0];
   // The HGX H100 capture has two NUMA nodes: two sockets, no warning.
   const auto hgx = fabric::parse_topo(read("tests/fixtures/nvidia-smi/hgx-h100-topo-m.txt"), "hgx", diags);
   ASSERT_TRUE(hgx);

@@ -178,6 +178,22 @@ TEST(K8sInput, DevicePluginConfigMapsAreAcceptedByName) {
 // A Kubernetes Node (or the bare map of its labels) describes a pool: the product, GPU count and region
 // from its GPU feature discovery and topology labels; a pool value that disagrees is an error at it; the
 // labelled memory is checked against the profile; config-selecting labels are named, not applied.
+// The API's NodeList (GET /api/v1/nodes, as client libraries save it) has items without their kind.
+TEST(K8sInput, ANodeListFromTheApiDescribesThePool) {
+  TempDir dir;
+  write_text(dir.file("nodes.json"),
+             R"({"kind": "NodeList", "apiVersion": "v1", "metadata": {"resourceVersion": "4711"}, "items": [
+  {"metadata": {"name": "cpu-0", "labels": {"kubernetes.io/os": "linux"}}},
+  {"metadata": {"name": "gpu-0", "labels": {"nvidia.com/gpu.product": "NVIDIA-A100-SXM4-40GB",
+    "nvidia.com/gpu.count": "4", "topology.kubernetes.io/region": "eu-west"}}}]})");
+  auto r = validate(dir, scenario("        fromNode: {file: " + dir.file("nodes.json") + ", name: gpu-0}\n"));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  r = validate(dir, scenario("        fromNode: {file: " + dir.file("nodes.json") + ", name: gpu-1}\n"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("no Node named 'gpu-1'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("gpu-0"), std::string::npos) << r.err;
+}
+
 TEST(K8sInput, NodeLabelsDescribeThePool) {
   TempDir dir;
   const std::string nodes = std::string(GTW_SOURCE_DIR) + "/tests/fixtures/scenarios/gpu-nodes.yaml";
