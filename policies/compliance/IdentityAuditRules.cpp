@@ -719,7 +719,7 @@ class AttestationBeforeKeyRelease final : public ComplianceRule {
   // Why the release `k` breaks the rule ("" when it does not): the replica's GPUs (those of its latest
   // placement) must all be in CC mode, and each must have been attested by this replica, successfully,
   // within the window before the release (its latest attestation counts: a later failure revokes trust).
-  static std::string check_release(const ComplianceInput& in, const RunIndex& index, const std::vector<Event>& events,
+  static std::string check_release(const ComplianceInput& in, const RunIndex& index, const EventLog::Range& events,
                                    const Event& k, double window) {
     std::set<int> gpus;
     double placed_at = -1;

@@ -154,7 +154,6 @@ Analysis skeleton(const ScenarioSpec& spec, const RunResult& run) {
   a.gpus.resize(run.gpus.size());
   for (size_t g = 0; g < run.gpus.size(); ++g) {
     a.gpus[g].layout = run.gpus[g];
-    a.gpus[g].busy_by_tenant.assign(spec.tenants.size(), 0.0);
   }
   a.workloads.resize(spec.workloads.size());
   for (size_t w = 0; w < spec.workloads.size(); ++w) {
@@ -378,15 +377,27 @@ void summarise_workloads(Analysis& a, Tally& t) {
   }
 }
 
+// The entry of `tenant` in a device's sparse per-tenant row (added with `empty` at the end when missing; the
+// caller sorts the row by tenant once it is complete). A device has a few tenants: a linear search.
+template <class T>
+T& tenant_entry(std::vector<std::pair<int, T>>& row, int tenant, T empty) {
+  for (auto& [t, value] : row)
+    if (t == tenant) return value;
+  row.emplace_back(tenant, std::move(empty));
+  return row.back().second;
+}
+
 // The union of a GPU's busy intervals (under MPS clients' intervals overlap), with each tenant's own busy time
 // (its intervals' sum) added to `gr`.
 std::vector<std::pair<double, double>> busy_union(const std::vector<BusyInterval>& busy, double duration,
                                                   GpuResult& gr) {
   std::vector<std::pair<double, double>> spans, merged;
   for (const auto& b : busy) {
-    if (b.tenant >= 0) gr.busy_by_tenant[static_cast<size_t>(b.tenant)] += overlap(b.start, b.end, 0, duration);
+    if (b.tenant >= 0) tenant_entry(gr.busy_by_tenant, b.tenant, 0.0) += overlap(b.start, b.end, 0, duration);
     spans.emplace_back(b.start, b.end);
   }
+  std::sort(gr.busy_by_tenant.begin(), gr.busy_by_tenant.end(),
+            [](const auto& x, const auto& y) { return x.first < y.first; });
   std::sort(spans.begin(), spans.end());
   for (const auto& sp : spans) {
     if (!merged.empty() && sp.first <= merged.back().second) {
@@ -402,10 +413,10 @@ std::vector<std::pair<double, double>> busy_union(const std::vector<BusyInterval
 void tenant_timeline(const std::vector<BusyInterval>& busy, const Analysis& a, GpuResult& gr) {
   const double step = a.timeline_step;
   const size_t n_steps = static_cast<size_t>(std::ceil(a.duration / step - 1e-9));
-  gr.busy_by_tenant_per_step.assign(gr.busy_by_tenant.size(), {});
+  gr.busy_by_tenant_per_step.clear();
   for (const auto& b : busy) {
     if (b.tenant < 0 || b.end <= 0 || b.start >= a.duration) continue;
-    auto& row = gr.busy_by_tenant_per_step[static_cast<size_t>(b.tenant)];
+    auto& row = tenant_entry(gr.busy_by_tenant_per_step, b.tenant, std::vector<double>{});
     if (row.empty()) row.assign(n_steps, 0.0);
     for (size_t k = static_cast<size_t>(std::max(0.0, b.start) / step); k < n_steps; ++k) {
       const double s0 = static_cast<double>(k) * step;
@@ -413,7 +424,9 @@ void tenant_timeline(const std::vector<BusyInterval>& busy, const Analysis& a, G
       row[k] += overlap(b.start, b.end, s0, std::min(s0 + step, a.duration));
     }
   }
-  for (auto& row : gr.busy_by_tenant_per_step)
+  std::sort(gr.busy_by_tenant_per_step.begin(), gr.busy_by_tenant_per_step.end(),
+            [](const auto& x, const auto& y) { return x.first < y.first; });
+  for (auto& [tenant, row] : gr.busy_by_tenant_per_step)
     for (size_t k = 0; k < row.size(); ++k) {
       const double s0 = static_cast<double>(k) * step;
       row[k] /= std::min(s0 + step, a.duration) - s0;
@@ -456,12 +469,17 @@ void gpu_utilisation(const RunResult& run, const Tally& t, Analysis& a) {
 }
 
 void tenant_results(const ScenarioSpec& spec, Analysis& a) {
+  // Summed device by device, in device order, as the dense rows were.
+  std::vector<double> gpu_seconds(spec.tenants.size(), 0.0);
+  for (const auto& gr : a.gpus)
+    for (const auto& [t, seconds] : gr.busy_by_tenant)
+      if (static_cast<size_t>(t) < gpu_seconds.size()) gpu_seconds[static_cast<size_t>(t)] += seconds;
   for (size_t t = 0; t < spec.tenants.size(); ++t) {
     TenantResult tr;
     tr.name = spec.tenants[t].name;
     tr.region = spec.tenants[t].region;
     tr.classification = classification_names()[static_cast<size_t>(spec.tenants[t].classification)];
-    for (const auto& gr : a.gpus) tr.gpu_seconds += gr.busy_by_tenant[t];
+    tr.gpu_seconds = gpu_seconds[t];
     a.tenants.push_back(tr);
   }
 }

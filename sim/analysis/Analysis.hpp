@@ -114,15 +114,17 @@ double slo_window_s(const ScenarioSpec& spec, const SloResult& s);
 
 struct GpuResult {
   GpuLayout layout;
-  double utilisation = 0;              // busy share of [0, duration], or of the device's lifetime in it
-  std::vector<double> busy_by_tenant;  // seconds in [0, duration], indexed by tenant
+  double utilisation = 0;  // busy share of [0, duration], or of the device's lifetime in it
+  // Seconds in [0, duration] of each tenant that ran here, by ascending tenant index: sparse, since a device
+  // hosts a few of the cluster's tenants (dense rows cost GPUs x tenants, gigabytes at 10,000 GPUs).
+  std::vector<std::pair<int, double>> busy_by_tenant;
   size_t context_switches = 0;
   double switch_seconds = 0;
   std::vector<int> tenants;             // placed tenants (sorted, unique)
   std::vector<double> busy_per_window;  // utilisation per spec.slaWindow
-  // Busy share of each timeline step (Analysis::timeline_step), per tenant (indexed by tenant; empty for a
-  // tenant that never ran here). Under MPS clients overlap, so the tenants' shares of a step can add past 1.
-  std::vector<std::vector<double>> busy_by_tenant_per_step;
+  // Busy share of each timeline step (Analysis::timeline_step) of each tenant that ran here in [0, duration], by
+  // ascending tenant index. Under MPS clients overlap, so the tenants' shares of a step can add past 1.
+  std::vector<std::pair<int, std::vector<double>>> busy_by_tenant_per_step;
 };
 
 struct FaultResult {

@@ -124,10 +124,10 @@ std::vector<std::optional<Mode>> gpu_modes(const RunResult& run) {
   return out;
 }
 
-// Per device and tenant: when the tenant was active there, and which tenants were active at all.
+// Per device, the tenants active there (ascending tenant index) and when: sparse, since a device hosts a few
+// of the cluster's tenants (a dense [gpu][tenant] table is gigabytes at 10,000 GPUs).
 struct Activity {
-  std::vector<std::vector<Intervals>> active;       // [gpu][tenant]
-  std::vector<std::vector<size_t>> active_tenants;  // [gpu]: tenants with activity, so large clusters stay cheap
+  std::vector<std::vector<std::pair<size_t, Intervals>>> active;  // [gpu] -> (tenant, its active intervals)
 };
 
 // Activity per device and tenant. On a time-sliced GPU a tenant with work waits while the others run their
@@ -137,12 +137,17 @@ Activity activity(const ScenarioSpec& spec, const RunResult& run, const RunIndex
                   const std::vector<std::optional<Mode>>& gpu_mode) {
   const size_t n_tenants = spec.tenants.size();
   const size_t n_gpus = run.gpus.size();
-  std::vector<std::vector<Intervals>> busy(n_gpus, std::vector<Intervals>(n_tenants));
+  std::vector<std::vector<std::pair<size_t, Intervals>>> busy(n_gpus);  // [gpu] -> (tenant, busy intervals)
   std::vector<double> switch_cost(n_gpus, 0.0);
+  const auto busy_of = [&](size_t gpu, size_t tenant) -> Intervals& {
+    for (auto& [t, intervals] : busy[gpu])
+      if (t == tenant) return intervals;
+    return busy[gpu].emplace_back(tenant, Intervals{}).second;
+  };
   for (const auto& e : run.log.events()) {
     const bool on_gpu = e.gpu >= 0 && static_cast<size_t>(e.gpu) < n_gpus;
-    if (e.type == EventType::GPU_BUSY && on_gpu && e.tenant >= 0)
-      busy[static_cast<size_t>(e.gpu)][static_cast<size_t>(e.tenant)].emplace_back(payload::start_time(e), e.time);
+    if (e.type == EventType::GPU_BUSY && on_gpu && e.tenant >= 0 && static_cast<size_t>(e.tenant) < n_tenants)
+      busy_of(static_cast<size_t>(e.gpu), static_cast<size_t>(e.tenant)).emplace_back(payload::start_time(e), e.time);
     else if (e.type == EventType::CONTEXT_SWITCH && on_gpu)
       switch_cost[static_cast<size_t>(e.gpu)] = std::max(switch_cost[static_cast<size_t>(e.gpu)], e.value);
   }
@@ -150,17 +155,17 @@ Activity activity(const ScenarioSpec& spec, const RunResult& run, const RunIndex
   for (const auto& s : index.stays())
     if (s.tenant >= 0) ++contexts[static_cast<size_t>(s.gpu)];
   Activity a;
-  a.active.assign(n_gpus, std::vector<Intervals>(n_tenants));
-  a.active_tenants.resize(n_gpus);
+  a.active.resize(n_gpus);
   for (size_t g = 0; g < n_gpus; ++g) {
     double bridge = 0;
     if (gpu_mode[g] == Mode::TIME_SLICING || gpu_mode[g] == Mode::VGPU) {
       const double k = std::max(run.gpus[g].slots, contexts[g]);
       bridge = (k - 1) * time_slice_of(spec, run.gpus[g]) + k * switch_cost[g] + 1e-9;
     }
-    for (size_t t = 0; t < n_tenants; ++t) {
-      a.active[g][t] = normalise(std::move(busy[g][t]), bridge);
-      if (!a.active[g][t].empty()) a.active_tenants[g].push_back(t);
+    std::sort(busy[g].begin(), busy[g].end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+    for (auto& [t, intervals] : busy[g]) {
+      Intervals active = normalise(std::move(intervals), bridge);
+      if (!active.empty()) a.active[g].emplace_back(t, std::move(active));
     }
   }
   return a;
@@ -173,10 +178,10 @@ std::map<MeetingKey, Meeting> meetings(const ScenarioSpec& spec, const RunResult
                                        const std::vector<std::optional<Mode>>& gpu_mode) {
   std::map<MeetingKey, Meeting> out;
   auto meet = [&](size_t go, size_t gs, Mode mode, Blocker blocker) {
-    for (size_t o : act.active_tenants[go]) {
-      for (size_t s : act.active_tenants[gs]) {
+    for (const auto& [o, observer_active] : act.active[go]) {
+      for (const auto& [s, source_active] : act.active[gs]) {
         if (s == o) continue;
-        Intervals both = intersect(act.active[go][o], act.active[gs][s]);
+        Intervals both = intersect(observer_active, source_active);
         if (both.empty()) continue;
         Meeting& m = out[{static_cast<int>(o), static_cast<int>(s), mode, blocker}];
         m.intervals.insert(m.intervals.end(), both.begin(), both.end());

@@ -3,9 +3,13 @@
 // read the log and the spec, never the engine. Events are totally ordered by (time, seq): seq is
 // the append order, and the engine appends in simulated-time order.
 #include <cassert>
+#include <compare>
+#include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <iterator>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -220,18 +224,95 @@ inline size_t refusing_rule(const Event& e) {
 
 }  // namespace payload
 
+// Stored in blocks of BLOCK_EVENTS events: appending never copies what is logged (a vector's doubling
+// copies the whole log and needs twice its size for the copy; at millions of events that was the peak
+// memory of a run, docs/PERFORMANCE.md), and each block is contiguous for the writers.
 class EventLog {
  public:
+  static constexpr size_t BLOCK_SHIFT = 16;
+  static constexpr size_t BLOCK_EVENTS = size_t{1} << BLOCK_SHIFT;  // 3.5 MiB; a multiple of results.h5's chunk
+
+  /// Random-access view of the events in append order (seq order).
+  class Range {
+   public:
+    class iterator {
+     public:
+      using iterator_category = std::random_access_iterator_tag;
+      using value_type = Event;
+      using difference_type = std::ptrdiff_t;
+      using pointer = const Event*;
+      using reference = const Event&;
+      iterator() = default;
+      iterator(const EventLog* log, size_t i) : log_(log), i_(i) {}
+      reference operator*() const { return (*log_)[i_]; }
+      pointer operator->() const { return &(*log_)[i_]; }
+      reference operator[](difference_type n) const {
+        return (*log_)[static_cast<size_t>(static_cast<difference_type>(i_) + n)];
+      }
+      iterator& operator++() {
+        ++i_;
+        return *this;
+      }
+      iterator operator++(int) { return {log_, i_++}; }
+      iterator& operator--() {
+        --i_;
+        return *this;
+      }
+      iterator operator--(int) { return {log_, i_--}; }
+      iterator& operator+=(difference_type n) {
+        i_ = static_cast<size_t>(static_cast<difference_type>(i_) + n);
+        return *this;
+      }
+      iterator& operator-=(difference_type n) { return *this += -n; }
+      friend iterator operator+(iterator it, difference_type n) { return it += n; }
+      friend iterator operator+(difference_type n, iterator it) { return it += n; }
+      friend iterator operator-(iterator it, difference_type n) { return it -= n; }
+      friend difference_type operator-(const iterator& a, const iterator& b) {
+        return static_cast<difference_type>(a.i_) - static_cast<difference_type>(b.i_);
+      }
+      friend bool operator==(const iterator& a, const iterator& b) { return a.i_ == b.i_; }
+      friend auto operator<=>(const iterator& a, const iterator& b) { return a.i_ <=> b.i_; }
+
+     private:
+      const EventLog* log_ = nullptr;
+      size_t i_ = 0;
+    };
+
+    explicit Range(const EventLog& log) : log_(&log) {}
+    iterator begin() const { return {log_, 0}; }
+    iterator end() const { return {log_, log_->size()}; }
+    size_t size() const { return log_->size(); }
+    bool empty() const { return log_->size() == 0; }
+    const Event& operator[](size_t i) const { return (*log_)[i]; }
+    const Event& at(size_t i) const {
+      if (i >= log_->size()) throw std::out_of_range("event " + std::to_string(i) + " is not in the log");
+      return (*log_)[i];
+    }
+    const Event& front() const { return (*log_)[0]; }
+    const Event& back() const { return (*log_)[log_->size() - 1]; }
+
+   private:
+    const EventLog* log_;
+  };
+
   void append(Event e) {
-    e.seq = static_cast<uint64_t>(events_.size());
-    events_.push_back(e);
+    if ((size_ & (BLOCK_EVENTS - 1)) == 0) {
+      blocks_.emplace_back();
+      blocks_.back().reserve(BLOCK_EVENTS);
+    }
+    e.seq = static_cast<uint64_t>(size_);
+    blocks_.back().push_back(e);
+    ++size_;
   }
-  const std::vector<Event>& events() const { return events_; }
-  size_t size() const { return events_.size(); }
-  void reserve(size_t n) { events_.reserve(n); }
+  const Event& operator[](size_t i) const { return blocks_[i >> BLOCK_SHIFT][i & (BLOCK_EVENTS - 1)]; }
+  Range events() const { return Range(*this); }
+  size_t size() const { return size_; }
+  /// The contiguous blocks, in order: every one but the last holds BLOCK_EVENTS events.
+  const std::vector<std::vector<Event>>& blocks() const { return blocks_; }
 
  private:
-  std::vector<Event> events_;
+  std::vector<std::vector<Event>> blocks_;
+  size_t size_ = 0;
 };
 
 }  // namespace gtw

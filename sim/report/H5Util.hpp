@@ -82,10 +82,18 @@ struct TableOptions {
   bool chunked = false;  // chunked, unlimited, shuffle + deflate (the event log)
 };
 
-/// Writes `n` rows starting at `rows` (a contiguous array of `row_size`-byte structs). The file type
-/// is packed: no padding bytes, so nothing uninitialised reaches the file.
-inline H5Id write_table(hid_t loc, const char* name, const void* rows, size_t n, size_t row_size,
+/// A run of contiguous rows.
+struct RowBlock {
+  const void* rows;
+  size_t n;
+};
+
+/// Writes the rows of `blocks`, in order, as one table (each block a contiguous array of `row_size`-byte
+/// structs). The file type is packed: no padding bytes, so nothing uninitialised reaches the file.
+inline H5Id write_table(hid_t loc, const char* name, const std::vector<RowBlock>& blocks, size_t row_size,
                         std::initializer_list<Field> fields, TableOptions options = {}) {
+  size_t n = 0;
+  for (const RowBlock& b : blocks) n += b.n;
   const std::string what = std::string("/") + name;
   H5Id mem(H5Tcreate(H5T_COMPOUND, row_size), H5Tclose, "cannot create memory type for " + what);
   size_t file_size = 0;
@@ -116,8 +124,29 @@ inline H5Id write_table(hid_t loc, const char* name, const void* rows, size_t n,
   }
   H5Id dset(H5Dcreate2(loc, name, file.get(), space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT), H5Dclose,
             "cannot create dataset " + what);
-  if (n > 0) check(H5Dwrite(dset.get(), mem.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, rows), "cannot write " + what);
+  if (blocks.size() == 1 && n > 0) {
+    check(H5Dwrite(dset.get(), mem.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, blocks.front().rows), "cannot write " + what);
+    return dset;
+  }
+  hsize_t offset_rows = 0;
+  for (const RowBlock& b : blocks) {
+    if (b.n == 0) continue;
+    const hsize_t start[1] = {offset_rows};
+    const hsize_t count[1] = {static_cast<hsize_t>(b.n)};
+    check(H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr),
+          "cannot select rows of " + what);
+    const H5Id memory_space(H5Screate_simple(1, count, nullptr), H5Sclose, "cannot create dataspace for " + what);
+    check(H5Dwrite(dset.get(), mem.get(), memory_space.get(), space.get(), H5P_DEFAULT, b.rows),
+          "cannot write " + what);
+    offset_rows += count[0];
+  }
   return dset;
+}
+
+/// Writes `n` rows starting at `rows` (a contiguous array of `row_size`-byte structs).
+inline H5Id write_table(hid_t loc, const char* name, const void* rows, size_t n, size_t row_size,
+                        std::initializer_list<Field> fields, TableOptions options = {}) {
+  return write_table(loc, name, std::vector<RowBlock>{{rows, n}}, row_size, fields, options);
 }
 
 template <class Row>

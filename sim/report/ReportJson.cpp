@@ -43,8 +43,8 @@ json timeline_json(const ScenarioSpec& spec, const Analysis& a) {
   json devices = json::array();
   for (const auto& g : a.gpus) {
     json by_tenant = json::object();
-    for (size_t t = 0; t < g.busy_by_tenant_per_step.size(); ++t) {
-      const auto& row = g.busy_by_tenant_per_step[t];
+    for (const auto& [tenant, row] : g.busy_by_tenant_per_step) {
+      const auto t = static_cast<size_t>(tenant);
       if (row.empty()) continue;
       if (cluster[t].empty()) cluster[t].assign(n_steps, 0.0);
       for (size_t k = 0; k < row.size() && k < n_steps; ++k) cluster[t][k] += row[k];
@@ -527,8 +527,8 @@ std::string report_json(const ScenarioSpec& spec, const RunResult& run, const An
   json gpus = json::array();
   for (const auto& g : a.gpus) {
     json by_tenant = json::object();
-    for (size_t t = 0; t < g.busy_by_tenant.size(); ++t)
-      if (g.busy_by_tenant[t] > 0) by_tenant[spec.tenants[t].name] = g.busy_by_tenant[t] / a.duration;
+    for (const auto& [t, seconds] : g.busy_by_tenant)
+      if (seconds > 0) by_tenant[spec.tenants[static_cast<size_t>(t)].name] = seconds / a.duration;
     json tenant_names = json::array();
     for (int t : g.tenants) tenant_names.push_back(spec.tenants[static_cast<size_t>(t)].name);
     gpus.push_back({{"index", g.layout.index},

@@ -404,9 +404,9 @@ std::string report_markdown(const ScenarioSpec& spec, const RunResult& run, cons
   for (const auto& g : a.gpus) {
     std::string tenants, by;
     for (int t : g.tenants) tenants += (tenants.empty() ? "" : ", ") + spec.tenants[static_cast<size_t>(t)].name;
-    for (size_t t = 0; t < g.busy_by_tenant.size(); ++t)
-      if (g.busy_by_tenant[t] > 0)
-        by += (by.empty() ? "" : ", ") + spec.tenants[t].name + " " + pct(g.busy_by_tenant[t] / a.duration);
+    for (const auto& [t, seconds] : g.busy_by_tenant)
+      if (seconds > 0)
+        by += (by.empty() ? "" : ", ") + spec.tenants[static_cast<size_t>(t)].name + " " + pct(seconds / a.duration);
     std::string sharing = sharing_mode_name(g.layout.sharing);
     if (g.layout.slots > 1) sharing += " x" + std::to_string(g.layout.slots);
     md << "| " << g.layout.index << " | " << g.layout.node_name << " | " << sharing << " | "

@@ -26,7 +26,7 @@ void check_invariants(const Outcome& o) {
   }
   for (const auto& g : o.analysis.gpus) {
     double sum = 0;
-    for (double b : g.busy_by_tenant) sum += b;
+    for (const auto& [tenant, b] : g.busy_by_tenant) sum += b;
     EXPECT_LE(sum, o.analysis.duration * (1 + 1e-9)) << "GPU " << g.layout.index << " busy more than the run";
     EXPECT_GE(g.utilisation, 0.0);
     EXPECT_LE(g.utilisation, 1.0 + 1e-9);

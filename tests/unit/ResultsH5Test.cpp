@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "Errors.hpp"
+#include "H5Util.hpp"
 #include "Writers.hpp"
 
 namespace gtw {
@@ -409,6 +410,61 @@ TEST_F(ResultsH5Test, ClosesEveryHandle) {
   fs::create_directories(dir_ / "busy.h5" / "x");
   EXPECT_THROW(write(in, "busy.h5"), RuntimeError);
   EXPECT_EQ(counts(), before);
+}
+
+// A log longer than one of its blocks is written whole and in order (the last block partly full).
+TEST_F(ResultsH5Test, ALogOfSeveralBlocksIsWrittenWholeAndInOrder) {
+  Inputs in = make_inputs();
+  in.run.log = EventLog{};
+  const size_t n = EventLog::BLOCK_EVENTS * 2 + EventLog::BLOCK_EVENTS / 2 + 7;
+  for (size_t i = 0; i < n; ++i)
+    in.run.log.append(Event{static_cast<double>(i) * 1e-3, 0, i % 2 ? EventType::GPU_BUSY : EventType::CONTEXT_SWITCH,
+                            static_cast<int32_t>(i % 3), 0, 0, static_cast<int32_t>(i % 8),
+                            static_cast<double>(i) * 0.5, 0});
+  ASSERT_EQ(in.run.log.blocks().size(), 3u);
+  EXPECT_EQ(in.run.log.events()[n - 1].seq, n - 1);
+  const std::string p = write(in);
+  Id file{H5Fopen(p.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose};
+  ASSERT_GE(file.id, 0);
+  ASSERT_EQ(rows_of(file.id, "/events"), n);
+  const auto values = read_doubles(file.id, "/events", "value");
+  const auto times = read_doubles(file.id, "/events", "time");
+  ASSERT_EQ(values.size(), n);
+  size_t wrong = 0;
+  for (size_t i = 0; i < n; ++i)
+    wrong += values[i] != static_cast<double>(i) * 0.5 || times[i] != in.run.log.events()[i].time;
+  EXPECT_EQ(wrong, 0u);
+}
+
+// The blocks do not show in the file: a table written from several blocks is byte for byte the one written
+// from one array (block sizes a multiple of the chunk, as the event log's, and not).
+TEST_F(ResultsH5Test, ATableWrittenInBlocksIsTheFileWrittenAtOnce) {
+  struct Row {
+    double t;
+    int32_t k;
+  };
+  std::vector<Row> rows;
+  for (int i = 0; i < 100000; ++i) rows.push_back({i * 0.25, i % 97});
+  const auto write_file = [&](const std::string& name, const std::vector<h5::RowBlock>& blocks) {
+    const std::string path = (dir_ / name).string();
+    const h5::H5Id fcpl(H5Pcreate(H5P_FILE_CREATE), H5Pclose, "fcpl");
+    h5::H5Id f(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, fcpl.get(), H5P_DEFAULT), H5Fclose, "create");
+    h5::write_table(
+        f.get(), "rows", blocks, sizeof(Row),
+        {GTW_FIELD(Row, t, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE), GTW_FIELD(Row, k, H5T_NATIVE_INT32, H5T_STD_I32LE)},
+        h5::TableOptions{true});
+    return path;
+  };
+  const auto whole = write_file("whole.h5", {{rows.data(), rows.size()}});
+  const size_t chunk = h5::EVENT_CHUNK_ROWS;
+  const auto chunked =
+      write_file("chunked.h5", {{rows.data(), 4 * chunk}, {rows.data() + 4 * chunk, rows.size() - 4 * chunk}});
+  EXPECT_EQ(file_bytes(whole), file_bytes(chunked));
+  const auto ragged =
+      write_file("ragged.h5", {{rows.data(), 1000}, {rows.data() + 1000, 0}, {rows.data() + 1000, rows.size() - 1000}});
+  Id a{H5Fopen(whole.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose};
+  Id b{H5Fopen(ragged.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose};
+  EXPECT_EQ(raw_bytes(a.id, "/rows"), raw_bytes(b.id, "/rows"));
 }
 
 TEST_F(ResultsH5Test, DeterministicContent) {
