@@ -569,8 +569,10 @@ void token_windows(const SloScope& s, const Tally& t, double duration, SloResult
 void availability_windows(const SloScope& s, const Tally& t, double duration, SloResult& r) {
   const auto& slo = s.slo;
   r.unit = "ratio";
-  r.objective = "served requests >= " + fmt("%g", 100 * slo.min_availability) + "% per " + format_duration(slo.window) +
-                " window";
+  r.objective = slo.mean_of_ratios ? "mean share of served requests over the " + format_duration(slo.window) +
+                                         " windows >= " + fmt("%g", 100 * slo.target) + "%"
+                                   : "served requests >= " + fmt("%g", 100 * slo.min_availability) + "% per " +
+                                         format_duration(slo.window) + " window";
   std::vector<double> arrived(s.nw, 0.0), served(s.nw, 0.0);
   for (size_t w : s.matching)
     for (const auto& o : t.workloads[w].requests)
@@ -635,9 +637,17 @@ void score_slo(const SloScope& s, SloResult& r) {
     // No traffic at all: a throughput floor is missed, a latency bound has nothing to judge.
     r.compliance = 1.0;
   }
+  if (s.slo.mean_of_ratios && r.evaluated) {
+    // RatioTimeslices: the mean of the windows' shares (each window with traffic weighs the same).
+    double sum = 0;
+    for (const auto& w : r.windows) sum += w.value;
+    r.compliance = sum / static_cast<double>(r.evaluated);
+  }
   r.met = r.compliance + 1e-12 >= s.slo.target;
   const double budget = 1.0 - s.slo.target;
-  const double bad = r.evaluated ? static_cast<double>(r.violated) / static_cast<double>(r.evaluated) : 0.0;
+  const double bad = s.slo.mean_of_ratios ? 1.0 - r.compliance
+                     : r.evaluated        ? static_cast<double>(r.violated) / static_cast<double>(r.evaluated)
+                                          : 0.0;
   r.error_budget_burn = budget > 1e-12 ? bad / budget : (bad > 0 ? -1.0 : 0.0);
 }
 

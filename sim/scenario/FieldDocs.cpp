@@ -252,7 +252,8 @@ const std::vector<FieldDoc>& field_docs() {
        "metricSource is refused. op and value give the bound, target the share of windows (or jobs) that must meet "
        "it. Occurrences: a request duration becomes the percentile 100 x target, a ratio the availability floor "
        "target, over one window of the whole run. Timeslices: timeSliceWindow is the window, timeSliceTarget the "
-       "percentile (/100) or availability floor of each slice. RatioTimeslices is refused. timeWindow (m = minute, "
+       "percentile (/100) or availability floor of each slice. RatioTimeslices (ratio indicators): the mean of the "
+       "slices' served shares against target. timeWindow (m = minute, "
        "M = month) is noted in a warning when longer than the run."},
       {"spec.tenants[].slos[].openslo.file", "path",
        "An OpenSLO file: YAML documents or a top-level list of them (SLO, SLI; other kinds are named in a "

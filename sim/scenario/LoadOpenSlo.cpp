@@ -230,7 +230,7 @@ void Loader::read_openslo_time_window(const Ctx& spec, SloSpec& proto) {
   }
 }
 
-// budgetingMethod: Occurrences or Timeslices; RatioTimeslices is refused.
+// budgetingMethod: Occurrences, Timeslices or RatioTimeslices (a ratio indicator's mean over the slices).
 bool Loader::read_openslo_budgeting(const Ctx& spec, std::string& budgeting) {
   get_string(spec, "budgetingMethod", budgeting, true);
   const auto at = child(spec, "budgetingMethod");
@@ -238,13 +238,6 @@ bool Loader::read_openslo_budgeting(const Ctx& spec, std::string& budgeting) {
   const std::vector<std::string> methods{"Occurrences", "Timeslices", "RatioTimeslices"};
   if (std::find(methods.begin(), methods.end(), budgeting) == methods.end()) {
     d_.error(at->loc(), at->path, "unknown budgeting method '" + budgeting + "'" + suggest(budgeting, methods));
-    return false;
-  }
-  if (budgeting == "RatioTimeslices") {
-    d_.error(at->loc(), at->path,
-             "RatioTimeslices (the mean of the slices' good/total ratios against target) is not an SLO the twin "
-             "evaluates: its SLOs count the windows that meet a bound; use Timeslices with timeSliceTarget, or "
-             "Occurrences");
     return false;
   }
   return true;
@@ -623,7 +616,20 @@ void Loader::read_openslo_objective(const Ctx& obj, const std::string& budgeting
     slo.window = *w;
   }
   slo.target = target;
-  if (m.ratio) {
+  if (budgeting == "RatioTimeslices") {
+    // The mean of the slices' good/total shares against target: defined for ratio indicators only.
+    if (!m.ratio || slo.kind != SloKind::AVAILABILITY) {
+      refuse(obj,
+             "RatioTimeslices averages the good/total share of each slice: it needs a ratioMetric indicator, "
+             "this one is " +
+                 std::string(slo_kind_name(slo.kind)) + "; use Timeslices");
+      return;
+    }
+    if (slice_at)
+      d_.warning(slice_at->loc(), slice_at->path, "ignored: RatioTimeslices compares the mean share with target");
+    slo.mean_of_ratios = true;
+    slo.min_availability = target;  // a slice below the target is marked (for the attribution), not counted
+  } else if (m.ratio) {
     if (!slice_at) missing(obj, "timeSliceTarget");
     slo.min_availability = slice_target;
   } else if (per_request_duration(slo.kind)) {

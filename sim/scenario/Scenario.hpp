@@ -148,6 +148,9 @@ struct SloSpec {
   double min_availability = 0;  // AVAILABILITY: share of the requests of each window that must be served
   Seconds window{60};           // evaluation window (LATENCY, THROUGHPUT, AVAILABILITY)
   double target = 1.0;          // share of windows that must meet the objective (error budget = 1 - target)
+  // AVAILABILITY from an OpenSLO RatioTimeslices budget: the compliance is the mean of the windows' served
+  // shares (not the share of windows that meet min_availability), met when it reaches `target`.
+  bool mean_of_ratios = false;
   SourceLoc loc;
   SourceLoc workload_loc;
   // From an OpenSLO document (tenants[].slos[].openslo): `whole_run`: one window over the run (an
