@@ -355,6 +355,14 @@ std::optional<int> first_cpu(const std::string& affinity) {
   return std::stoi(affinity.substr(0, digits));
 }
 
+// The last CPU of an affinity list's first range ("48-63,176-191": 63; "0,2,4": 0), or its first CPU.
+std::optional<int> first_range_end(const std::string& affinity) {
+  const auto dash = affinity.find('-');
+  const auto comma = affinity.find(',');
+  if (dash == std::string::npos || (comma != std::string::npos && comma < dash)) return first_cpu(affinity);
+  return first_cpu(affinity.substr(dash + 1));
+}
+
 // The socket of the k-th NUMA node when `sockets` sockets hold them: its NUMA id's share of the id range,
 // NUMA nodes per socket rounded up to a power of two (NPS 1/2/4, SNC 2/4), so that a capture showing only some
 // of them (1, 3, 5 of an NPS4 pair) still splits where the sockets do.
@@ -426,10 +434,18 @@ std::vector<std::string> node_graph_from_topo(const SmiTopo& topo, const Hardwar
   if (by_first_cpu) order = by_cpu;
   std::sort(order.begin(), order.end());
   const int sockets = sockets_of_numa_nodes(order, spec.sockets, by_first_cpu, warnings);
+  // By first CPUs: the sockets split the CPUs of the first ranges evenly (the cores, SMT siblings after them),
+  // whatever the count per socket (96-core parts are not a power of two).
+  int cpus = 0;
+  for (size_t i = 0; i < dev; ++i)
+    if (const auto end = first_range_end(topo.cpu_affinity[i])) cpus = std::max(cpus, *end + 1);
   for (size_t k = 0; k < order.size(); ++k) {
     const int numbered = static_cast<int>(k);
-    socket_of_root[numa_find(order[k].second)] =
-        sockets == static_cast<int>(order.size()) ? numbered : socket_of_numa(order, k, sockets);
+    const int by_cpu_share =
+        cpus > 0 ? std::min(sockets - 1, static_cast<int>(static_cast<long long>(order[k].first) * sockets / cpus)) : 0;
+    socket_of_root[numa_find(order[k].second)] = sockets == static_cast<int>(order.size()) ? numbered
+                                                 : by_first_cpu                            ? by_cpu_share
+                                                                : socket_of_numa(order, k, sockets);
   }
   add_sockets(n, sockets, socket_bandwidth(spec, UPI2_FOUR_LINKS), "socket-link");
   const auto socket_vertex = [&](size_t row) {

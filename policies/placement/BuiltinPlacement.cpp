@@ -8,15 +8,18 @@ namespace gtw::policy {
 bool eligible(const GpuView& gpu, const PlacementRequest& request) {
   if (!gpu.available || gpu.free_slots() <= 0) return false;
   if (!request.node_pool.empty() && gpu.pool_name != request.node_pool) return false;
+  // A MIG instance is `mig` to placement constraints and runtimes (MIG hardware: a runtime without MIG support
+  // cannot use it), time-sliced by migReplicas or not; the pool's mode says the same to the setup checks.
+  const SharingMode mode = gpu.mig_profile.empty() ? gpu.mode : SharingMode::MIG;
   if (!request.allowed_sharing.empty() && std::find(request.allowed_sharing.begin(), request.allowed_sharing.end(),
-                                                    gpu.mode) == request.allowed_sharing.end()) {
+                                                    mode) == request.allowed_sharing.end()) {
     return false;
   }
   if (!request.mig_profile.empty() && gpu.mig_profile != request.mig_profile) return false;
-  // Devices with memory isolation refuse a replica that cannot fit; time-sliced and MPS GPUs accept
-  // it and the allocation fails at start (MPS: beyond the client's pinned limit).
-  if ((gpu.mode == SharingMode::EXCLUSIVE || gpu.mode == SharingMode::MIG) && request.memory > gpu.memory_total)
-    return false;
+  // Devices with memory isolation (a MIG instance's memory is its own, shared or not) refuse a replica that
+  // cannot fit; time-sliced and MPS GPUs accept it and the allocation fails at start (MPS: beyond the client's
+  // pinned limit).
+  if ((mode == SharingMode::EXCLUSIVE || mode == SharingMode::MIG) && request.memory > gpu.memory_total) return false;
   return true;
 }
 

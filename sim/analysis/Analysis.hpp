@@ -234,6 +234,12 @@ struct Analysis {
   size_t slos_missed = 0;
 };
 
+/// Whether device `gpu` is a MIG instance (its fault domain under time-slicing is the instance, not the GPU).
+inline bool mig_instance(const Analysis& a, int gpu) {
+  return gpu >= 0 && static_cast<size_t>(gpu) < a.gpus.size() &&
+         !a.gpus[static_cast<size_t>(gpu)].layout.mig_profile.empty();
+}
+
 Analysis analyse(const ScenarioSpec& spec, const RunResult& run);
 /// The same over a run index built once for every analysis of the run (RunIndex.hpp).
 Analysis analyse(const ScenarioSpec& spec, const RunResult& run, const RunIndex& index);

@@ -118,6 +118,11 @@ std::string fmt_bytes(double b) {
   return format_bytes(Bytes(b));
 }
 
+// A MIG instance: its device's mode is mig, or it has a profile (an instance time-sliced by migReplicas).
+bool mig_instance(const RunResult& run, size_t gpu, const std::vector<std::optional<Mode>>& gpu_mode) {
+  return gpu_mode[gpu] == Mode::MIG || !run.gpus[gpu].mig_profile.empty();
+}
+
 std::vector<std::optional<Mode>> gpu_modes(const RunResult& run) {
   std::vector<std::optional<Mode>> out(run.gpus.size());
   for (size_t g = 0; g < run.gpus.size(); ++g) out[g] = channel::mode_of_sharing(run.gpus[g].sharing);
@@ -206,7 +211,7 @@ std::map<MeetingKey, Meeting> meetings(const ScenarioSpec& spec, const RunResult
           Blocker blocker = Blocker::NONE;
           if (gpu_mode[go] == Mode::CONFIDENTIAL || gpu_mode[gs] == Mode::CONFIDENTIAL)
             blocker = Blocker::CONFIDENTIAL;
-          else if (gpu_mode[go] == Mode::MIG || gpu_mode[gs] == Mode::MIG)
+          else if (mig_instance(run, go, gpu_mode) || mig_instance(run, gs, gpu_mode))
             blocker = Blocker::MIG;
           meet(go, gs, Mode::SEPARATE_GPUS, blocker);
         }
@@ -397,8 +402,10 @@ void derived_hand_overs(const RunResult& run, const std::vector<const Stay*>& st
     if (from_gpu == to_gpu) return true;
     const auto& a = run.gpus[static_cast<size_t>(from_gpu)];
     const auto& b = run.gpus[static_cast<size_t>(to_gpu)];
-    return gpu_mode[static_cast<size_t>(from_gpu)] == Mode::MIG && gpu_mode[static_cast<size_t>(to_gpu)] == Mode::MIG &&
-           a.node == b.node && a.local == b.local && a.available_until >= 0 && b.available_from >= a.available_until;
+    // Two MIG instances (time-sliced or not) of one GPU, the second laid out after the first was torn down.
+    return mig_instance(run, static_cast<size_t>(from_gpu), gpu_mode) &&
+           mig_instance(run, static_cast<size_t>(to_gpu), gpu_mode) && a.node == b.node && a.local == b.local &&
+           a.available_until >= 0 && b.available_from >= a.available_until;
   };
   for (size_t i = 0; i < stays.size(); ++i) {
     const Stay& to = *stays[i];

@@ -50,10 +50,18 @@ double mean_rate(const ArrivalSpec& a, double seconds) {
   }
 }
 
-// Context switches of a time-sliced or vGPU device: one per slice at most.
+// Time-sliced devices of one GPU: the GPU itself (time-slicing, vGPU), or its MIG instances that migReplicas shares.
+double sliced_devices(const SharingSpec& s) {
+  if (s.mode == SharingMode::TIME_SLICING || s.mode == SharingMode::VGPU) return 1;
+  if (s.mode != SharingMode::MIG) return 0;
+  double n = 0;
+  for (const auto& profile : s.mig_layout) n += s.instance_replicas(profile) > 1 ? 1 : 0;
+  return n;
+}
+
+// Context switches of one GPU's time-sliced devices: one per slice at most.
 double slices(const SharingSpec& s, double seconds) {
-  if (s.mode != SharingMode::TIME_SLICING && s.mode != SharingMode::VGPU) return 0;
-  return s.time_slice.value > 0 ? seconds / s.time_slice.value : 0;
+  return s.time_slice.value > 0 ? sliced_devices(s) * seconds / s.time_slice.value : 0;
 }
 
 }  // namespace
@@ -74,11 +82,11 @@ RunEstimate estimate_run(const ScenarioSpec& spec) {
     // Per-GPU exceptions change the mode of some GPUs; bound by counting the pool's mode for all of them
     // and every exception's mode for its GPUs on top.
     double pool_slices = n * slices(pool.sharing, seconds);
-    double pool_sliced = slices(pool.sharing, seconds) > 0 ? n : 0;
+    double pool_sliced = n * sliced_devices(pool.sharing);
     for (const auto& o : pool.gpu_sharing) {
       const double m = static_cast<double>(pool.count) * static_cast<double>(o.gpus.size());
       pool_slices += m * slices(o.sharing, seconds);
-      if (slices(o.sharing, seconds) > 0) pool_sliced += m;
+      pool_sliced += m * sliced_devices(o.sharing);
     }
     sliced_gpus += pool_sliced;
     add(pool_slices, pool.name + ": " + number(pool_slices) + " time slices");

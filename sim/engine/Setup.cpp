@@ -78,11 +78,11 @@ void check_mig_replicas(const SharingSpec& sharing, const MigGeometry& mig, cons
     if (!mig.find(profile)) {
       const std::string message = "'" + profile + "' is not a MIG profile of this GPU" + suggest(profile, mig.names());
       if (own_field)
-        diags.error(sharing.mig_replicas_loc, at, message);
+        diags.error(sharing.mig_replicas_loc, at + "." + profile, message);
       else
         diags.warning(sharing.mig_replicas_loc, at, message + ": the shared resource matches no device");
     } else if (!laid_out.count(profile)) {
-      diags.warning(sharing.mig_replicas_loc, at,
+      diags.warning(sharing.mig_replicas_loc, own_field ? at + "." + profile : at,
                     "no GPU of the pool has a '" + profile + "' instance, so sharing it changes nothing");
     }
   }
@@ -369,8 +369,9 @@ PreparedScenario prepare_scenario(const std::string& path, const std::vector<Ove
       }
       const auto r = check_mig_layout(*it->second.mig, sharing.mig_layout);
       if (!r.feasible) diags.error(sharing.mig_loc, at + ".migLayout", "layout refused: " + r.reason);
+      // Shared MIG resources of a device plugin config are named by its path, the scenario's own by migReplicas.
       check_mig_replicas(sharing, *it->second.mig, mig_profiles_of_pool(spec, pool), !pool.device_plugin.given,
-                         at + ".migReplicas", diags);
+                         pool.device_plugin.given ? base + ".devicePluginConfig" : at + ".migReplicas", diags);
     };
     check(pool.sharing, base + ".sharing");
     for (size_t o = 0; o < pool.gpu_sharing.size(); ++o)

@@ -630,7 +630,7 @@ std::string report_json(const ScenarioSpec& spec, const RunResult& run, const An
                       {"workload", f.workload},
                       {"replica", f.replica},
                       {"domain", f.whole_node  ? "node"
-                                 : f.whole_gpu ? "gpu"
+                                 : f.whole_gpu ? (mig_instance(a, f.gpu) ? "migInstance" : "gpu")
                                                : "client"},
                       {"clients_ended", f.clients_ended},
                       {"ended", f.victims}});

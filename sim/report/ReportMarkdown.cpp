@@ -344,7 +344,7 @@ std::string report_markdown(const ScenarioSpec& spec, const RunResult& run, cons
       md << "| " << format_duration(Seconds(f.time)) << " | " << f.gpu << " | " << f.tenant << "/" << f.workload << "["
          << f.replica << "] | "
          << (f.whole_node  ? "whole node"
-             : f.whole_gpu ? "whole GPU"
+             : f.whole_gpu ? (mig_instance(a, f.gpu) ? "whole MIG instance" : "whole GPU")
                            : "the client")
          << " | " << (ended.empty() ? "-" : ended) << " |\n";
     }

@@ -81,7 +81,9 @@ const std::vector<FieldDoc>& field_docs() {
        "mig: instances time-sliced among several replicas, by MIG profile (`all`: every instance; 1..48), as the "
        "device plugin's timeSlicing resources nvidia.com/mig-<profile> do, e.g. {\"1g.10gb\": 4}. A shared "
        "instance is a time-sliced device (timeSlice, contextSwitch) inside the MIG isolation: its replicas share its "
-       "SMs, memory and fault domain; other instances stay isolated. Default: one replica per instance."},
+       "SMs, memory and fault domain; other instances stay isolated. A profile's own entry wins over `all`. "
+       "Default: one replica per instance. With migConfig, give it through devicePluginConfig's shared MIG "
+       "resources (sharing and migConfig exclude each other)."},
       {"spec.cluster.nodePools[].devicePluginConfig", "mapping",
        "Instead of `sharing`: the NVIDIA k8s device plugin's config verbatim (version: v1, flags.migStrategy, "
        "sharing.timeSlicing or sharing.mps with resources [{name: nvidia.com/gpu, replicas: N}]), a $ref to it or "
@@ -293,7 +295,8 @@ const std::vector<FieldDoc>& field_docs() {
        "start-up and host-device I/O overheads, the sharing modes the replicas may be placed on, and the layers "
        "shared with other tenants (docs/models/runtimes.md)."},
       {"spec.workloads[].placement", "mapping", "Placement constraints."},
-      {"spec.workloads[].placement.sharing", "list of enum", "Sharing modes the replicas may be placed on."},
+      {"spec.workloads[].placement.sharing", "list of enum",
+       "Sharing modes the replicas may be placed on (a MIG instance is mig, also when migReplicas time-slices it)."},
       {"spec.workloads[].placement.nodePool", "string", "Node pool the replicas must be placed in."},
       {"spec.workloads[].placement.migProfile", "string",
        "MIG instance profile the replicas must be placed on, e.g. 3g.40gb (implies sharing mig)."},
@@ -696,7 +699,8 @@ const std::vector<FieldDoc>& field_docs() {
       {"spec.audit.tamper[].value", "string", "New value (time: seconds)."},
       {"spec.faults", "list",
        "Injected fatal GPU errors. A fault in one client ends its fault domain: every client on the GPU under "
-       "mps or timeSlicing, only the client itself on an exclusive GPU or a MIG instance."},
+       "mps or timeSlicing, every client of the instance on a MIG instance time-sliced by migReplicas, only the "
+       "client itself on an exclusive GPU or a MIG instance of one replica."},
       {"spec.faults[].at", "duration", "When the fault happens."},
       {"spec.faults[].workload", "string", "Workload whose client faults."},
       {"spec.faults[].replica", "int", "Which replica of it (default 0)."},

@@ -204,7 +204,8 @@ void Loader::read_node_labels(const Ctx& sel, const Ctx& pool_ctx, NodePoolSpec&
     if (kind == "List" || kind == "NodeList")
       if (auto list = child(doc, "items"))
         for (const auto& item : items(*list))
-          if (const std::string k = kind_of(item); k == "Node" || (k.empty() && kind == "NodeList"))
+          if (const std::string k = kind_of(item);
+              item.node.IsMap() && (k == "Node" || (k.empty() && kind == "NodeList")))
             nodes.push_back(item);
     if (kind.empty() && doc.node.IsMap() && std::as_const(doc.node)["nvidia.com/gpu.product"]) bare = doc;
   }
@@ -449,6 +450,11 @@ void Loader::read_device_plugin_resources(const Ctx& mode, SharingSpec& sharing,
     std::string name;
     get_string(r, "name", name, true);
     const auto name_ctx = child(r, "name");
+    // The device plugin prefixes a bare name with nvidia.com/ (gpu, mig-1g.5gb), names and renames alike.
+    const auto qualified = [](const std::string& n) {
+      return n.empty() || n.find('/') != std::string::npos ? n : "nvidia.com/" + n;
+    };
+    name = qualified(name);
     const bool mig = name.rfind("nvidia.com/mig-", 0) == 0 && name.size() > 15;
     if (!mig && !name.empty() && name != "nvidia.com/gpu") {
       d_.error(name_ctx->loc(), name_ctx->path,
@@ -460,6 +466,7 @@ void Loader::read_device_plugin_resources(const Ctx& mode, SharingSpec& sharing,
     get_int_in(r, "replicas", replicas, true, 2, 48);  // the device plugin's file, not the schema
     std::string renamed;
     get_string(r, "rename", renamed, false);
+    renamed = qualified(renamed);
     if (!renamed.empty())
       dp.renamed[name] = renamed;  // the advertised name; the simulation is the same
     else if (dp.rename_by_default)
@@ -473,8 +480,9 @@ void Loader::read_device_plugin_resources(const Ctx& mode, SharingSpec& sharing,
     ++gpu_entries;
     sharing.replicas = replicas;
     if (!renamed.empty()) dp.resource = renamed;
-    // Under migStrategy single the MIG devices are advertised as nvidia.com/gpu: they are shared alike.
-    if (dp.mig_strategy == "single") {
+    // Under migStrategy single the MIG devices are advertised as nvidia.com/gpu: they are shared alike (time-slicing;
+    // MPS of MIG devices is refused when the pool's layout has MIG instances, apply_mig_config).
+    if (dp.mig_strategy == "single" && sharing.mode == SharingMode::TIME_SLICING) {
       dp.mig_replicas["all"] = replicas;
       dp.mig_replicas_loc = name_ctx->loc();
     }

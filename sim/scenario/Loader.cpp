@@ -712,7 +712,16 @@ void Loader::read_sharing_fields(const Ctx& c, SharingSpec& sharing) {
     // Profile names are checked against the product's MIG table at setup.
     sharing.mig_replicas_loc = shared->loc();
     for (const auto& kv : shared->node) {
-      const std::string profile = kv.first.IsScalar() ? kv.first.Scalar() : "";
+      const Ctx key = shared->below(kv.first, shared->path, shared->alt_path, shared->loc());
+      if (!kv.first.IsScalar() || kv.first.Scalar().empty()) {
+        d_.error(key.loc(), shared->path, "keys are MIG profile names (e.g. 3g.40gb) or all");
+        continue;
+      }
+      const std::string profile = kv.first.Scalar();
+      if (sharing.mig_replicas.count(profile)) {  // yaml-cpp keeps both; lookups would see one
+        d_.error(key.loc(), shared->path + "." + profile, "duplicate key '" + profile + "'");
+        continue;
+      }
       int replicas = 1;
       get_int_in(*shared, profile, replicas, true, 1, 48);
       sharing.mig_replicas[profile] = replicas;

@@ -105,6 +105,12 @@ bool apply_mig_config(NodePoolSpec& pool, const std::vector<std::string>& pci_de
                       "names GPU " + std::to_string(d) + ", but nodes of pool '" + pool.name + "' have " +
                           std::to_string(pool.gpus_per_node) + " GPUs: it lays out nothing there");
   if (diags.error_count() != errors_before || per_gpu.empty()) return false;
+  if (pool.device_plugin.given && pool.device_plugin.mig_strategy == "single" && whole.mode == SharingMode::MPS &&
+      std::any_of(per_gpu.begin(), per_gpu.end(), [](const SharingSpec& s) { return s.mode == SharingMode::MIG; }))
+    diags.error(whole.loc, at,
+                "the device plugin shares nvidia.com/gpu with MPS under migStrategy single, which would share the MIG "
+                "devices of this mig config: MPS sharing of MIG devices is not simulated (each instance runs its own "
+                "MPS control daemon); share them with timeSlicing");
   if (pool.device_plugin.given && pool.device_plugin.mig_strategy == "none" &&
       std::any_of(per_gpu.begin(), per_gpu.end(), [](const SharingSpec& s) { return s.mode == SharingMode::MIG; }))
     diags.error(pool.device_plugin.loc, at,

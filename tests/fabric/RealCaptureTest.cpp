@@ -208,6 +208,15 @@ TEST(RealCapture, NpsNumaNodesAreReadAsTwoSocketsWithAWarning) {
   EXPECT_NE(cpu_warnings[0].find("4 CPU affinity groups (first CPUs 16, 48, 80, 112; no NUMA Affinity column)"),
             std::string::npos)
       << cpu_warnings[0];
+  // Cores per socket need not be a power of two: 2 x 96-core parts, groups at first CPUs 0, 24 | 120, 168.
+  const auto genoa =
+      fabric::parse_topo(read("tests/fixtures/nvidia-smi/genoa-2x96-topo-m-no-numa.txt"), "genoa", diags);
+  ASSERT_TRUE(genoa) << diags.format_all();
+  fabric::NodeGraph g96;
+  fabric::node_graph_from_topo(*genoa, a100, NodeTopologySpec{}, g96);
+  EXPECT_EQ(g96.sockets.size(), 2u);
+  EXPECT_EQ(std::count(g96.gpu_socket.begin(), g96.gpu_socket.end(), 0), 4);
+  EXPECT_EQ(std::count(g96.gpu_socket.begin(), g96.gpu_socket.end(), 1), 4);
   // The HGX H100 capture has two NUMA nodes: two sockets, no warning.
   const auto hgx = fabric::parse_topo(read("tests/fixtures/nvidia-smi/hgx-h100-topo-m.txt"), "hgx", diags);
   ASSERT_TRUE(hgx);

@@ -175,9 +175,6 @@ TEST(K8sInput, DevicePluginConfigMapsAreAcceptedByName) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
-// A Kubernetes Node (or the bare map of its labels) describes a pool: the product, GPU count and region
-// from its GPU feature discovery and topology labels; a pool value that disagrees is an error at it; the
-// labelled memory is checked against the profile; config-selecting labels are named, not applied.
 // The API's NodeList (GET /api/v1/nodes, as client libraries save it) has items without their kind.
 TEST(K8sInput, ANodeListFromTheApiDescribesThePool) {
   TempDir dir;
@@ -194,6 +191,9 @@ TEST(K8sInput, ANodeListFromTheApiDescribesThePool) {
   EXPECT_NE(r.err.find("gpu-0"), std::string::npos) << r.err;
 }
 
+// A Kubernetes Node (or the bare map of its labels) describes a pool: the product, GPU count and region
+// from its GPU feature discovery and topology labels; a pool value that disagrees is an error at it; the
+// labelled memory is checked against the profile; config-selecting labels are named, not applied.
 TEST(K8sInput, NodeLabelsDescribeThePool) {
   TempDir dir;
   const std::string nodes = std::string(GTW_SOURCE_DIR) + "/tests/fixtures/scenarios/gpu-nodes.yaml";

@@ -152,5 +152,67 @@ TEST(MigTimeSlicing, TenantsOnOneInstanceShareItAndTheOtherInstanceStaysIsolated
   EXPECT_GT(p50(shared.report), p50(isolated.report) * 1.2);
 }
 
+// What separates a time-sliced instance from the rest stays MIG: no NVLink to another GPU (instances have no
+// peer access), leftover memory handed over when a reconfiguration lays a new instance on the old one's slices,
+// and a fault that ends the instance's clients only (its domain is the instance, not the GPU).
+TEST(MigTimeSlicing, ASlicedInstanceKeepsTheMigBoundaries) {
+  const std::string tenants = "    - name: a\n    - name: b\n    - name: c\n";
+  const auto doc = [&](const std::string& pool, const std::string& workloads, const std::string& extra = "") {
+    return "apiVersion: gputwin.dev/v1alpha1\nkind: Scenario\nmetadata:\n  name: mig-ts\nspec:\n  seed: 7\n"
+           "  duration: 4m\n  cluster:\n    nodePools:\n      - name: serve\n        count: 1\n"
+           "        gpu: H100-80GB-SXM\n" +
+           pool + "  tenants:\n" + tenants + "  workloads:\n" + workloads + extra;
+  };
+  // NVLink: a on a sliced instance of GPU 0, c on the exclusive GPU 1 of the node.
+  TempDir d1;
+  const auto nvlink =
+      run(d1, doc("        gpusPerNode: 2\n        sharing: {mode: mig, migLayout: [3g.40gb, 3g.40gb], migReplicas: "
+                  "{3g.40gb: 2}}\n        gpuSharing:\n          - {gpus: [1], mode: exclusive}\n",
+                  service("a", "3g.40gb") +
+                      "    - {name: svc-c, kind: inference, tenant: c, placement: {sharing: [exclusive]}, model: "
+                      "{parameters: 1B}, memory: 2GiB, arrival: {process: poisson, rate: 20/s}}\n"));
+  ASSERT_EQ(nvlink.process.exit_code, 0) << nvlink.process.err;
+  for (const auto& ch : nvlink.report["leakage"]["channels"])
+    if (ch["resource"] == "nvlink") {
+      EXPECT_NE(ch["state"], "open") << ch;
+    }
+
+  // Hand-over: a's instance is re-laid out at 1 m; b starts on the new instance at 3 m and gets a's leftovers.
+  const std::string reconfigured =
+      "    - {name: svc-a, kind: inference, tenant: a, memory: 24GiB, model: {parameters: 8B}, arrival: {process: "
+      "poisson, rate: 2/s}}\n    - {name: svc-b, kind: inference, tenant: b, start: 3m, placement: {migProfile: "
+      "3g.40gb}, memory: 24GiB, model: {parameters: 8B}, arrival: {process: poisson, rate: 2/s}}\n";
+  const std::string reconfiguration =
+      "  reconfigurations:\n    - {at: 1m, nodePool: serve, migLayout: [4g.40gb, 3g.40gb], drainTimeout: 20s}\n";
+  std::set<std::pair<std::string, std::string>> handed[2];
+  for (int sliced = 0; sliced < 2; ++sliced) {
+    TempDir d;
+    const auto r = run(d, doc(std::string("        gpusPerNode: 1\n        sharing: {mode: mig, migLayout: [3g.40gb, "
+                                          "3g.40gb]") +
+                                  (sliced ? ", migReplicas: {all: 2}" : "") + "}\n",
+                              reconfigured, reconfiguration));
+    ASSERT_EQ(r.process.exit_code, 0) << r.process.err;
+    for (const auto& x : r.report["leakage"]["discrete"])
+      if (x["kind"] == "unscrubbedMemory")
+        handed[sliced].insert({x["observer"].get<std::string>(), x["source"].get<std::string>()});
+  }
+  EXPECT_FALSE(handed[0].empty());
+  EXPECT_EQ(handed[1], handed[0]);
+
+  // A fault of a's client ends b's (same sliced instance), not c's (the other instance).
+  TempDir d3;
+  const auto fault = run(d3, doc("        gpusPerNode: 1\n        sharing: {mode: mig, migLayout: [3g.40gb, 3g.40gb], "
+                                 "migReplicas: {3g.40gb: 2}}\n",
+                                 service("a", "3g.40gb") + service("b", "3g.40gb") + service("c", "3g.40gb"),
+                                 "  faults:\n    - {at: 10s, workload: svc-a}\n"));
+  ASSERT_EQ(fault.process.exit_code, 0) << fault.process.err;
+  ASSERT_EQ(fault.report["faults"].size(), 1u);
+  const json& f = fault.report["faults"][0];
+  EXPECT_EQ(f["domain"], "migInstance");
+  std::set<std::string> ended;
+  for (const auto& v : f["ended"]) ended.insert(v.get<std::string>().substr(0, 1));
+  EXPECT_EQ(ended, (std::set<std::string>{"a", "b"}));
+}
+
 }  // namespace
 }  // namespace gtw::test
