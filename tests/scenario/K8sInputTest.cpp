@@ -68,6 +68,21 @@ TEST(K8sInput, ShippedExampleRunsWithEachPoolLaidOutAsItsFilesSay) {
   EXPECT_EQ(slots["l40s-shared"], 4) << "time-slicing-config-all: replicas 4";
   EXPECT_EQ(layout["h100-mps"][0], V{"mps"});
   EXPECT_EQ(slots["h100-mps"], 2) << "mps-config-fine, config mps-two";
+  // time-slicing-config-fine's a100-40gb over all-balanced: each instance shared as its resource says; the three
+  // chat-sliced replicas share the one 3g.20gb instance.
+  std::map<std::string, std::pair<int, std::string>> sliced;  // profile -> (slots, resource)
+  for (const auto& g : report["gpus"])
+    if (g["pool"] == "a100-sliced") {
+      EXPECT_EQ(g["sharing"], "timeSlicing") << g;
+      sliced[g["mig_profile"]] = {g["slots"].get<int>(), g["k8s_resource"].get<std::string>()};
+      if (g["mig_profile"] == "3g.20gb") {
+        EXPECT_EQ(g["tenants"], json::array({"chat"}));
+      }
+    }
+  EXPECT_EQ(sliced, (std::map<std::string, std::pair<int, std::string>>{{"1g.5gb", {2, "nvidia.com/mig-1g.5gb"}},
+                                                                        {"2g.10gb", {2, "nvidia.com/mig-2g.10gb"}},
+                                                                        {"3g.20gb", {3, "nvidia.com/mig-3g.20gb"}}}));
+  EXPECT_NE(r.err.find("no GPU of the pool has a '7g.40gb' instance"), std::string::npos) << r.err;
 }
 
 // NVIDIA's default all-balanced has an entry for every MIG product the twin profiles, by PCI device id.
@@ -315,7 +330,11 @@ TEST(K8sInput, ShippedKueueOpenSloExampleTakesItsQuotaAndSlosFromTheFiles) {
   for (const auto& t : report["tenants"])
     if (t["name"] == "web")
       for (const auto& s : t["slos"]) slos[s["name"]] = s;
-  ASSERT_EQ(slos.size(), 6u);
+  ASSERT_EQ(slos.size(), 7u);
+  // OpenSLO's RatioTimeslices example: the mean of the one-minute slices' served shares against 0.99.
+  EXPECT_EQ(slos["main-page"]["kind"], "availability");
+  EXPECT_NE(slos["main-page"]["objective"].get<std::string>().find("mean share"), std::string::npos);
+  EXPECT_DOUBLE_EQ(slos["main-page"]["target"].get<double>(), 0.99);
   // OpenSLO's threshold example: Occurrences, lt 500 (ms), target 0.99: p99 under 0.5 s over the whole run.
   EXPECT_EQ(slos["search-slo"]["kind"], "latency");
   EXPECT_DOUBLE_EQ(slos["search-slo"]["threshold"].get<double>(), 0.5);
