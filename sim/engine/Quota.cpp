@@ -4,7 +4,7 @@
 
 namespace gtw {
 
-QuotaBook::QuotaBook(const std::vector<TenantSpec>& tenants) {
+QuotaBook::QuotaBook(const std::vector<TenantSpec>& tenants) : tree_(tenants) {
   for (const auto& t : tenants) tenants_.push_back({t.quota_gpus, t.borrowing_limit, t.lending_limit, 0});
 }
 
@@ -18,33 +18,16 @@ int QuotaBook::borrowed(int tenant) const {
   return std::max(0, t.used - t.nominal);
 }
 
-// Kueue's lendingLimit: of a nominal quota N with lending limit L, N - L is guaranteed to its tenant and
-// L goes to the cohort's pool (all of N without a limit). A tenant's use counts against its guaranteed part
-// first, the rest against the pool.
-int QuotaBook::guaranteed(const Tenant& t) {
-  return t.lending_limit >= 0 ? std::max(0, t.nominal - t.lending_limit) : 0;
+std::vector<int> QuotaBook::used_gpus() const {
+  std::vector<int> used;
+  used.reserve(tenants_.size());
+  for (const auto& t : tenants_) used.push_back(t.used);
+  return used;
 }
 
-int QuotaBook::cohort_nominal() const {
-  int n = 0;
-  for (const auto& t : tenants_)
-    if (t.nominal >= 0) n += t.nominal - guaranteed(t);
-  return n;
-}
-
-int QuotaBook::cohort_used() const {
-  int n = 0;
-  for (const auto& t : tenants_)
-    if (t.nominal >= 0) n += std::max(0, t.used - guaranteed(t));
-  return n;
-}
-
+// Kueue's lendingLimit and borrowingLimit, at every level of the cohort tree (QuotaTree::available).
 bool QuotaBook::fits(int tenant, int gpus) const {
-  const auto& t = tenants_.at(static_cast<size_t>(tenant));
-  if (t.borrowing_limit >= 0 && t.used + gpus > t.nominal + t.borrowing_limit) return false;
-  // The GPUs beyond the tenant's guaranteed part come from the pool.
-  const int from_pool = std::max(0, t.used + gpus - guaranteed(t)) - std::max(0, t.used - guaranteed(t));
-  return cohort_used() + from_pool <= cohort_nominal();
+  return tree_.available(tenant, used_gpus()) >= gpus;
 }
 
 bool QuotaBook::within_nominal(int tenant, int gpus) const {
@@ -61,7 +44,7 @@ std::optional<std::vector<int>> QuotaBook::victims(int tenant, int gpus) const {
   std::vector<int> out;
   for (const auto& a : newest) {
     if (trial.fits(tenant, gpus)) break;
-    if (a.tenant == tenant || trial.borrowed(a.tenant) <= 0) continue;
+    if (a.tenant == tenant || trial.borrowed(a.tenant) <= 0 || !tree_.same_tree(a.tenant, tenant)) continue;
     trial.release(a.workload);
     out.push_back(a.workload);
   }

@@ -1,14 +1,16 @@
 #pragma once
 // Kueue-like GPU quotas (docs/models/quotas.md): the bookkeeping, free of SimGrid so it can be tested
-// alone. Tenants with a quota form one cohort: a workload is admitted whole when its tenant's GPUs in
-// use stay within its nominal quota plus its borrowing limit, and the cohort's GPUs in use within the
-// sum of the nominal quotas (a tenant borrows only what others leave unused). A tenant asking for GPUs
-// within its nominal quota reclaims them from borrowers: their most recently admitted workloads are
-// preempted, only as many as needed and only while their tenant is still borrowing.
+// alone. Tenants with a quota are the leaves of a tree of cohorts (QuotaTree: the scenario's own quotas
+// share one implicit cohort; Kueue ClusterQueues are in their cohorts, which may have parents and quotas of
+// their own): a workload is admitted whole when its GPUs fit what the tree leaves its tenant (its nominal
+// quota, and what the cohorts above have unused, within the borrowing limits on the way). A tenant asking for
+// GPUs within its nominal quota reclaims them from borrowers of its tree: their most recently admitted
+// workloads are preempted, only as many as needed and only while their tenant is still borrowing.
 #include <cstdint>
 #include <optional>
 #include <vector>
 
+#include "QuotaTree.hpp"
 #include "Scenario.hpp"
 
 namespace gtw {
@@ -22,7 +24,7 @@ class QuotaBook {
   int used(int tenant) const { return tenants_.at(static_cast<size_t>(tenant)).used; }
   /// GPUs in use beyond the nominal quota.
   int borrowed(int tenant) const;
-  /// Whether `gpus` more GPUs for the tenant fit its limit and the cohort's unused quota.
+  /// Whether `gpus` more GPUs for the tenant fit what its quota tree leaves it.
   bool fits(int tenant, int gpus) const;
   /// Whether `gpus` more stay within the tenant's nominal quota (it may then reclaim).
   bool within_nominal(int tenant, int gpus) const;
@@ -44,16 +46,15 @@ class QuotaBook {
     int lending_limit = -1;  // < 0: all of the nominal quota may be lent
     int used = 0;
   };
-  static int guaranteed(const Tenant& t);
   struct Admission {
     int workload;
     int tenant;
     int gpus;
     uint64_t order;  // admission order: newest are preempted first
   };
-  int cohort_nominal() const;
-  int cohort_used() const;
+  std::vector<int> used_gpus() const;
 
+  QuotaTree tree_;
   std::vector<Tenant> tenants_;
   std::vector<Admission> admitted_;
   uint64_t next_order_ = 0;

@@ -212,9 +212,10 @@ const std::vector<FieldDoc>& field_docs() {
        "Instead of gpus / borrowingLimit / lendingLimit: the quota of a Kueue ClusterQueue, read verbatim from a "
        "Kubernetes YAML file (kueue.x-k8s.io/v1beta1 or v1beta2: ResourceFlavor, ClusterQueue, LocalQueue, Cohort): "
        "the nvidia.com/gpu nominalQuota, borrowingLimit and lendingLimit of its flavor become gpus, borrowingLimit "
-       "and lendingLimit. Every tenant's ClusterQueue must be in one cohort (the twin's quota model has one flat "
-       "cohort) and no two tenants may share one; cohort quotas and hierarchies, StrictFIFO and preemption other "
-       "than reclaim within the cohort are refused at their location; CPU and memory quotas are named in a warning and "
+       "and lendingLimit; its cohort and the Cohort objects above it (parent, own GPU quota and limits) place it in a "
+       "tree of cohorts (docs/models/quotas.md). No two tenants may share a ClusterQueue; StrictFIFO and "
+       "preemption other than reclaim within the cohort are refused at their location; CPU and memory quotas are named "
+       "in a warning and "
        "ignored."},
       {"spec.tenants[].quota.kueue.file", "path", "The Kueue file (several documents allowed); relative to this file."},
       {"spec.tenants[].quota.kueue.clusterQueue", "string", "The ClusterQueue to take the quota from."},

@@ -200,24 +200,50 @@ void Loader::read_cluster_queue(const Ctx& cq, const std::vector<Ctx>& docs, Ten
   read_kueue_resource_groups(*groups, docs, t);
 }
 
-// The Cohort object of the tenant's cohort, when the file has one: a plain cohort only.
+// The tenant's cohort and those above it: each Cohort object of the file on the way up (spec.parent, or
+// parentName before v1beta1) with its nvidia.com/gpu quota and limits; a cohort without an object is plain.
 void Loader::read_kueue_cohort(const std::vector<Ctx>& docs, TenantSpec& t) {
-  const Ctx* cohort = t.cohort.empty() ? nullptr : find_doc(docs, "Cohort", t.cohort);
-  if (!cohort) return;
-  auto cs = child(*cohort, "spec");
-  if (!cs || !expect_map(*cs)) return;
-  allow_keys(*cs, {"parentName", "parent", "resourceGroups", "fairSharing"}, "a Kueue Cohort");
-  for (const char* key : {"parentName", "parent", "resourceGroups"})
-    if (auto at = child(*cs, key))
-      d_.error(at->loc(), at->path,
-               std::string(key) +
-                   ": cohort hierarchies and cohort-level quotas are not in the twin's quota model "
-                   "(one flat cohort of the tenants' quotas)");
-  if (auto at = child(*cs, "fairSharing")) d_.warning(at->loc(), at->path, "fair-sharing weights are not simulated");
+  std::string name = t.cohort;
+  while (!name.empty()) {
+    for (const auto& c : t.cohort_chain)
+      if (c.name == name) {
+        d_.error(t.cluster_queue_loc, "",
+                 "the Kueue cohorts above ClusterQueue '" + t.cluster_queue + "' form a cycle through '" + name + "'");
+        return;
+      }
+    CohortSpec c;
+    c.name = name;
+    const Ctx* cohort = find_doc(docs, "Cohort", name);
+    if (!cohort) {
+      t.cohort_chain.push_back(c);  // a plain cohort: no quota of its own, no parent
+      return;
+    }
+    c.loc = cohort->loc();
+    if (auto cs = child(*cohort, "spec"); cs && expect_map(*cs)) {
+      allow_keys(*cs, {"parentName", "parent", "resourceGroups", "fairSharing"}, "a Kueue Cohort");
+      get_string(*cs, "parent", c.parent, false);
+      get_string(*cs, "parentName", c.parent, false);
+      if (auto at = child(*cs, "fairSharing"))
+        d_.warning(at->loc(), at->path, "fair-sharing weights are not simulated");
+      if (auto groups = child(*cs, "resourceGroups")) {
+        // The cohort's own quota, read as a ClusterQueue's (its limits apply towards its parent).
+        TenantSpec own;
+        own.cohort = c.parent;
+        own.cluster_queue = name;
+        read_kueue_resource_groups(*groups, docs, own, true);
+        c.quota_gpus = std::max(0, own.quota_gpus);
+        c.borrowing_limit = own.borrowing_limit;
+        c.lending_limit = own.lending_limit;
+      }
+    }
+    t.cohort_chain.push_back(c);
+    name = c.parent;
+  }
 }
 
 // resourceGroups[].flavors[].resources[]: the one flavor with an nvidia.com/gpu quota gives the tenant's quota.
-void Loader::read_kueue_resource_groups(const Ctx& groups, const std::vector<Ctx>& docs, TenantSpec& t) {
+void Loader::read_kueue_resource_groups(const Ctx& groups, const std::vector<Ctx>& docs, TenantSpec& t,
+                                        bool of_cohort) {
   std::vector<std::string> ignored;
   std::optional<Ctx> gpu_flavor;
   for (const auto& g : items(groups)) {
@@ -263,6 +289,7 @@ void Loader::read_kueue_resource_groups(const Ctx& groups, const std::vector<Ctx
   if (!ignored.empty())
     d_.warning(groups.loc(), groups.path,
                "quotas of " + joined(ignored) + " are ignored: the twin's quota counts GPUs (nvidia.com/gpu) only");
+  if (of_cohort) return;  // a cohort's quota: GPUs or none; its flavor selects no pool
   if (!gpu_flavor) {
     d_.error(groups.loc(), groups.path,
              "ClusterQueue '" + t.cluster_queue +

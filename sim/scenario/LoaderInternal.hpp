@@ -169,7 +169,8 @@ class Loader {
   void read_cluster_queue(const Ctx& cq, const std::vector<Ctx>& docs, TenantSpec& t);
   void read_kueue_preemption(const Ctx& p, bool cohort);
   void read_kueue_cohort(const std::vector<Ctx>& docs, TenantSpec& t);
-  void read_kueue_resource_groups(const Ctx& groups, const std::vector<Ctx>& docs, TenantSpec& t);
+  void read_kueue_resource_groups(const Ctx& groups, const std::vector<Ctx>& docs, TenantSpec& t,
+                                  bool of_cohort = false);
   void read_kueue_gpu_quota(const Ctx& resource, TenantSpec& t);
   void read_kueue_flavor(const Ctx& flavor_quota, const std::vector<Ctx>& docs, TenantSpec& t);
   void read_tenant(const Ctx& c, TenantSpec& tenant);

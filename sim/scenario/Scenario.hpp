@@ -162,6 +162,17 @@ struct SloSpec {
   SourceLoc time_window_loc;
 };
 
+/// A Kueue Cohort read with a tenant's ClusterQueue (quota.kueue): its parent and its own GPU quota, which its
+/// subtree shares, with the limits on what it borrows from and lends to its parent (< 0: none).
+struct CohortSpec {
+  std::string name;
+  std::string parent;  // "": a root cohort
+  int quota_gpus = 0;
+  int borrowing_limit = -1;
+  int lending_limit = -1;
+  SourceLoc loc;
+};
+
 struct TenantSpec {
   std::string name;
   std::string region;
@@ -181,6 +192,9 @@ struct TenantSpec {
   // check_references (one flat cohort; one ClusterQueue per tenant).
   std::string cluster_queue;
   std::string cohort;
+  // Its cohort and the cohorts above it, as the file's Cohort objects give them (a name without an object is a
+  // plain cohort: no quota, no parent). The quota tree (QuotaTree.hpp) joins the tenants' chains by name.
+  std::vector<CohortSpec> cohort_chain;
   std::vector<std::pair<std::string, std::string>> flavor_node_labels;  // the GPU flavor's nodeLabels
   SourceLoc cluster_queue_loc;
   SourceLoc flavor_loc;

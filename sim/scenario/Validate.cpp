@@ -3,6 +3,7 @@
 #include <set>
 
 #include "Loader.hpp"
+#include "QuotaTree.hpp"
 #include "Text.hpp"
 
 namespace gtw {
@@ -121,31 +122,25 @@ void check_attack(ScenarioSpec& spec, size_t i, const std::map<std::string, int>
 }
 
 // A workload of a tenant with a quota is admitted whole: one that needs more GPUs than its tenant can
-// ever hold (nominal + borrowing limit, and at most the cohort's nominal total) would wait forever.
+// ever hold (what its quota tree leaves it with nothing in use: its nominal quota, what the cohorts above lend,
+// within the borrowing limits) would wait forever.
 void check_quotas(const ScenarioSpec& spec, Diagnostics& diags) {
-  int cohort = 0;
-  for (const auto& t : spec.tenants)
-    if (t.quota_gpus >= 0) cohort += t.quota_gpus;
+  const QuotaTree tree(spec.tenants, &diags);
+  const std::vector<int> idle(spec.tenants.size(), 0);
   for (size_t i = 0; i < spec.workloads.size(); ++i) {
     const auto& w = spec.workloads[i];
     if (w.tenant_index < 0) continue;
     const auto& t = spec.tenants[static_cast<size_t>(w.tenant_index)];
     if (t.quota_gpus < 0) continue;
     const int needs = (w.kind == WorkloadKind::TRAINING ? 1 : w.replicas) * w.gpus;
-    // Its own quota and what the others may lend (their lendingLimit, else all of their nominal quota).
-    int lendable = t.quota_gpus;
-    for (const auto& other : spec.tenants)
-      if (&other != &t && other.quota_gpus >= 0)
-        lendable += other.lending_limit >= 0 ? std::min(other.lending_limit, other.quota_gpus) : other.quota_gpus;
-    const int most = std::min(lendable, t.borrowing_limit >= 0 ? t.quota_gpus + t.borrowing_limit : cohort);
+    const int most = tree.available(w.tenant_index, idle);
+    const int cohort = tree.tree_quota(w.tenant_index);
     if (needs > most)
       diags.error(w.loc, "spec.workloads[" + std::to_string(i) + "]",
                   "workload '" + w.name + "' needs " + std::to_string(needs) + " GPUs at once, but tenant '" + t.name +
                       "' can hold at most " + std::to_string(most) + " (quota " + std::to_string(t.quota_gpus) +
                       (t.borrowing_limit >= 0 ? " + borrowing limit " + std::to_string(t.borrowing_limit) : "") +
-                      ", cohort " + std::to_string(cohort) +
-                      (lendable < cohort ? ", of which others lend " + std::to_string(lendable - t.quota_gpus) : "") +
-                      "): it would never be admitted");
+                      ", cohort " + std::to_string(cohort) + "): it would never be admitted");
   }
 }
 
@@ -179,14 +174,10 @@ std::string flavor_pool(const ScenarioSpec& spec, const TenantSpec& t, const std
   return {};
 }
 
-// Quotas from Kueue ClusterQueues (quota.kueue): the twin's quota model has one flat cohort of every tenant
-// with a quota and a quota per tenant, so the ClusterQueues must share one cohort (unless a single tenant
-// has a quota) and no two tenants one ClusterQueue. A GPU flavor's nodeLabels select the node pool whose
+// Quotas from Kueue ClusterQueues (quota.kueue): a quota per tenant, so no two tenants one ClusterQueue (the
+// cohorts, flat or nested, form the quota tree: QuotaTree). A GPU flavor's nodeLabels select the node pool whose
 // name one of their values is; the tenant's workloads are placed there (as Kueue's nodeSelector does).
 void check_kueue_queues(ScenarioSpec& spec, Diagnostics& diags) {
-  const TenantSpec* first = nullptr;  // the first tenant whose quota is a ClusterQueue
-  int with_quota = 0;
-  for (const auto& t : spec.tenants) with_quota += t.quota_gpus >= 0 ? 1 : 0;
   for (size_t i = 0; i < spec.tenants.size(); ++i) {
     auto& t = spec.tenants[i];
     if (t.cluster_queue.empty()) continue;
@@ -196,17 +187,6 @@ void check_kueue_queues(ScenarioSpec& spec, Diagnostics& diags) {
         diags.error(t.cluster_queue_loc, path,
                     "ClusterQueue '" + t.cluster_queue + "' is already tenant '" + o.name +
                         "''s quota; the twin gives each tenant its own quota (one ClusterQueue per tenant)");
-    if (with_quota > 1 && t.cohort.empty())
-      diags.error(
-          t.cluster_queue_loc, path,
-          "ClusterQueue '" + t.cluster_queue +
-              "' has no cohort, but the twin's quota model puts every "
-              "tenant with a quota in one cohort (they would lend and borrow); put the ClusterQueues in one cohort");
-    else if (first && !first->cohort.empty() && t.cohort != first->cohort)
-      diags.error(t.cluster_queue_loc, path,
-                  "ClusterQueue '" + t.cluster_queue + "' is in cohort '" + t.cohort + "', tenant '" + first->name +
-                      "''s in '" + first->cohort + "': the twin's quota model has one flat cohort");
-    if (!first) first = &t;
     if (t.flavor_node_labels.empty()) continue;
     const std::string pool = flavor_pool(spec, t, path, diags);
     if (pool.empty()) continue;

@@ -548,5 +548,51 @@ TEST(K8sInput, KueueCohortQueuesBecomeTheTenantsQuotas) {
   EXPECT_NE(bad.err.find("its tenant's Kueue flavor selects pool 'tas-group'"), std::string::npos) << bad.err;
 }
 
+// Hierarchical cohorts (Kueue Cohort objects): web's ClusterQueue is in team-a, under org, whose own quota of 2
+// GPUs its subtree shares; other's ClusterQueue is in team-b, a plain cohort of its own (no Cohort object, no
+// parent), so web cannot borrow other's quota. What web can hold at most is its 4 plus org's 2.
+TEST(K8sInput, KueueCohortTreesGiveWhatEachQueueMayBorrow) {
+  TempDir dir;
+  const std::string cq =
+      "apiVersion: kueue.x-k8s.io/v1beta1\nkind: ClusterQueue\nmetadata:\n  name: NAME\nspec:\n"
+      "  cohort: COHORT\n  preemption:\n    reclaimWithinCohort: Any\n  resourceGroups:\n"
+      "  - coveredResources: [nvidia.com/gpu]\n    flavors:\n    - name: h100\n      resources:\n"
+      "      - name: nvidia.com/gpu\n        nominalQuota: 4\n---\n";
+  const auto queue = [&](const std::string& name, const std::string& cohort) {
+    std::string q = cq;
+    q.replace(q.find("NAME"), 4, name);
+    q.replace(q.find("COHORT"), 6, cohort);
+    return q;
+  };
+  write_text(dir.file("kueue.yaml"),
+             "apiVersion: kueue.x-k8s.io/v1beta1\nkind: ResourceFlavor\nmetadata:\n  name: h100\n---\n" +
+                 queue("web-cq", "team-a") + queue("other-cq", "team-b") +
+                 "apiVersion: kueue.x-k8s.io/v1beta1\nkind: Cohort\nmetadata:\n  name: team-a\nspec:\n  parent: org\n"
+                 "---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: Cohort\nmetadata:\n  name: org\nspec:\n"
+                 "  resourceGroups:\n  - coveredResources: [nvidia.com/gpu, cpu]\n    flavors:\n    - name: h100\n"
+                 "      resources:\n      - name: nvidia.com/gpu\n        nominalQuota: 2\n      - name: cpu\n"
+                 "        nominalQuota: 64\n");
+  const auto with_replicas = [&](int replicas) {
+    std::string text = tenants_scenario(kueue_quota("file: kueue.yaml, clusterQueue: web-cq"),
+                                        kueue_quota("file: kueue.yaml, clusterQueue: other-cq"));
+    text += "      replicas: " + std::to_string(replicas) + "\n";
+    return text;
+  };
+  auto r = validate(dir, with_replicas(6));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  r = validate(dir, with_replicas(7));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("needs 7 GPUs at once, but tenant 'web' can hold at most 6 (quota 4, cohort 6)"),
+            std::string::npos)
+      << r.err;
+  // A parent cycle is refused where it closes.
+  std::string cyclic = read_text(dir.file("kueue.yaml"));
+  cyclic.replace(cyclic.find("name: org\nspec:\n"), 16, "name: org\nspec:\n  parent: team-a\n");
+  write_text(dir.file("kueue.yaml"), cyclic);
+  r = validate(dir, with_replicas(1));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("form a cycle through 'team-a'"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace gtw::test

@@ -75,3 +75,64 @@ TEST(QuotaBook, ALendingLimitKeepsTheRestOfTheNominalQuotaGuaranteed) {
 
 }  // namespace
 }  // namespace gtw
+
+namespace gtw {
+namespace {
+
+// Kueue ClusterQueues in a tree of cohorts (KEP-79): org (own quota 2) above team-a and team-b; team-b may borrow
+// at most 1 from org and lends at most 1 of its subtree. cq-c stands alone (a ClusterQueue without a cohort).
+std::vector<TenantSpec> org_tree() {
+  const auto cq = [](const char* name, int nominal, const char* cohort) {
+    TenantSpec t;
+    t.name = name;
+    t.quota_gpus = nominal;
+    t.cluster_queue = name;
+    t.cohort = cohort;
+    return t;
+  };
+  CohortSpec org{"org", "", 2, -1, -1, {}};
+  CohortSpec a{"team-a", "org", 0, -1, -1, {}};
+  CohortSpec b{"team-b", "org", 0, 1, 1, {}};
+  std::vector<TenantSpec> out{cq("cq-a1", 4, "team-a"), cq("cq-a2", 2, "team-a"), cq("cq-b", 4, "team-b"),
+                              cq("cq-c", 3, "")};
+  out[0].cohort_chain = {a, org};
+  out[1].cohort_chain = {a, org};
+  out[2].cohort_chain = {b, org};
+  return out;
+}
+
+TEST(QuotaTree, CohortsLendUpAndBorrowDownWithinTheirLimits) {
+  const auto specs = org_tree();
+  const QuotaTree tree(specs);
+  const std::vector<int> idle(specs.size(), 0);
+  // org's subtree: its own 2 + team-a's 6 + what team-b lends (1 of its 4): 9; cq-a1 may take all of it.
+  EXPECT_EQ(tree.tree_quota(0), 9);
+  EXPECT_EQ(tree.available(0, idle), 9);
+  // team-b: its 3 guaranteed (4 - lending limit 1) + at most 1 more from org.
+  EXPECT_EQ(tree.available(2, idle), 5);
+  // A ClusterQueue without a cohort has its nominal quota only.
+  EXPECT_EQ(tree.available(3, idle), 3);
+  EXPECT_FALSE(tree.same_tree(0, 3));
+  EXPECT_TRUE(tree.same_tree(0, 2));
+  // cq-a1 uses 8: org has 1 left, and team-b keeps its 3 guaranteed.
+  EXPECT_EQ(tree.available(2, {8, 0, 0, 0}), 4);
+  EXPECT_EQ(tree.available(1, {8, 0, 0, 0}), 1);
+}
+
+TEST(QuotaTree, QuotaBookAdmitsAndReclaimsAcrossTheTree) {
+  QuotaBook q(org_tree());
+  EXPECT_EQ(q.admit(1, 0, 8), 4);  // cq-a1: 4 nominal + 4 borrowed (team-a2's 2 and org's 2)
+  EXPECT_TRUE(q.fits(2, 4));
+  EXPECT_FALSE(q.fits(2, 5)) << "team-b's 3 guaranteed + 1 from org";
+  EXPECT_FALSE(q.fits(1, 2)) << "cq-a2's nominal is lent out";
+  // cq-a2 asks for its nominal 2 back: cq-a1's workload (borrowing) is preempted.
+  const auto victims = q.victims(1, 2);
+  ASSERT_TRUE(victims);
+  EXPECT_EQ(*victims, std::vector<int>{1});
+  // The standalone queue neither lends nor borrows, and is never a victim of the tree.
+  EXPECT_TRUE(q.fits(3, 3));
+  EXPECT_FALSE(q.fits(3, 4));
+}
+
+}  // namespace
+}  // namespace gtw
