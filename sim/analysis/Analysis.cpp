@@ -853,6 +853,10 @@ std::string explain_slo(const ScenarioSpec& spec, const SloScope& s, const SloRe
   for (size_t w : s.matching) killed += static_cast<size_t>(a.workloads[w].replicas_killed_by_faults);
   std::string text = std::to_string(r.violated) + " of " + std::to_string(r.evaluated) +
                      (s.request_slo ? " windows" : " jobs") + " violated";
+  if (s.slo.mean_of_ratios)  // RatioTimeslices judges the mean share, not the windows one by one
+    text = "the mean served share over the windows, " + fmt("%.2f%%", 100 * r.compliance) +
+           (r.met ? ", meets" : ", misses") + " the target of " + fmt("%g%%", 100 * s.slo.target) + "; " +
+           std::to_string(r.violated) + " of " + std::to_string(r.evaluated) + " windows were below it";
   if (killed > 0)
     text += "; " + std::to_string(killed) + " replica(s) ended by a GPU fault of " + fault_culprits(spec, s, a);
   if (failed > killed)

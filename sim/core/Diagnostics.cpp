@@ -17,18 +17,31 @@ std::string Diagnostic::format() const {
   return out;
 }
 
+// A finding is reported once however often it is reached (two tenants reading one Kueue file reach its cohorts
+// twice); the same text at one location under another path (a YAML alias) is another finding.
+bool Diagnostics::seen_before(const Diagnostic& d) {
+  std::string key = d.severity == Severity::ERROR ? "E" : "W";
+  key += d.loc.file + ":" + std::to_string(d.loc.line) + ":" + std::to_string(d.loc.column) + ":" + d.path + ":";
+  key += d.message;
+  return !seen_.insert(std::move(key)).second;
+}
+
 void Diagnostics::error(const SourceLoc& loc, std::string path, std::string message) {
   // Counted always, kept only up to the limit: readers compare error_count() before and after a step
-  // to learn whether it failed, which must hold after the limit too (a fuzzed trace read columns at -1).
+  // to learn whether it failed, which must hold after the limit too (a fuzzed trace read columns at -1),
+  // and for a repeated finding.
   if (++error_count_ > MAX_ERRORS) return;
-  items_.push_back({Severity::ERROR, loc, std::move(path), std::move(message)});
+  Diagnostic d{Severity::ERROR, loc, std::move(path), std::move(message)};
+  if (seen_before(d)) return;
+  items_.push_back(std::move(d));
   if (error_count_ == MAX_ERRORS) {
     items_.push_back({Severity::ERROR, loc, "", "too many errors; stopping after " + std::to_string(MAX_ERRORS)});
   }
 }
 
 void Diagnostics::warning(const SourceLoc& loc, std::string path, std::string message) {
-  items_.push_back({Severity::WARNING, loc, std::move(path), std::move(message)});
+  Diagnostic d{Severity::WARNING, loc, std::move(path), std::move(message)};
+  if (!seen_before(d)) items_.push_back(std::move(d));
 }
 
 std::string Diagnostics::format_all() const {

@@ -2,6 +2,7 @@
 // Collected input problems. Loading and validation never stop at the first error: every problem
 // is recorded with its source location and YAML path, and the caller reports them all at once.
 #include <cstddef>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,7 +40,10 @@ class Diagnostics {
   static constexpr size_t MAX_ERRORS = 200;
 
  private:
+  bool seen_before(const Diagnostic& d);
+
   std::vector<Diagnostic> items_;
+  std::set<std::string> seen_;  // one report of a finding that several readers reach (a file shared by tenants)
   size_t error_count_ = 0;
 };
 

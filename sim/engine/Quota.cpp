@@ -45,6 +45,12 @@ std::optional<std::vector<int>> QuotaBook::victims(int tenant, int gpus) const {
   for (const auto& a : newest) {
     if (trial.fits(tenant, gpus)) break;
     if (a.tenant == tenant || trial.borrowed(a.tenant) <= 0 || !tree_.same_tree(a.tenant, tenant)) continue;
+    // Only a borrower whose GPUs would come back to this tenant is preempted: one that borrows inside a cohort
+    // that lends nothing up to it (lendingLimit) frees nothing here.
+    std::vector<int> used = trial.used_gpus();
+    const int before = tree_.available(tenant, used);
+    used[static_cast<size_t>(a.tenant)] -= a.gpus;
+    if (tree_.available(tenant, used) <= before) continue;
     trial.release(a.workload);
     out.push_back(a.workload);
   }

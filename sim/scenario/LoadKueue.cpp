@@ -1,9 +1,10 @@
 // Kueue objects read verbatim as a tenant's GPU quota (docs/scenario.md, "Kueue"): the ClusterQueue named by
 // `tenants[].quota.kueue` (directly, through a LocalQueue, or through the LocalQueues of the tenant's
 // namespace), its nvidia.com/gpu nominalQuota and borrowingLimit, its cohort and preemption policy, and the
-// ResourceFlavor of its GPU quota. The twin's quota model (docs/models/quotas.md) has one flat cohort, GPUs
-// only, no lending limits and reclaim within the cohort as its only preemption: what it cannot honour is
-// refused at its location; CPU and memory quotas and scheduling details are named in warnings.
+// ResourceFlavor of its GPU quota, and the tree of cohorts the file's Cohort objects and other ClusterQueues
+// form around it. The twin's quota model (docs/models/quotas.md) counts GPUs of one flavor, with borrowing and
+// lending limits and reclaim within the tree as its only preemption: what it cannot honour is refused at its
+// location; CPU and memory quotas and scheduling details are named in warnings.
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -58,6 +59,15 @@ bool gpu_count(const std::string& s, int& out) {
   return true;
 }
 
+// The cohort above a Cohort object (`parent`; `parentName` from v1beta2), "" for a root or a plain cohort.
+std::string cohort_parent(const std::vector<Ctx>& docs, const std::string& name) {
+  const Ctx* cohort = find_doc(docs, "Cohort", name);
+  const YAML::Node spec = cohort ? cohort->node["spec"] : YAML::Node();
+  if (!spec || !spec.IsMap()) return "";
+  const std::string parent = field_of(spec, "parent");
+  return parent.empty() ? field_of(spec, "parentName") : parent;
+}
+
 }  // namespace
 
 // quota.kueue: {file, clusterQueue | localQueue | namespace}.
@@ -90,10 +100,12 @@ void Loader::read_kueue_quota(const Ctx& sel, TenantSpec& t) {
       continue;
     }
     const std::string api = field_of(doc.node, "apiVersion");
-    if (api != "kueue.x-k8s.io/v1beta1" && api != "kueue.x-k8s.io/v1beta2") {
+    const bool alpha_cohort = kind == "Cohort" && api == "kueue.x-k8s.io/v1alpha1";  // where Cohort began
+    if (api != "kueue.x-k8s.io/v1beta1" && api != "kueue.x-k8s.io/v1beta2" && !alpha_cohort) {
       const auto at = child(doc, "apiVersion");
       d_.error(at ? at->loc() : doc.loc(), doc.path + ".apiVersion",
-               "apiVersion '" + api + "' is not read; expected kueue.x-k8s.io/v1beta1 or kueue.x-k8s.io/v1beta2");
+               "apiVersion '" + api + "' is not read; expected kueue.x-k8s.io/v1beta1 or kueue.x-k8s.io/v1beta2" +
+                   (kind == "Cohort" ? std::string(" (or v1alpha1 for a Cohort)") : std::string()));
       continue;
     }
     docs.push_back(doc);
@@ -191,59 +203,123 @@ void Loader::read_cluster_queue(const Ctx& cq, const std::vector<Ctx>& docs, Ten
                "no preemption: Kueue's default reclaimWithinCohort is Never, but the twin's quota model always "
                "reclaims lent GPUs by preempting borrowers (as Any); set preemption.reclaimWithinCohort: Any to say "
                "so");
-  read_kueue_cohort(docs, t);
   auto groups = child(*spec, "resourceGroups");
   if (!groups) {
     missing(*spec, "resourceGroups");
     return;
   }
-  read_kueue_resource_groups(*groups, docs, t);
+  read_kueue_resource_groups(*groups, docs, t, QuotaOwner::TENANT_QUEUE);
+  read_kueue_cohort(docs, t);
 }
 
-// The tenant's cohort and those above it: each Cohort object of the file on the way up (spec.parent, or
-// parentName before v1beta1) with its nvidia.com/gpu quota and limits; a cohort without an object is plain.
+// The tenant's cohort and those above it (each Cohort object of the file on the way up; a cohort without an
+// object is plain: no quota, no parent), then the rest of its tree: the file's other Cohort objects and other
+// ClusterQueues whose root cohort is the tenant's. A parent cycle ends the walk; the quota tree reports it.
 void Loader::read_kueue_cohort(const std::vector<Ctx>& docs, TenantSpec& t) {
-  std::string name = t.cohort;
-  while (!name.empty()) {
-    for (const auto& c : t.cohort_chain)
-      if (c.name == name) {
-        d_.error(t.cluster_queue_loc, "",
-                 "the Kueue cohorts above ClusterQueue '" + t.cluster_queue + "' form a cycle through '" + name + "'");
-        return;
-      }
+  std::set<std::string> walked;
+  for (std::string name = t.cohort; !name.empty();) {
+    if (!walked.insert(name).second) return;  // a cycle: QuotaTree reports it, there is no root
     CohortSpec c;
     c.name = name;
-    const Ctx* cohort = find_doc(docs, "Cohort", name);
-    if (!cohort) {
-      t.cohort_chain.push_back(c);  // a plain cohort: no quota of its own, no parent
-      return;
-    }
-    c.loc = cohort->loc();
-    if (auto cs = child(*cohort, "spec"); cs && expect_map(*cs)) {
-      allow_keys(*cs, {"parentName", "parent", "resourceGroups", "fairSharing"}, "a Kueue Cohort");
-      get_string(*cs, "parent", c.parent, false);
-      get_string(*cs, "parentName", c.parent, false);
-      if (auto at = child(*cs, "fairSharing"))
-        d_.warning(at->loc(), at->path, "fair-sharing weights are not simulated");
-      if (auto groups = child(*cs, "resourceGroups")) {
-        // The cohort's own quota, read as a ClusterQueue's (its limits apply towards its parent).
-        TenantSpec own;
-        own.cohort = c.parent;
-        own.cluster_queue = name;
-        read_kueue_resource_groups(*groups, docs, own, true);
-        c.quota_gpus = std::max(0, own.quota_gpus);
-        c.borrowing_limit = own.borrowing_limit;
-        c.lending_limit = own.lending_limit;
-      }
-    }
+    if (const Ctx* cohort = find_doc(docs, "Cohort", name)) read_cohort_object(*cohort, docs, t, c);
     t.cohort_chain.push_back(c);
     name = c.parent;
   }
+  if (t.cohort_chain.empty()) return;
+  const std::string root = t.cohort_chain.back().name;
+  const auto root_of = [&](std::string name) {
+    std::set<std::string> seen;
+    for (;;) {
+      const std::string parent = cohort_parent(docs, name);
+      if (parent.empty()) return name;
+      if (!seen.insert(parent).second) return std::string();
+      name = parent;
+    }
+  };
+  for (const auto& d : docs) {
+    const std::string kind = field_of(d.node, "kind");
+    const std::string name = meta_field(d.node, "name");
+    if (kind == "Cohort" && !walked.count(name) && root_of(name) == root) {
+      CohortSpec c;
+      c.name = name;
+      read_cohort_object(d, docs, t, c);
+      t.cohort_tree.push_back(c);
+    } else if (kind == "ClusterQueue" && name != t.cluster_queue) {
+      const YAML::Node spec = d.node["spec"];
+      if (!spec || !spec.IsMap()) continue;
+      std::string cohort = field_of(spec, "cohort");
+      if (cohort.empty()) cohort = field_of(spec, "cohortName");
+      if (cohort.empty() || root_of(cohort) != root) continue;
+      read_lender_queue(d, docs, t, cohort);
+    }
+  }
+}
+
+// A Cohort object: its parent and its own nvidia.com/gpu quota, read as a ClusterQueue's (its limits apply
+// towards its parent).
+void Loader::read_cohort_object(const Ctx& cohort, const std::vector<Ctx>& docs, const TenantSpec& t, CohortSpec& c) {
+  c.loc = cohort.loc();
+  auto cs = child(cohort, "spec");
+  if (!cs || cs->node.IsNull() || !expect_map(*cs)) return;  // no spec: a root cohort without quota
+  allow_keys(*cs, {"parentName", "parent", "resourceGroups", "fairSharing"}, "a Kueue Cohort");
+  get_string(*cs, "parent", c.parent, false);
+  std::string parent_name;
+  get_string(*cs, "parentName", parent_name, false);
+  if (!parent_name.empty() && !c.parent.empty() && parent_name != c.parent)
+    d_.error(cs->loc(), cs->path,
+             "both parent ('" + c.parent + "') and parentName ('" + parent_name +
+                 "'): give one (parent up to v1beta1, parentName from v1beta2)");
+  if (c.parent.empty()) c.parent = parent_name;
+  if (auto at = child(*cs, "fairSharing")) d_.warning(at->loc(), at->path, "fair-sharing weights are not simulated");
+  auto groups = child(*cs, "resourceGroups");
+  if (!groups) return;
+  TenantSpec own;
+  own.cohort = c.parent;
+  own.cluster_queue = c.name;
+  read_kueue_resource_groups(*groups, docs, own, QuotaOwner::COHORT);
+  c.quota_gpus = std::max(0, own.quota_gpus);
+  c.borrowing_limit = own.borrowing_limit;
+  c.lending_limit = own.lending_limit;
+  warn_other_flavor(*groups, "Cohort '" + c.name + "'", own.gpu_flavor, t);
+}
+
+// A ClusterQueue of the tenant's tree that may be no tenant's: it lends its nvidia.com/gpu quota (QuotaTree
+// skips it when another tenant has it).
+void Loader::read_lender_queue(const Ctx& cq, const std::vector<Ctx>& docs, TenantSpec& t, const std::string& cohort) {
+  auto spec = child(cq, "spec");
+  auto groups = spec ? child(*spec, "resourceGroups") : std::nullopt;
+  if (!groups) return;
+  TenantSpec other;
+  other.cohort = cohort;
+  other.cluster_queue = meta_field(cq.node, "name");
+  read_kueue_resource_groups(*groups, docs, other, QuotaOwner::LENDER_QUEUE);
+  if (other.quota_gpus <= 0) return;
+  CohortSpec q;
+  q.name = other.cluster_queue;
+  q.parent = cohort;
+  q.quota_gpus = other.quota_gpus;
+  q.borrowing_limit = other.borrowing_limit;
+  q.lending_limit = other.lending_limit;
+  q.loc = cq.loc();
+  q.cluster_queue = true;
+  t.cohort_tree.push_back(q);
+  warn_other_flavor(*groups, "ClusterQueue '" + q.name + "'", other.gpu_flavor, t);
+}
+
+// The twin's quota has one GPU flavor: quota of another flavor in the tenant's tree is counted as if it were
+// the tenant's (Kueue would keep the flavors apart).
+void Loader::warn_other_flavor(const Ctx& groups, const std::string& who, const std::string& flavor,
+                               const TenantSpec& t) {
+  if (flavor.empty() || t.gpu_flavor.empty() || flavor == t.gpu_flavor) return;
+  d_.warning(groups.loc(), groups.path,
+             who + " gives its nvidia.com/gpu quota in flavor '" + flavor + "', ClusterQueue '" + t.cluster_queue +
+                 "' in '" + t.gpu_flavor +
+                 "': the twin's quota has one GPU flavor and counts both as one (Kueue keeps flavors apart)");
 }
 
 // resourceGroups[].flavors[].resources[]: the one flavor with an nvidia.com/gpu quota gives the tenant's quota.
 void Loader::read_kueue_resource_groups(const Ctx& groups, const std::vector<Ctx>& docs, TenantSpec& t,
-                                        bool of_cohort) {
+                                        QuotaOwner owner) {
   std::vector<std::string> ignored;
   std::optional<Ctx> gpu_flavor;
   for (const auto& g : items(groups)) {
@@ -267,7 +343,9 @@ void Loader::read_kueue_resource_groups(const Ctx& groups, const std::vector<Ctx
         allow_keys(r, {"name", "nominalQuota", "borrowingLimit", "lendingLimit"}, "a Kueue resource quota");
         std::string name;
         get_string(r, "name", name, true);
-        if (name.rfind("nvidia.com/mig-", 0) == 0) {
+        if (owner == QuotaOwner::LENDER_QUEUE && name != "nvidia.com/gpu") {
+          continue;  // another queue's other resources are not the tenant's concern
+        } else if (name.rfind("nvidia.com/mig-", 0) == 0) {
           const auto at = child(r, "name");
           d_.error(
               at->loc(), at->path,
@@ -281,7 +359,8 @@ void Loader::read_kueue_resource_groups(const Ctx& groups, const std::vector<Ctx
                    "model (one GPU quota per tenant); keep one flavor");
         } else {
           gpu_flavor = fl;
-          read_kueue_gpu_quota(r, t);
+          get_string(fl, "name", t.gpu_flavor, false);
+          read_kueue_gpu_quota(r, t, owner);
         }
       }
     }
@@ -289,7 +368,7 @@ void Loader::read_kueue_resource_groups(const Ctx& groups, const std::vector<Ctx
   if (!ignored.empty())
     d_.warning(groups.loc(), groups.path,
                "quotas of " + joined(ignored) + " are ignored: the twin's quota counts GPUs (nvidia.com/gpu) only");
-  if (of_cohort) return;  // a cohort's quota: GPUs or none; its flavor selects no pool
+  if (owner != QuotaOwner::TENANT_QUEUE) return;  // GPUs or none; its flavor selects no pool
   if (!gpu_flavor) {
     d_.error(groups.loc(), groups.path,
              "ClusterQueue '" + t.cluster_queue +
@@ -301,7 +380,7 @@ void Loader::read_kueue_resource_groups(const Ctx& groups, const std::vector<Ctx
 }
 
 // {name: nvidia.com/gpu, nominalQuota, borrowingLimit, lendingLimit}.
-void Loader::read_kueue_gpu_quota(const Ctx& r, TenantSpec& t) {
+void Loader::read_kueue_gpu_quota(const Ctx& r, TenantSpec& t, QuotaOwner owner) {
   for (const char* key : {"nominalQuota", "borrowingLimit", "lendingLimit"}) {
     auto at = child(r, key);
     if (!at) {
@@ -324,7 +403,9 @@ void Loader::read_kueue_gpu_quota(const Ctx& r, TenantSpec& t) {
     d_.error(at->loc(), at->path, "a borrowingLimit needs a cohort to borrow from (Kueue refuses it without one)");
   if (auto at = child(r, "lendingLimit"); at && t.cohort.empty())
     d_.error(at->loc(), at->path, "a lendingLimit needs a cohort to lend to (Kueue refuses it without one)");
-  if (auto at = child(r, "lendingLimit"); at && t.quota_gpus >= 0 && t.lending_limit > t.quota_gpus)
+  // A cohort lends from its whole subtree, so its lendingLimit may pass its own nominal quota.
+  if (auto at = child(r, "lendingLimit");
+      at && owner != QuotaOwner::COHORT && t.quota_gpus >= 0 && t.lending_limit > t.quota_gpus)
     d_.error(at->loc(), at->path,
              "lendingLimit " + std::to_string(t.lending_limit) + " is more than the nominalQuota " +
                  std::to_string(t.quota_gpus));

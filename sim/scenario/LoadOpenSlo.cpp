@@ -620,9 +620,11 @@ void Loader::read_openslo_objective(const Ctx& obj, const std::string& budgeting
     // The mean of the slices' good/total shares against target: defined for ratio indicators only.
     if (!m.ratio || slo.kind != SloKind::AVAILABILITY) {
       refuse(obj,
-             "RatioTimeslices averages the good/total share of each slice: it needs a ratioMetric indicator, "
-             "this one is " +
-                 std::string(slo_kind_name(slo.kind)) + "; use Timeslices");
+             "RatioTimeslices averages the good/total share of each slice: it needs a ratioMetric indicator "
+             "of served requests; this one is " +
+                 (m.ratio ? "a ratioMetric mapped to the twin's " + std::string(slo_kind_name(slo.kind))
+                          : "a thresholdMetric (the twin's " + std::string(slo_kind_name(slo.kind)) + ")") +
+                 "; use Timeslices");
       return;
     }
     if (slice_at)

@@ -169,9 +169,13 @@ class Loader {
   void read_cluster_queue(const Ctx& cq, const std::vector<Ctx>& docs, TenantSpec& t);
   void read_kueue_preemption(const Ctx& p, bool cohort);
   void read_kueue_cohort(const std::vector<Ctx>& docs, TenantSpec& t);
-  void read_kueue_resource_groups(const Ctx& groups, const std::vector<Ctx>& docs, TenantSpec& t,
-                                  bool of_cohort = false);
-  void read_kueue_gpu_quota(const Ctx& resource, TenantSpec& t);
+  void read_cohort_object(const Ctx& cohort, const std::vector<Ctx>& docs, const TenantSpec& t, CohortSpec& c);
+  void read_lender_queue(const Ctx& cq, const std::vector<Ctx>& docs, TenantSpec& t, const std::string& cohort);
+  void warn_other_flavor(const Ctx& groups, const std::string& who, const std::string& flavor, const TenantSpec& t);
+  // Whose resourceGroups are read: the tenant's ClusterQueue, a Cohort above it, or another ClusterQueue of its tree.
+  enum class QuotaOwner { TENANT_QUEUE, COHORT, LENDER_QUEUE };
+  void read_kueue_resource_groups(const Ctx& groups, const std::vector<Ctx>& docs, TenantSpec& t, QuotaOwner owner);
+  void read_kueue_gpu_quota(const Ctx& resource, TenantSpec& t, QuotaOwner owner);
   void read_kueue_flavor(const Ctx& flavor_quota, const std::vector<Ctx>& docs, TenantSpec& t);
   void read_tenant(const Ctx& c, TenantSpec& tenant);
   void read_slo(const Ctx& c, SloSpec& slo);

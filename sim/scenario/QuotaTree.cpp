@@ -8,13 +8,65 @@ namespace gtw {
 namespace {
 // The cohort every tenant with the scenario's own quota (no ClusterQueue) belongs to.
 const char* const IMPLICIT_COHORT = "(tenants with a quota)";
+
+// A plain cohort (a name without a Cohort object) defines nothing: no location, parent, quota or limits.
+bool has_object(const CohortSpec& c) {
+  return !c.loc.file.empty() || c.loc.line > 0 || !c.parent.empty() || c.quota_gpus != 0 || c.borrowing_limit >= 0 ||
+         c.lending_limit >= 0;
+}
 }  // namespace
 
 int QuotaTree::cohort_node(const std::string& name) {
   for (size_t i = 0; i < nodes_.size(); ++i)
-    if (nodes_[i].tenant < 0 && nodes_[i].name == name) return static_cast<int>(i);
-  nodes_.push_back({name, -1, 0, -1, -1, -1});
+    if (nodes_[i].tenant < 0 && !nodes_[i].lender_queue && nodes_[i].name == name) return static_cast<int>(i);
+  Node n;
+  n.name = name;
+  nodes_.push_back(n);
   return static_cast<int>(nodes_.size() - 1);
+}
+
+// A cohort as a Cohort object gives it; a name without an object (a plain cohort) defines nothing, and one
+// object read through two tenants' files must say the same both times.
+void QuotaTree::define_cohort(const CohortSpec& c, size_t tenant, std::vector<const CohortSpec*>& defined,
+                              Diagnostics* diags) {
+  const int n = cohort_node(c.name);
+  if (!has_object(c)) return;
+  defined.resize(nodes_.size(), nullptr);
+  if (const CohortSpec* before = defined[static_cast<size_t>(n)]) {
+    const bool same = before->parent == c.parent && before->quota_gpus == c.quota_gpus &&
+                      before->borrowing_limit == c.borrowing_limit && before->lending_limit == c.lending_limit;
+    if (!same && diags)
+      diags->error(c.loc, "spec.tenants[" + std::to_string(tenant) + "].quota.kueue",
+                   "Cohort '" + c.name + "' is defined differently here than at " + before->loc.file + ":" +
+                       std::to_string(before->loc.line));
+    return;
+  }
+  defined[static_cast<size_t>(n)] = &c;
+  const int parent = c.parent.empty() ? -1 : cohort_node(c.parent);
+  Node& node = nodes_[static_cast<size_t>(n)];
+  node.nominal = c.quota_gpus;
+  node.borrowing_limit = c.borrowing_limit;
+  node.lending_limit = c.lending_limit;
+  node.parent = parent;
+  node.loc = c.loc;
+}
+
+// A ClusterQueue of a tenant's tree that no tenant has: it lends its quota and uses none.
+void QuotaTree::add_lender_queue(const CohortSpec& q, const std::vector<TenantSpec>& tenants) {
+  for (const auto& t : tenants)
+    if (t.cluster_queue == q.name) return;  // the tenant's own leaf
+  for (const auto& n : nodes_)
+    if (n.lender_queue && n.name == q.name) return;
+  Node n;
+  n.name = q.name;
+  n.nominal = q.quota_gpus;
+  n.borrowing_limit = q.borrowing_limit;
+  n.lending_limit = q.lending_limit;
+  n.lender_queue = true;
+  n.loc = q.loc;
+  nodes_.push_back(n);
+  const int parent = q.parent.empty() ? -1 : cohort_node(q.parent);
+  nodes_.back().parent = parent;
 }
 
 QuotaTree::QuotaTree(const std::vector<TenantSpec>& tenants, Diagnostics* diags) {
@@ -24,51 +76,69 @@ QuotaTree::QuotaTree(const std::vector<TenantSpec>& tenants, Diagnostics* diags)
     const TenantSpec& ts = tenants[t];
     if (ts.quota_gpus < 0) continue;
     leaf_of_[t] = static_cast<int>(nodes_.size());
-    nodes_.push_back({ts.name, -1, ts.quota_gpus, ts.borrowing_limit, ts.lending_limit, static_cast<int>(t)});
+    Node leaf;
+    leaf.name = ts.name;
+    leaf.nominal = ts.quota_gpus;
+    leaf.borrowing_limit = ts.borrowing_limit;
+    leaf.lending_limit = ts.lending_limit;
+    leaf.tenant = static_cast<int>(t);
+    leaf.loc = ts.cluster_queue_loc;
+    nodes_.push_back(leaf);
     const std::string cohort = ts.cluster_queue.empty() && ts.cohort.empty() ? IMPLICIT_COHORT : ts.cohort;
     if (cohort.empty()) continue;  // a ClusterQueue without a cohort stands alone
-    nodes_[static_cast<size_t>(leaf_of_[t])].parent = cohort_node(cohort);
-    for (const CohortSpec& c : ts.cohort_chain) {
-      const int n = cohort_node(c.name);
-      defined.resize(nodes_.size(), nullptr);
-      if (const CohortSpec* before = defined[static_cast<size_t>(n)]) {
-        const bool same = before->parent == c.parent && before->quota_gpus == c.quota_gpus &&
-                          before->borrowing_limit == c.borrowing_limit && before->lending_limit == c.lending_limit;
-        if (!same && diags)
-          diags->error(c.loc, "spec.tenants[" + std::to_string(t) + "].quota.kueue",
-                       "Cohort '" + c.name + "' is defined differently here than for another tenant's ClusterQueue");
-        continue;
-      }
-      defined[static_cast<size_t>(n)] = &c;
-      Node& node = nodes_[static_cast<size_t>(n)];
-      node.nominal = c.quota_gpus;
-      node.borrowing_limit = c.borrowing_limit;
-      node.lending_limit = c.lending_limit;
-      if (!c.parent.empty()) {
-        const int p = cohort_node(c.parent);
-        nodes_[static_cast<size_t>(n)].parent = p;
-      }
-    }
+    const int parent = cohort_node(cohort);
+    nodes_[static_cast<size_t>(leaf_of_[t])].parent = parent;
+    for (const CohortSpec& c : ts.cohort_chain) define_cohort(c, t, defined, diags);
+    for (const CohortSpec& c : ts.cohort_tree)
+      if (!c.cluster_queue) define_cohort(c, t, defined, diags);
   }
-  // A parent cycle would make every walk to the root endless: cut it where it closes.
-  for (size_t n = 0; n < nodes_.size(); ++n) {
-    std::vector<bool> seen(nodes_.size(), false);
-    for (int x = static_cast<int>(n); x >= 0; x = nodes_[static_cast<size_t>(x)].parent) {
-      if (seen[static_cast<size_t>(x)]) {
-        if (diags)
-          diags->error(SourceLoc{}, "spec.tenants",
-                       "the Kueue cohorts above '" + nodes_[n].name + "' form a cycle through '" +
-                           nodes_[static_cast<size_t>(x)].name + "'");
-        for (auto& node : nodes_)
-          if (node.parent == x) node.parent = -1;
-        break;
-      }
-      seen[static_cast<size_t>(x)] = true;
-    }
-  }
+  for (const auto& ts : tenants)
+    for (const CohortSpec& c : ts.cohort_tree)
+      if (c.cluster_queue) add_lender_queue(c, tenants);
+  cut_cycles(diags);
   children_.assign(nodes_.size(), {});
   for (size_t n = 0; n < nodes_.size(); ++n)
     if (nodes_[n].parent >= 0) children_[static_cast<size_t>(nodes_[n].parent)].push_back(static_cast<int>(n));
+  subtree_quota_.assign(nodes_.size(), 0);
+  guaranteed_.assign(nodes_.size(), 0);
+  for (size_t n = 0; n < nodes_.size(); ++n)
+    if (nodes_[n].parent < 0) cache_quotas(static_cast<int>(n));
+}
+
+// A parent cycle would make every walk to the root endless: it is reported once, at the Cohort object where it
+// closes, and cut there.
+void QuotaTree::cut_cycles(Diagnostics* diags) {
+  for (size_t n = 0; n < nodes_.size(); ++n) {
+    std::vector<bool> seen(nodes_.size(), false);
+    for (int x = static_cast<int>(n); x >= 0; x = nodes_[static_cast<size_t>(x)].parent) {
+      if (!seen[static_cast<size_t>(x)]) {
+        seen[static_cast<size_t>(x)] = true;
+        continue;
+      }
+      Node& closing = nodes_[static_cast<size_t>(x)];
+      std::string ring = closing.name;
+      for (int y = closing.parent; y >= 0 && y != x; y = nodes_[static_cast<size_t>(y)].parent)
+        ring += " -> " + nodes_[static_cast<size_t>(y)].name;
+      if (diags)
+        diags->error(closing.loc, "Cohort[" + closing.name + "].spec",
+                     "the Kueue cohorts form a cycle of parents (" + ring + " -> " + closing.name +
+                         "); Kueue's cohorts must form a tree");
+      closing.parent = -1;
+      break;
+    }
+  }
+}
+
+void QuotaTree::cache_quotas(int node) {
+  const auto n = static_cast<size_t>(node);
+  int q = nodes_[n].nominal;
+  for (int c : children_[n]) {
+    cache_quotas(c);
+    q += subtree_quota_[static_cast<size_t>(c)] - guaranteed_[static_cast<size_t>(c)];
+  }
+  subtree_quota_[n] = q;
+  const int limit = nodes_[n].lending_limit;
+  guaranteed_[n] = limit >= 0 ? std::max(0, q - limit) : 0;
 }
 
 int QuotaTree::root(int node) const {
@@ -76,36 +146,26 @@ int QuotaTree::root(int node) const {
   return node;
 }
 
-int QuotaTree::subtree_quota(int node) const {
-  int q = nodes_[static_cast<size_t>(node)].nominal;
-  for (int c : children_[static_cast<size_t>(node)]) q += subtree_quota(c) - guaranteed(c);
-  return q;
-}
-
-// The part of a node's subtree quota its lendingLimit keeps for it (all of it is lent without a limit).
-int QuotaTree::guaranteed(int node) const {
-  const int limit = nodes_[static_cast<size_t>(node)].lending_limit;
-  return limit >= 0 ? std::max(0, subtree_quota(node) - limit) : 0;
-}
-
-// A leaf's GPUs in use; a cohort's, what its children use beyond their guaranteed parts.
+// A tenant's GPUs in use; a cohort's, what its children use beyond their guaranteed parts; a lender queue's none.
 int QuotaTree::usage(int node, const std::vector<int>& used) const {
   const Node& n = nodes_[static_cast<size_t>(node)];
   if (n.tenant >= 0) return static_cast<size_t>(n.tenant) < used.size() ? used[static_cast<size_t>(n.tenant)] : 0;
   int u = 0;
-  for (int c : children_[static_cast<size_t>(node)]) u += std::max(0, usage(c, used) - guaranteed(c));
+  for (int c : children_[static_cast<size_t>(node)])
+    u += std::max(0, usage(c, used) - guaranteed_[static_cast<size_t>(c)]);
   return u;
 }
 
 int QuotaTree::available_at(int node, const std::vector<int>& used) const {
-  const Node& n = nodes_[static_cast<size_t>(node)];
+  const auto i = static_cast<size_t>(node);
+  const Node& n = nodes_[i];
   const int u = usage(node, used);
-  if (n.parent < 0) return subtree_quota(node) - u;
-  const int g = guaranteed(node);
+  if (n.parent < 0) return subtree_quota_[i] - u;
+  const int g = guaranteed_[i];
   const int local = std::max(0, g - u);
   int from_parent = available_at(n.parent, used);
   if (n.borrowing_limit >= 0) {
-    const int stored_in_parent = subtree_quota(node) - g;
+    const int stored_in_parent = subtree_quota_[i] - g;
     const int used_in_parent = std::max(0, u - g);
     from_parent = std::min(from_parent, stored_in_parent - used_in_parent + n.borrowing_limit);
   }
@@ -128,7 +188,7 @@ bool QuotaTree::same_tree(int a, int b) const {
 int QuotaTree::tree_quota(int tenant) const {
   const int leaf =
       tenant >= 0 && static_cast<size_t>(tenant) < leaf_of_.size() ? leaf_of_[static_cast<size_t>(tenant)] : -1;
-  return leaf < 0 ? 0 : subtree_quota(root(leaf));
+  return leaf < 0 ? 0 : subtree_quota_[static_cast<size_t>(root(leaf))];
 }
 
 }  // namespace gtw

@@ -1,11 +1,12 @@
 #pragma once
-// The tree of GPU quotas that Kueue's cohorts form (docs/models/quotas.md): tenants with a quota are its leaves,
-// cohorts its inner nodes. A node's subtree quota is its own nominal quota plus what its children lend
-// (their subtree quota less the part their lendingLimit keeps back, the guaranteed part); its usage counts
-// against its guaranteed part first and the rest against its parent. What a tenant may still take is its
-// guaranteed part left plus what its parent has left, capped by its borrowingLimit, up to the root: Kueue's
-// hierarchical-cohort rule for one resource. Tenants whose quota is the scenario's own (no ClusterQueue) share
-// one implicit cohort, as the flat model always had them; a ClusterQueue without a cohort stands alone.
+// The tree of GPU quotas that Kueue's cohorts form (docs/models/quotas.md): ClusterQueues are its leaves (the
+// tenants', and those of the file that no tenant has, which lend their quota unused), cohorts its inner nodes.
+// A node's subtree quota is its own nominal quota plus what its children lend (their subtree quota less the
+// part their lendingLimit keeps back, the guaranteed part); its usage counts against its guaranteed part first
+// and the rest against its parent. What a tenant may still take is its guaranteed part left plus what its
+// parent has left, capped by its borrowingLimit, up to the root: Kueue's hierarchical-cohort rule for one
+// resource. Tenants whose quota is the scenario's own (no ClusterQueue) share one implicit cohort, as the flat
+// model always had them; a ClusterQueue without a cohort stands alone.
 #include <string>
 #include <vector>
 
@@ -34,18 +35,24 @@ class QuotaTree {
     int nominal = 0;
     int borrowing_limit = -1;
     int lending_limit = -1;
-    int tenant = -1;  // a leaf's tenant
+    int tenant = -1;            // a tenant's leaf
+    bool lender_queue = false;  // a ClusterQueue no tenant has: a leaf with no usage
+    SourceLoc loc;              // where the node is defined (a Cohort object, a ClusterQueue)
   };
   int cohort_node(const std::string& name);
+  void define_cohort(const CohortSpec& c, size_t tenant, std::vector<const CohortSpec*>& defined, Diagnostics* diags);
+  void add_lender_queue(const CohortSpec& q, const std::vector<TenantSpec>& tenants);
+  void cut_cycles(Diagnostics* diags);
+  void cache_quotas(int node);
   int root(int node) const;
-  int subtree_quota(int node) const;
-  int guaranteed(int node) const;
   int usage(int node, const std::vector<int>& used) const;
   int available_at(int node, const std::vector<int>& used) const;
 
   std::vector<Node> nodes_;
   std::vector<std::vector<int>> children_;
-  std::vector<int> leaf_of_;  // tenant -> node, -1 without a quota
+  std::vector<int> subtree_quota_;  // own nominal + what the children lend
+  std::vector<int> guaranteed_;     // the part of the subtree quota the lendingLimit keeps back
+  std::vector<int> leaf_of_;        // tenant -> node, -1 without a quota
 };
 
 }  // namespace gtw

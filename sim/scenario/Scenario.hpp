@@ -170,7 +170,9 @@ struct CohortSpec {
   int quota_gpus = 0;
   int borrowing_limit = -1;
   int lending_limit = -1;
-  SourceLoc loc;
+  SourceLoc loc;  // the Cohort object; unknown for a plain cohort (a name without an object)
+  // A ClusterQueue of the tree that is no tenant's: a leaf that lends its quota and uses none (parent: its cohort).
+  bool cluster_queue = false;
 };
 
 struct TenantSpec {
@@ -195,6 +197,10 @@ struct TenantSpec {
   // Its cohort and the cohorts above it, as the file's Cohort objects give them (a name without an object is a
   // plain cohort: no quota, no parent). The quota tree (QuotaTree.hpp) joins the tenants' chains by name.
   std::vector<CohortSpec> cohort_chain;
+  // The rest of the tree the file gives: every other Cohort object under the same root cohort, and every other
+  // ClusterQueue in it (those no tenant has lend their quota, unused).
+  std::vector<CohortSpec> cohort_tree;
+  std::string gpu_flavor;  // the ResourceFlavor of the ClusterQueue's nvidia.com/gpu quota
   std::vector<std::pair<std::string, std::string>> flavor_node_labels;  // the GPU flavor's nodeLabels
   SourceLoc cluster_queue_loc;
   SourceLoc flavor_loc;

@@ -134,13 +134,14 @@ void check_quotas(const ScenarioSpec& spec, Diagnostics& diags) {
     if (t.quota_gpus < 0) continue;
     const int needs = (w.kind == WorkloadKind::TRAINING ? 1 : w.replicas) * w.gpus;
     const int most = tree.available(w.tenant_index, idle);
-    const int cohort = tree.tree_quota(w.tenant_index);
     if (needs > most)
       diags.error(w.loc, "spec.workloads[" + std::to_string(i) + "]",
                   "workload '" + w.name + "' needs " + std::to_string(needs) + " GPUs at once, but tenant '" + t.name +
-                      "' can hold at most " + std::to_string(most) + " (quota " + std::to_string(t.quota_gpus) +
-                      (t.borrowing_limit >= 0 ? " + borrowing limit " + std::to_string(t.borrowing_limit) : "") +
-                      ", cohort " + std::to_string(cohort) + "): it would never be admitted");
+                      "' can hold at most " + std::to_string(most) + " with nothing else in use (quota " +
+                      std::to_string(t.quota_gpus) + ", the rest borrowed from its cohorts" +
+                      (t.borrowing_limit >= 0 ? " within its borrowing limit " + std::to_string(t.borrowing_limit)
+                                              : std::string()) +
+                      "): it would never be admitted");
   }
 }
 

@@ -441,6 +441,9 @@ TEST(K8sInput, RatioTimeslicesIsTheMeanOfTheWindowsServedShares) {
   EXPECT_NE(s["compliance"].get<double>(), 1.0 - static_cast<double>(below) / static_cast<double>(n));
   EXPECT_EQ(s["met"].get<bool>(), s["compliance"].get<double>() >= 0.99);
   EXPECT_NEAR(s["error_budget_burn"].get<double>(), (1 - s["compliance"].get<double>()) / 0.01, 1e-9);
+  // The explanation judges the mean share, not the windows one by one.
+  EXPECT_EQ(s["explanation"].get<std::string>().rfind("the mean served share over the windows, ", 0), 0u)
+      << s["explanation"];
 
   // A threshold indicator has no share to average: refused at the objective, with the reason.
   write_text(dir.file("threshold.yaml"),
@@ -452,7 +455,8 @@ TEST(K8sInput, RatioTimeslicesIsTheMeanOfTheWindowsServedShares) {
   const auto refused = validate(dir, tenants_scenario(openslo_item("file: " + dir.file("threshold.yaml"))));
   EXPECT_EQ(refused.exit_code, 2);
   EXPECT_NE(refused.err.find("threshold.yaml:15:7: error: SLO[p99].spec.objectives[0]: RatioTimeslices averages the "
-                             "good/total share of each slice: it needs a ratioMetric indicator, this one is latency"),
+                             "good/total share of each slice: it needs a ratioMetric indicator of served requests; "
+                             "this one is a thresholdMetric (the twin's latency)"),
             std::string::npos)
       << refused.err;
 }
@@ -582,16 +586,33 @@ TEST(K8sInput, KueueCohortTreesGiveWhatEachQueueMayBorrow) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   r = validate(dir, with_replicas(7));
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("needs 7 GPUs at once, but tenant 'web' can hold at most 6 (quota 4, cohort 6)"),
+  EXPECT_NE(r.err.find("needs 7 GPUs at once, but tenant 'web' can hold at most 6 with nothing else in use "
+                       "(quota 4, the rest borrowed from its cohorts)"),
             std::string::npos)
       << r.err;
-  // A parent cycle is refused where it closes.
-  std::string cyclic = read_text(dir.file("kueue.yaml"));
+  const std::string tree = read_text(dir.file("kueue.yaml"));
+  // The rest of the tree lends too: a sibling cohort of team-a with a quota of its own (3, under org, no
+  // tenant's queue in it) and a ClusterQueue of team-a that no tenant has (4): 6 + 3 + 4.
+  std::string wider = tree +
+                      "---\napiVersion: kueue.x-k8s.io/v1alpha1\nkind: Cohort\nmetadata:\n  name: spare\n"
+                      "spec:\n  parentName: org\n  resourceGroups:\n  - coveredResources: [nvidia.com/gpu]\n"
+                      "    flavors:\n    - name: h100\n      resources:\n      - name: nvidia.com/gpu\n"
+                      "        nominalQuota: 3\n        lendingLimit: 3\n---\n" +
+                      queue("idle-cq", "team-a");
+  write_text(dir.file("kueue.yaml"), wider);
+  r = validate(dir, with_replicas(13));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  r = validate(dir, with_replicas(14));
+  EXPECT_NE(r.err.find("can hold at most 13 with nothing else in use"), std::string::npos) << r.err;
+  // A parent cycle is refused once, where it closes, with the ring of cohorts.
+  std::string cyclic = tree;
   cyclic.replace(cyclic.find("name: org\nspec:\n"), 16, "name: org\nspec:\n  parent: team-a\n");
   write_text(dir.file("kueue.yaml"), cyclic);
   r = validate(dir, with_replicas(1));
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("form a cycle through 'team-a'"), std::string::npos) << r.err;
+  const std::string ring = "form a cycle of parents (team-a -> org -> team-a)";
+  ASSERT_NE(r.err.find(ring), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find(ring, r.err.find(ring) + 1), std::string::npos) << "reported once: " << r.err;
 }
 
 }  // namespace

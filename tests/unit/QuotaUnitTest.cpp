@@ -134,5 +134,53 @@ TEST(QuotaTree, QuotaBookAdmitsAndReclaimsAcrossTheTree) {
   EXPECT_FALSE(q.fits(3, 4));
 }
 
+// Reclaim preempts only borrowers whose GPUs come back to the claimant: a1 lends to a2 inside team-a, which lends
+// nothing up to org (lendingLimit 0); b1 lends to b2 inside team-b. When b1 wants its quota back, a2's workload
+// (the newest) borrows in the same tree but frees nothing for b1: only b2's is preempted.
+TEST(QuotaTree, ReclaimSkipsBorrowersWhoseReleaseDoesNotHelp) {
+  const auto cq = [](const char* name, int nominal, const char* cohort) {
+    TenantSpec t;
+    t.name = name;
+    t.quota_gpus = nominal;
+    t.cluster_queue = name;
+    t.cohort = cohort;
+    return t;
+  };
+  CohortSpec team_a{"team-a", "org", 0, -1, 0, {"kueue.yaml", 1, 1}};
+  CohortSpec team_b{"team-b", "org", 0, -1, -1, {"kueue.yaml", 2, 1}};
+  CohortSpec org{"org", "", 0, -1, -1, {}};
+  std::vector<TenantSpec> specs{cq("a1", 4, "team-a"), cq("a2", 0, "team-a"), cq("b1", 4, "team-b"),
+                                cq("b2", 0, "team-b")};
+  specs[0].cohort_chain = specs[1].cohort_chain = {team_a, org};
+  specs[2].cohort_chain = specs[3].cohort_chain = {team_b, org};
+  QuotaBook q(specs);
+  EXPECT_EQ(q.admit(10, 3, 4), 4);  // b2 borrows b1's 4
+  EXPECT_EQ(q.admit(11, 1, 4), 4);  // a2 borrows a1's 4 (team-a keeps them)
+  const auto victims = q.victims(2, 4);
+  ASSERT_TRUE(victims);
+  EXPECT_EQ(*victims, std::vector<int>{10});
+}
+
+// Every ClusterQueue and Cohort of the tree lends, also those no tenant has (they come in cohort_tree), and a
+// cohort may lend more than its own nominal quota (its subtree's).
+TEST(QuotaTree, QueuesAndCohortsWithoutTenantsLendTheirQuota) {
+  TenantSpec web;
+  web.name = "web";
+  web.quota_gpus = 4;
+  web.cluster_queue = "web-cq";
+  web.cohort = "team-a";
+  CohortSpec team_a{"team-a", "org", 0, -1, -1, {"k.yaml", 1, 1}};
+  CohortSpec org{"org", "", 0, -1, -1, {"k.yaml", 2, 1}};
+  CohortSpec spare{"spare", "org", 8, -1, 10, {"k.yaml", 3, 1}};
+  CohortSpec idle_queue{"idle-cq", "team-a", 2, -1, -1, {"k.yaml", 4, 1}, true};
+  CohortSpec spare_queue{"spare-cq", "spare", 3, -1, -1, {"k.yaml", 5, 1}, true};
+  web.cohort_chain = {team_a, org};
+  web.cohort_tree = {spare, idle_queue, spare_queue};
+  const QuotaTree tree({web});
+  // 4 own + 2 (idle-cq) + 10 (spare lends 10 of its 8 + 3).
+  EXPECT_EQ(tree.available(0, {0}), 16);
+  EXPECT_EQ(tree.available(0, {5}), 11);
+}
+
 }  // namespace
 }  // namespace gtw
