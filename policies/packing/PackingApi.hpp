@@ -81,10 +81,11 @@ struct FragDistribution {
   /// Must be called after `classes` change (from_pods does).
   void prepare();
 
-  /// Classes of the given pods weighted by how often each occurs. popularity_percent < 100 keeps only
-  /// the most popular classes (in steps of 10 classes, as the reference simulator does) that together
-  /// cover that share of the pods.
-  static FragDistribution from_pods(const std::vector<PodRequest>& pods, double popularity_percent = 100);
+  /// Classes of the given pods weighted by how often each occurs (a pod without a CPU request counts as
+  /// 100 milli-CPU, as the reference simulator's typical pods do). popularity_percent < 100 keeps only the
+  /// most popular classes, added `step` at a time (1 in the published experiments), until they cover that
+  /// share of the pods; equally popular classes go larger key first (CPU, GPU milli, GPU count, models).
+  static FragDistribution from_pods(const std::vector<PodRequest>& pods, double popularity_percent = 100, int step = 1);
 };
 
 /// frag_gpu_milli of one node state times FragDistribution::total_weight (an exact integer): for every
@@ -106,13 +107,15 @@ struct Placement {
 };
 
 /// How a policy chooses among equally scored nodes: uniformly at random from the replay's seeded stream
-/// (the Kubernetes scheduler's rule), or the lowest-numbered node.
-enum class TieBreak { RANDOM, FIRST };
+/// (the Kubernetes scheduler's rule), the lowest-numbered node, or the node of lowest rank (RANK: the
+/// published simulator renames nodes with a random prefix and keeps the smallest name among equal scores).
+enum class TieBreak { RANDOM, FIRST, RANK };
 
 /// Context shared by every policy of one replay.
 struct PackingContext {
   const FragDistribution* distribution = nullptr;  // the target workload (FGD)
   TieBreak tie_break = TieBreak::RANDOM;
+  const std::vector<int>* node_rank = nullptr;  // per node, for TieBreak::RANK
 };
 
 class PackingPolicy {

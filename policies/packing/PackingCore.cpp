@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <stdexcept>
 #include <tuple>
@@ -38,27 +39,30 @@ bool fits(const ClusterState& state, int node, const PodRequest& pod) {
   return usable >= pod.num_gpu;
 }
 
-FragDistribution FragDistribution::from_pods(const std::vector<PodRequest>& pods, double popularity_percent) {
+FragDistribution FragDistribution::from_pods(const std::vector<PodRequest>& pods, double popularity_percent, int step) {
   using Key = std::tuple<int64_t, int, int, uint64_t>;
-  std::map<Key, int64_t> counts;
+  std::map<Key, int64_t, std::greater<>> counts;  // larger key first
   for (const auto& pod : pods) {
     const bool cpu_only = pod.cpu_only();
-    ++counts[Key{pod.cpu_milli, cpu_only ? 0 : pod.gpu_milli, cpu_only ? 0 : pod.num_gpu, pod.model_mask}];
+    const int64_t cpu = pod.cpu_milli > 0 ? pod.cpu_milli : 100;  // the reference's default CPU request
+    ++counts[Key{cpu, cpu_only ? 0 : pod.gpu_milli, cpu_only ? 0 : pod.num_gpu, pod.model_mask}];
   }
   std::vector<FragClass> all;
   for (const auto& [key, count] : counts)
     all.push_back({std::get<0>(key), std::get<1>(key), std::get<2>(key), std::get<3>(key), count});
-  // Most popular first; stable on the map's key order, so equal counts keep a fixed order.
+  // Most popular first; stable on the map's (descending) key order, so equal counts go larger key first.
   std::stable_sort(all.begin(), all.end(), [](const FragClass& a, const FragClass& b) { return a.weight > b.weight; });
 
   int64_t total = 0;
   for (const auto& c : all) total += c.weight;
-  // The reference simulator adds classes ten at a time until they cover the popularity threshold.
+  // The reference simulator adds classes `step` at a time until they cover the popularity threshold (the
+  // class that crosses it is kept).
   const double expected = popularity_percent * static_cast<double>(total) / 100.0;
+  const size_t stride = static_cast<size_t>(std::max(1, step));
   size_t kept = 0;
   int64_t covered = 0;
   while (static_cast<double>(covered) < expected && kept < all.size()) {
-    const size_t step_end = std::min(all.size(), kept + 10);
+    const size_t step_end = std::min(all.size(), kept + stride);
     for (; kept < step_end; ++kept) covered += all[kept].weight;
   }
   FragDistribution out;

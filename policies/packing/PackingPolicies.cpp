@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <stdexcept>
 #include <tuple>
 
 #include "Diagnostics.hpp"
@@ -18,10 +19,17 @@ namespace {
 
 constexpr int64_t MAX_NODE_SCORE = 100;
 
+// How equally scored nodes are told apart.
+struct Ties {
+  TieBreak rule = TieBreak::RANDOM;
+  const std::vector<int>* rank = nullptr;  // TieBreak::RANK
+};
+
 // Highest-scored feasible node. Equal scores go to a uniformly random one (TieBreak::RANDOM, the Kubernetes
-// scheduler's rule) or to the lowest-numbered one (TieBreak::FIRST). `score(node)` returns an integer score.
+// scheduler's rule), to the lowest-numbered one (FIRST) or to the one of lowest rank (RANK, the published
+// simulator's smallest renamed node). `score(node)` returns an integer score.
 template <class ScoreFn>
-std::optional<int> best_node(const ClusterState& state, const PodRequest& pod, RngStream& rng, TieBreak tie_break,
+std::optional<int> best_node(const ClusterState& state, const PodRequest& pod, RngStream& rng, Ties tie_break,
                              std::vector<int>& ties, ScoreFn&& score) {
   ties.clear();
   int64_t best = std::numeric_limits<int64_t>::min();
@@ -35,17 +43,26 @@ std::optional<int> best_node(const ClusterState& state, const PodRequest& pod, R
     if (s == best) ties.push_back(n);
   }
   if (ties.empty()) return std::nullopt;
-  if (tie_break == TieBreak::FIRST) return ties.front();
+  if (tie_break.rule == TieBreak::FIRST) return ties.front();
+  if (tie_break.rule == TieBreak::RANK) {
+    const auto& rank = *tie_break.rank;
+    return *std::min_element(ties.begin(), ties.end(),
+                             [&](int a, int b) { return rank[static_cast<size_t>(a)] < rank[static_cast<size_t>(b)]; });
+  }
   return ties[static_cast<size_t>(rng.next_u64() % ties.size())];
 }
 
 // Shared by the policies: the tie-break rule of the replay and a reusable buffer of tied nodes.
 class ScoringPolicy : public PackingPolicy {
  public:
-  void bind(const PackingContext& context) override { tie_break_ = context.tie_break; }
+  void bind(const PackingContext& context) override {
+    if (context.tie_break == TieBreak::RANK && !context.node_rank)
+      throw std::logic_error("TieBreak::RANK without node ranks");
+    tie_break_ = {context.tie_break, context.node_rank};
+  }
 
  protected:
-  TieBreak tie_break_ = TieBreak::RANDOM;
+  Ties tie_break_;
   std::vector<int> ties_;
 };
 
@@ -62,7 +79,7 @@ class RandomFit final : public ScoringPolicy {
  public:
   std::optional<Placement> place(const ClusterState& state, const PodRequest& pod, RngStream& rng) override {
     // The choice is the policy itself, not a tie-break: always uniform.
-    auto node = best_node(state, pod, rng, TieBreak::RANDOM, ties_, [](int) { return int64_t{0}; });
+    auto node = best_node(state, pod, rng, Ties{}, ties_, [](int) { return int64_t{0}; });
     if (!node) return std::nullopt;
     if (!pod.fractional()) return Placement{*node, default_gpu_choice(state, *node, pod)};
     std::vector<int> candidates;

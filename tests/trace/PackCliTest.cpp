@@ -37,10 +37,40 @@ TEST(PackCli, WritesJsonCsvAndMarkdownForOnePolicy) {
   for (char c : csv) rows += c == '\n';
   EXPECT_EQ(rows, 1u + 131u);  // header + one row per percent of demand 0..130
   EXPECT_NE(read_text(dir.file("pack.md")).find("| fgd |"), std::string::npos);
-  // Nothing but the three outputs (no temporary files left behind).
+  // The arrivals tuned from seed 42 are the published run's, written as its file is.
+  EXPECT_EQ(read_text(dir.file("arrivals.csv")), read_text(TRACE + "/arrivals_default_tune1.3_seed42.csv"));
+  EXPECT_EQ(read_text(dir.file("analysis_allo_discrete.csv")).rfind("workload,sc_policy,tune,seed,total_gpus,0,1,", 0),
+            0u);
+  // Nothing but the five outputs (no temporary files left behind).
   size_t files = 0;
   for (const auto& entry : fs::directory_iterator(dir.path())) files += entry.is_regular_file();
-  EXPECT_EQ(files, 3u);
+  EXPECT_EQ(files, 5u);
+}
+
+TEST(PackCli, EvaluationWritesThePublishedLayoutAndComparesEveryRun) {
+  TempDir dir;
+  const auto r = pack({"--trace", TRACE, "--evaluation", "--workloads", "default", "--seeds", "42,43", "--policy",
+                       "best-fit", "--published", TRACE + "/published/analysis_allo_discrete.csv", "-o", dir.path()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string csv = read_text(dir.file("analysis_allo_discrete.csv"));
+  EXPECT_NE(csv.find("\nopenb_pod_list_default,05-BestFit,1.3,42,6212,0.25,"), std::string::npos) << csv.substr(0, 900);
+  EXPECT_NE(csv.find("\nopenb_pod_list_default,05-BestFit,1.3,43,6212,"), std::string::npos);
+  EXPECT_NE(read_text(dir.file("comparison.md")).find("| best-fit | 2 | 2 | 2 | 0.00 |"), std::string::npos)
+      << read_text(dir.file("comparison.md"));
+  EXPECT_NE(read_text(dir.file("figure.svg")).find("<svg"), std::string::npos);
+  EXPECT_NE(read_text(dir.file("figure.csv")).find("openb_pod_list_default,best-fit,43,"), std::string::npos);
+  // Bad evaluation input: exit 2, nothing written.
+  TempDir bad;
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--trace", TRACE, "--evaluation", "--seeds", "x-1"},
+        std::vector<std::string>{"--trace", TRACE, "--evaluation", "--workloads", "defualt"},
+        std::vector<std::string>{"--evaluation"}}) {
+    auto argv = args;
+    argv.insert(argv.end(), {"-o", bad.path()});
+    const auto b = pack(argv);
+    EXPECT_EQ(b.exit_code, 2) << b.err;
+  }
+  EXPECT_FALSE(fs::exists(bad.file("analysis_allo_discrete.csv")));
 }
 
 TEST(PackCli, SameSeedGivesByteIdenticalOutput) {

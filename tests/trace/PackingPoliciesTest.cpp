@@ -93,7 +93,7 @@ TEST(PackingFrag, WeightedFragByHand) {
   EXPECT_EQ(weighted_frag(dist, 0, 4000, full, 2), 0);
 }
 
-TEST(PackingFrag, DistributionKeepsPopularClassesInStepsOfTen) {
+TEST(PackingFrag, DistributionKeepsPopularClassesStepByStep) {
   std::vector<PodRequest> pods;
   // 12 classes: class k occurs 12 - k times (k = 0..11): 78 pods.
   for (int k = 0; k < 12; ++k)
@@ -103,10 +103,14 @@ TEST(PackingFrag, DistributionKeepsPopularClassesInStepsOfTen) {
   EXPECT_EQ(all.total_weight, 78);
   EXPECT_EQ(all.classes.front().weight, 12);
   EXPECT_EQ(all.classes.front().cpu_milli, 1000);
-  // 50 % of 78 pods = 39: the first ten classes (75 pods) already cover it; the last two are dropped.
+  // 50 % of 78 pods = 39: one class at a time (the published experiments' step), 12 + 11 + 10 + 9 = 42 after
+  // four classes; ten at a time (the example configuration's step), the first ten (75 pods).
   const auto half = FragDistribution::from_pods(pods, 50);
-  EXPECT_EQ(half.classes.size(), 10u);
-  EXPECT_EQ(half.total_weight, 75);
+  EXPECT_EQ(half.classes.size(), 4u);
+  EXPECT_EQ(half.total_weight, 42);
+  const auto tens = FragDistribution::from_pods(pods, 50, 10);
+  EXPECT_EQ(tens.classes.size(), 10u);
+  EXPECT_EQ(tens.total_weight, 75);
 }
 
 TEST(PackingPolicies, RegisteredWithHelpInThePapersOrder) {

@@ -1,5 +1,6 @@
 // gputwin pack: replays the openb trace's packing experiment (arrivals only, no departures) with one or all
-// of the six packing policies of "Beware of Fragmentation" (ATC'23) and writes pack.json, pack.csv, pack.md.
+// of the six packing policies of "Beware of Fragmentation" (ATC'23) and writes pack.json, pack.csv, pack.md;
+// --evaluation runs the paper's whole evaluation (pod lists x policies x tune seeds).
 #include "PackCommand.hpp"
 
 #include <cmath>
@@ -8,15 +9,19 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "AtomicFile.hpp"
 #include "Diagnostics.hpp"
 #include "Errors.hpp"
+#include "Evaluation.hpp"
+#include "GoRand.hpp"
 #include "OpenbCsv.hpp"
 #include "PackingApi.hpp"
 #include "PackingReplay.hpp"
 #include "TimeReplay.hpp"
+#include "Tuning.hpp"
 
 namespace fs = std::filesystem;
 
@@ -28,7 +33,14 @@ struct PackOptions {
   std::string trace_dir, nodes, pods, arrivals, policy = "all", out_dir = "out/pack";
   uint64_t seed = 42;
   double popularity = 95;
-  std::string tie_break = "first";
+  std::string tie_break = "published";
+  double tune_ratio = -1;  // < 0: 1.3 with --trace, else none
+  int64_t tune_seed = 42;
+  bool evaluation = false;
+  std::vector<std::string> workloads;
+  std::string seeds = "42-51";
+  std::string published;  // analysis_allo_discrete.csv to compare with
+  int jobs = 1;
   std::vector<std::string> params;
   std::string mode = "packing";  // packing: arrivals only (ATC'23); time: arrivals and departures
   double speedup = 1;            // time mode: arrival compression
@@ -38,7 +50,6 @@ struct PackOptions {
 // Default file names of the published experiment inside a trace directory.
 constexpr const char* DEFAULT_NODES = "openb_node_list_gpu_node.csv";
 constexpr const char* DEFAULT_PODS = "openb_pod_list_default.csv";
-constexpr const char* DEFAULT_ARRIVALS = "arrivals_default_tune1.3_seed42.csv";
 
 std::string fixed(double value, int decimals = 4) {
   char buf[64];
@@ -112,16 +123,25 @@ std::map<std::string, Params> parse_params(const std::vector<std::string>& given
   return out;
 }
 
+// Where the arrival order came from, for the reports.
+std::string arrivals_source(const PackOptions& o) {
+  if (!o.arrivals.empty()) return o.arrivals;
+  if (o.tune_ratio > 0)
+    return "tuned to " + fixed(o.tune_ratio, 2) + " x capacity, tune seed " + std::to_string(o.tune_seed);
+  return "every pod once, in list order";
+}
+
 std::string pack_json(const PackOptions& o, const trace::PackingInput& input,
                       const std::vector<trace::PackingResult>& results) {
   std::ostringstream j;
   j << "{\n  \"schema\": \"gputwin-pack/1\",\n";
   j << "  \"experiment\": \"openb packing: arrivals in order, no departures, a pod that fits nowhere fails\",\n";
   j << "  \"inputs\": {\"nodes\": " << json_string(o.nodes) << ", \"pods\": " << json_string(o.pods)
-    << ", \"arrivals\": " << json_string(o.arrivals) << "},\n";
+    << ", \"arrivals\": " << json_string(arrivals_source(o)) << "},\n";
   j << "  \"cluster\": {\"nodes\": " << input.cluster.nodes() << ", \"gpus\": " << input.cluster.gpu_free.size()
     << ", \"gpu_milli\": " << input.cluster.total_gpu_milli() << "},\n";
-  j << "  \"seed\": " << o.seed << ",\n  \"popularity_percent\": " << fixed(o.popularity, 2)
+  j << "  \"seed\": " << o.seed << ",\n  \"tune\": {\"ratio\": " << fixed(o.tune_ratio, 2)
+    << ", \"seed\": " << o.tune_seed << "},\n  \"popularity_percent\": " << fixed(o.popularity, 2)
     << ",\n  \"tie_break\": " << json_string(o.tie_break) << ",\n";
   j << "  \"policies\": [";
   for (size_t i = 0; i < results.size(); ++i) {
@@ -169,8 +189,9 @@ std::string pack_markdown(const PackOptions& o, const trace::PackingInput& input
   std::ostringstream m;
   m << "# Packing experiment (openb, arrivals only)\n\n";
   m << "Cluster: " << input.cluster.nodes() << " nodes, " << input.cluster.gpu_free.size()
-    << " GPUs. Arrivals: " << input.arrivals.size() << " (" << o.arrivals << "). Seed " << o.seed << ", ties to the "
-    << o.tie_break << " node, target workload: the " << fixed(o.popularity, 0) << " % most popular pod classes.\n\n";
+    << " GPUs. Arrivals: " << input.arrivals.size() << " (" << arrivals_source(o) << "). Seed " << o.seed
+    << ", ties to the " << o.tie_break << " node, target workload: the " << fixed(o.popularity, 0)
+    << " % most popular classes of the pod list.\n\n";
   m << "| policy | failed pods | failed GPU pods | GPU allocated (% of capacity) | frag (% of capacity) | "
        "frag (% of idle) |\n|---|---:|---:|---:|---:|---:|\n";
   for (const auto& r : results)
@@ -215,6 +236,7 @@ int run_time_mode(const PackOptions& o, const std::vector<trace::OpenbPod>& pods
     trace::TimeReplayOptions options;
     options.replay.seed = o.seed;
     options.replay.popularity_percent = o.popularity;
+    // The published ranks belong to the packing experiment's runs: time mode takes the first node.
     options.replay.tie_break = o.tie_break == "random" ? packing::TieBreak::RANDOM : packing::TieBreak::FIRST;
     if (auto it = params.find(policies[k]); it != params.end()) options.replay.params = it->second;
     options.arrival_speedup = o.speedup;
@@ -247,23 +269,102 @@ int run_time_mode(const PackOptions& o, const std::vector<trace::OpenbPod>& pods
   return EXIT_OK;
 }
 
+// "42-51" or "42,45,50": the tune seeds of --evaluation.
+std::vector<int64_t> parse_seeds(const std::string& text) {
+  std::vector<int64_t> out;
+  std::string item;
+  std::istringstream in(text);
+  while (std::getline(in, item, ',')) {
+    const auto dash = item.find('-', 1);
+    try {
+      size_t used = 0;
+      const int64_t lo = std::stoll(item.substr(0, dash), &used);
+      if (used != (dash == std::string::npos ? item.size() : dash)) throw std::invalid_argument(item);
+      int64_t hi = lo;
+      if (dash != std::string::npos) {
+        hi = std::stoll(item.substr(dash + 1), &used);
+        if (used != item.size() - dash - 1) throw std::invalid_argument(item);
+      }
+      if (hi < lo || hi - lo > 10000) throw std::invalid_argument(item);
+      for (int64_t s = lo; s <= hi; ++s) out.push_back(s);
+    } catch (const std::exception&) {
+      throw InputError("--seeds: expected seeds such as 42-51 or 42,45, got '" + text + "'");
+    }
+  }
+  if (out.empty()) throw InputError("--seeds: no seed given");
+  return out;
+}
+
+int run_evaluation_mode(const PackOptions& o, const std::vector<std::string>& policies) {
+  if (o.trace_dir.empty()) throw InputError("--evaluation needs --trace DIR (the openb pod and node lists)");
+  trace::EvaluationOptions e;
+  e.trace_dir = o.trace_dir;
+  e.workloads = o.workloads;
+  for (const auto& w : e.workloads)
+    if (!fs::exists(fs::path(o.trace_dir) / ("openb_pod_list_" + w + ".csv")))
+      throw InputError("--workloads: no openb_pod_list_" + w + ".csv in " + o.trace_dir +
+                       suggest(w, trace::published_workloads()));
+  e.policies = policies;
+  e.seeds = parse_seeds(o.seeds);
+  e.tune_ratio = o.tune_ratio < 0 ? 1.3 : o.tune_ratio;
+  e.popularity_percent = o.popularity;
+  e.jobs = o.jobs;
+  const auto runs = trace::run_evaluation(e);
+  std::optional<trace::PublishedComparison> allocation;
+  if (!o.published.empty()) allocation = trace::compare_with_published(runs, o.published, false);
+  std::error_code ec;
+  fs::create_directories(o.out_dir, ec);
+  if (ec) throw RuntimeError("cannot create output directory " + o.out_dir + ": " + ec.message());
+  const fs::path dir(o.out_dir);
+  write_file_atomic((dir / "analysis_allo_discrete.csv").string(), trace::discrete_csv(runs, e.tune_ratio, false));
+  write_file_atomic((dir / "analysis_frag_discrete.csv").string(), trace::discrete_csv(runs, e.tune_ratio, true));
+  write_file_atomic((dir / "figure.csv").string(), trace::figure_csv(runs));
+  write_file_atomic((dir / "figure.svg").string(), trace::figure_svg(runs));
+  std::printf(
+      "gputwin: pack: %zu runs; %s/analysis_allo_discrete.csv, analysis_frag_discrete.csv, figure.csv, "
+      "figure.svg\n",
+      runs.size(), o.out_dir.c_str());
+  if (allocation) {
+    write_file_atomic((dir / "comparison.csv").string(), trace::comparison_csv(*allocation));
+    const std::string summary = trace::comparison_summary(*allocation);
+    write_file_atomic((dir / "comparison.md").string(),
+                      "# Allocation curves against the published runs (" + o.published + ")\n\n" + summary);
+    std::printf("\nGPU allocation curves against %s (every column 0..130 %%):\n\n%s", o.published.c_str(),
+                summary.c_str());
+  }
+  return EXIT_OK;
+}
+
 int run_pack(PackOptions o) {
   const auto policies = selected_policies(o.policy);
   const auto params = parse_params(o.params, policies);
+  if (o.popularity <= 0 || o.popularity > 100) throw InputError("--popularity: expected a percentage in (0, 100]");
+  if (!o.trace_dir.empty() && !fs::is_directory(o.trace_dir))
+    throw InputError("--trace: '" + o.trace_dir + "' is not a directory");
+  if (o.tune_ratio > 100) throw InputError("--tune-ratio: expected a ratio of the GPU capacity in [0, 100]");
+  if (o.evaluation) return run_evaluation_mode(o, policies);
   if (!o.trace_dir.empty()) {
     const fs::path dir(o.trace_dir);
-    if (!fs::is_directory(dir)) throw InputError("--trace: '" + o.trace_dir + "' is not a directory");
     if (o.nodes.empty()) o.nodes = (dir / DEFAULT_NODES).string();
     if (o.pods.empty()) o.pods = (dir / DEFAULT_PODS).string();
-    if (o.arrivals.empty() && fs::exists(dir / DEFAULT_ARRIVALS)) o.arrivals = (dir / DEFAULT_ARRIVALS).string();
   }
   if (o.nodes.empty() || o.pods.empty())
     throw InputError("give --trace DIR, or --nodes FILE and --pods FILE (see `gputwin pack --help`)");
-  if (o.popularity <= 0 || o.popularity > 100) throw InputError("--popularity: expected a percentage in (0, 100]");
+  if (o.tune_ratio < 0) o.tune_ratio = o.trace_dir.empty() ? 0 : 1.3;
 
   const auto nodes = trace::read_openb_nodes(o.nodes);
   const auto pods = trace::read_openb_pods(o.pods);
-  const auto arrivals = o.arrivals.empty() ? std::vector<int>{} : trace::read_openb_arrivals(o.arrivals, pods);
+  // One stream, as in a published run: the tuning (or just its shuffle's draws), then the node ranks.
+  int64_t capacity = 0;
+  for (const auto& n : nodes) capacity += static_cast<int64_t>(n.gpus) * packing::MILLI;
+  trace::GoRand stream(o.tune_seed);
+  const auto tuned = trace::tune_arrivals(pods, capacity, o.tune_ratio, stream);
+  const auto node_rank = trace::published_node_ranks(nodes, stream);
+  std::vector<int> arrivals;
+  if (!o.arrivals.empty())
+    arrivals = trace::read_openb_arrivals(o.arrivals, pods);
+  else if (o.tune_ratio > 0)
+    arrivals = tuned.base;
   const auto input = trace::build_packing_input(nodes, pods, arrivals);
   if (o.mode == "time") return run_time_mode(o, pods, input, policies, params);
 
@@ -274,7 +375,10 @@ int run_pack(PackOptions o) {
     trace::ReplayOptions options;
     options.seed = o.seed;
     options.popularity_percent = o.popularity;
-    options.tie_break = o.tie_break == "random" ? packing::TieBreak::RANDOM : packing::TieBreak::FIRST;
+    options.tie_break = o.tie_break == "random"  ? packing::TieBreak::RANDOM
+                        : o.tie_break == "first" ? packing::TieBreak::FIRST
+                                                 : packing::TieBreak::RANK;
+    options.node_rank = node_rank;
     if (auto it = params.find(policy); it != params.end()) options.params = it->second;
     results.push_back(trace::run_packing(input, policy, options));
     const auto& r = results.back();
@@ -291,7 +395,19 @@ int run_pack(PackOptions o) {
   write_file_atomic((fs::path(o.out_dir) / "pack.json").string(), pack_json(o, input, results));
   write_file_atomic((fs::path(o.out_dir) / "pack.csv").string(), pack_csv(results));
   write_file_atomic((fs::path(o.out_dir) / "pack.md").string(), pack_markdown(o, input, results));
-  std::printf("gputwin: pack: %s/pack.json, pack.csv, pack.md\n", o.out_dir.c_str());
+  std::vector<trace::EvaluationRun> runs;
+  const std::string workload = fs::path(o.pods).stem().string();
+  for (const auto& r : results)
+    runs.push_back({workload, r.policy, o.tune_seed, static_cast<int64_t>(input.cluster.gpu_free.size()), r.failed_pods,
+                    r.discrete});
+  write_file_atomic((fs::path(o.out_dir) / "analysis_allo_discrete.csv").string(),
+                    trace::discrete_csv(runs, o.tune_ratio, false));
+  std::string written = "pack.json, pack.csv, pack.md, analysis_allo_discrete.csv";
+  if (o.arrivals.empty() && o.tune_ratio > 0) {
+    write_file_atomic((fs::path(o.out_dir) / "arrivals.csv").string(), trace::arrivals_csv(tuned, pods));
+    written += ", arrivals.csv";
+  }
+  std::printf("gputwin: pack: %s/%s\n", o.out_dir.c_str(), written.c_str());
   return EXIT_OK;
 }
 
@@ -302,12 +418,18 @@ Subcommand register_pack_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "pack", "Replay the openb packing experiment of 'Beware of Fragmentation' (ATC'23) with packing policies");
   cmd->add_option("--trace", options->trace_dir,
-                  std::string("openb trace directory (uses ") + DEFAULT_NODES + ", " + DEFAULT_PODS +
-                      " and, if present, " + DEFAULT_ARRIVALS + ")");
+                  std::string("openb trace directory (uses ") + DEFAULT_NODES + " and " + DEFAULT_PODS +
+                      "; the arrivals are tuned as in the published runs)");
   cmd->add_option("--nodes", options->nodes, "openb_node_list_*.csv (overrides --trace)");
   cmd->add_option("--pods", options->pods, "openb_pod_list_*.csv (overrides --trace)");
-  cmd->add_option("--arrivals", options->arrivals,
-                  "arrival order (seq,pod,base_pod); without it every pod arrives once, in list order");
+  cmd->add_option("--arrivals", options->arrivals, "arrival order (seq,pod,base_pod) instead of the tuned one");
+  cmd->add_option("--tune-ratio", options->tune_ratio,
+                  "arrivals as the published simulator tunes them: the pods shuffled, then copied (or removed) "
+                  "until the GPU demand is this ratio of capacity (default 1.3 with --trace; 0: every pod once, "
+                  "in list order)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--tune-seed", options->tune_seed,
+                  "seed of the published run's Go math/rand stream: shuffle, copies, node order (default 42)");
   cmd->add_option("--policy", options->policy,
                   "random-fit, dot-product, gpu-clustering, gpu-packing, best-fit, fgd, or all (default all)");
   cmd->add_option("--seed", options->seed,
@@ -315,8 +437,19 @@ Subcommand register_pack_command(CLI::App& app) {
   cmd->add_option("--popularity", options->popularity,
                   "percent of pods whose most popular classes form the frag measure's target workload (default 95)");
   cmd->add_option("--tie-break", options->tie_break,
-                  "equally scored nodes: first (lowest-numbered, default; matches the published curves) or random")
-      ->check(CLI::IsMember({"first", "random"}));
+                  "equally scored nodes: published (the node the published run named smallest, from the tune "
+                  "seed's stream; default), first (lowest-numbered) or random (seeded by --seed)")
+      ->check(CLI::IsMember({"published", "first", "random"}));
+  cmd->add_flag("--evaluation", options->evaluation,
+                "the paper's whole evaluation: pod lists x policies x tune seeds, written as the published "
+                "analysis_{allo,frag}_discrete.csv, figure.csv and figure.svg");
+  cmd->add_option("--workloads", options->workloads,
+                  "--evaluation: pod lists by name (openb_pod_list_NAME.csv; default the 17 published ones)")
+      ->delimiter(',');
+  cmd->add_option("--seeds", options->seeds, "--evaluation: tune seeds, e.g. 42-51 (default) or 42,45");
+  cmd->add_option("--published", options->published,
+                  "--evaluation: the published analysis_allo_discrete.csv to compare every run with");
+  cmd->add_option("-j,--jobs", options->jobs, "--evaluation: runs in parallel (default 1)")->check(CLI::Range(1, 256));
   cmd->add_option("--param", options->params, "policy parameter key=value (repeatable), e.g. max_cpu_milli=96000");
   cmd->add_option("-o,--output", options->out_dir, "output directory (default out/pack)");
   cmd->add_option("--mode", options->mode,

@@ -1,8 +1,13 @@
 #include "PackingReplay.hpp"
 
+#include <charconv>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
 #include <map>
+#include <stdexcept>
 
 #include "Errors.hpp"
 
@@ -45,11 +50,41 @@ PackingInput build_packing_input(const std::vector<OpenbNode>& nodes, const std:
 
 namespace {
 
+// The target workload is the pod list as given, before the tuning's copies (the reference builds it from its
+// original pods).
 packing::FragDistribution target_distribution(const PackingInput& input, double popularity_percent) {
-  std::vector<packing::PodRequest> workload;
-  workload.reserve(input.arrivals.size());
-  for (int pod : input.arrivals) workload.push_back(input.pods[static_cast<size_t>(pod)]);
-  return packing::FragDistribution::from_pods(workload, popularity_percent);
+  return packing::FragDistribution::from_pods(input.pods, popularity_percent);
+}
+
+// Python's round(x, 2): the double rounded correctly to 2 decimals (half to even on its exact value), which
+// is what printf's %.2f does.
+double round2(double x) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.2f", x);
+  return std::strtod(buf, nullptr);
+}
+
+// numpy's pairwise summation (what pandas' mean adds with): blocks of 8 partial sums up to 128 values,
+// halves above, so the last bits match the reference's means.
+double pairwise_sum(const double* a, size_t n) {
+  if (n < 8) {
+    double s = 0.0;
+    for (size_t i = 0; i < n; ++i) s += a[i];
+    return s;
+  }
+  if (n <= 128) {
+    double r[8];
+    for (size_t k = 0; k < 8; ++k) r[k] = a[k];
+    size_t i = 8;
+    for (; i < n - n % 8; i += 8)
+      for (size_t k = 0; k < 8; ++k) r[k] += a[i + k];
+    double s = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+    for (; i < n; ++i) s += a[i];
+    return s;
+  }
+  size_t half = n / 2;
+  half -= half % 8;
+  return pairwise_sum(a, half) + pairwise_sum(a + half, n - half);
 }
 
 double percent(double part, double whole) {
@@ -66,6 +101,12 @@ PackingReplay::PackingReplay(const PackingInput& input, const std::string& polic
   packing::PackingContext context;
   context.distribution = &distribution_;
   context.tie_break = options.tie_break;
+  if (options.tie_break == packing::TieBreak::RANK) {
+    if (options.node_rank.size() != static_cast<size_t>(state_.nodes()))
+      throw std::logic_error("the published tie-break needs a rank for each of the " + std::to_string(state_.nodes()) +
+                             " nodes");
+    context.node_rank = &options.node_rank;
+  }
   policy_ = packing::make_packing_policy(policy, options.params, context);
   node_frag_.resize(static_cast<size_t>(state_.nodes()));
   for (int n = 0; n < state_.nodes(); ++n) {
@@ -75,6 +116,9 @@ PackingReplay::PackingReplay(const PackingInput& input, const std::string& polic
   result_.policy = policy;
   result_.seed = options.seed;
   result_.decisions.reserve(input.arrivals.size());
+  log_arrived_.reserve(input.arrivals.size());
+  log_allocated_.reserve(input.arrivals.size());
+  log_frag_.reserve(input.arrivals.size());
 }
 
 int64_t PackingReplay::weighted_frag_full() const {
@@ -106,6 +150,11 @@ void PackingReplay::step() {
     weighted_frag_ += frag;
     result_.decisions.push_back(where->node);
   }
+  log_arrived_.push_back(arrived_gpu_milli_);
+  log_allocated_.push_back(allocated_gpu_milli_);
+  log_frag_.push_back(distribution_.total_weight > 0
+                          ? static_cast<double>(weighted_frag_) / static_cast<double>(distribution_.total_weight)
+                          : 0.0);
   sample(false);
 }
 
@@ -147,7 +196,46 @@ PackingResult PackingReplay::finish() {
                                 : 0.0;
   result_.frag_pct = percent(frag_milli, capacity);
   result_.frag_idle_pct = percent(frag_milli, capacity - static_cast<double>(allocated_gpu_milli_));
+  const auto gpus = static_cast<int64_t>(state_.gpu_free.size());
+  std::vector<double> allocated(log_allocated_.begin(), log_allocated_.end());
+  result_.discrete.allocated = discrete_curve(log_arrived_, allocated, gpus);
+  result_.discrete.frag = discrete_curve(log_arrived_, log_frag_, gpus);
   return result_;
+}
+
+std::vector<double> discrete_curve(const std::vector<int64_t>& arrived_milli, const std::vector<double>& value_milli,
+                                   int64_t capacity_gpus) {
+  const auto gpus = static_cast<double>(capacity_gpus);
+  std::vector<int> bucket(arrived_milli.size());
+  std::vector<double> value(arrived_milli.size());
+  for (size_t k = 0; k < arrived_milli.size(); ++k) {
+    // The reference divides by the GPU count, then by 10 (milli-GPU to percent), in that order.
+    bucket[k] = static_cast<int>(std::nearbyint(static_cast<double>(arrived_milli[k]) / gpus / 10));
+    value[k] = round2(value_milli[k] / gpus / 10);
+  }
+  std::vector<double> out(MAX_ARRIVED_PCT + 1, std::numeric_limits<double>::quiet_NaN());
+  std::vector<double> members;
+  const auto mean_of = [&](int lo, int hi) {
+    members.clear();
+    for (size_t k = 0; k < bucket.size(); ++k)
+      if (bucket[k] >= lo && bucket[k] <= hi) members.push_back(value[k]);
+    return members.empty() ? std::numeric_limits<double>::quiet_NaN()
+                           : round2(pairwise_sum(members.data(), members.size()) / static_cast<double>(members.size()));
+  };
+  for (int c = 0; c <= MAX_ARRIVED_PCT; ++c) {
+    out[static_cast<size_t>(c)] = mean_of(c, c);
+    if (std::isnan(out[static_cast<size_t>(c)])) out[static_cast<size_t>(c)] = mean_of(c - 1, c + 1);
+  }
+  return out;
+}
+
+std::string python_float(double value) {
+  if (std::isnan(value)) return "";
+  char buf[64];
+  const auto r = std::to_chars(buf, buf + sizeof buf, value);
+  std::string s(buf, r.ptr);
+  if (s.find_first_of(".en") == std::string::npos) s += ".0";
+  return s;
 }
 
 PackingResult run_packing(const PackingInput& input, const std::string& policy, const ReplayOptions& options) {

@@ -32,9 +32,11 @@ struct ReplayOptions {
   // reference simulator's configuration (typicalPodsConfig.podPopularityThreshold).
   double popularity_percent = 95;
   Params params;  // policy parameters
-  // Among equally scored nodes. FIRST (lowest-numbered node) reproduces the published curves (see
-  // docs/validation/openb.md); RANDOM is the Kubernetes scheduler's documented rule.
+  // Among equally scored nodes. RANK with the published run's node ranks (Tuning.hpp) is what the published
+  // simulator does (docs/validation/openb.md); FIRST takes the lowest-numbered node; RANDOM is the Kubernetes
+  // scheduler's documented rule.
   packing::TieBreak tie_break = packing::TieBreak::FIRST;
+  std::vector<int> node_rank;  // per node, for RANK
 };
 
 /// State after the first arrival whose cumulative GPU demand reached `arrived_pct` of capacity.
@@ -46,6 +48,15 @@ struct CurvePoint {
   double frag_idle_pct = 0;      // frag_gpu_milli, % of the idle GPU milli
   int64_t failed_pods = 0;
   int64_t arrivals = 0;
+};
+
+/// The published curves' sampling (the reference's merge_alloc_discrete.py): each arrival k gets its arrived
+/// GPU demand in whole percent of capacity (rounded half to even) and its allocation (and fragmentation) in
+/// percent rounded to 2 decimals; column c is the mean over the arrivals at c %, or at c +- 1 when none is,
+/// rounded to 2 decimals; NaN when neither.
+struct DiscreteCurves {
+  std::vector<double> allocated;  // columns 0..MAX_ARRIVED_PCT
+  std::vector<double> frag;
 };
 
 struct PackingResult {
@@ -60,6 +71,7 @@ struct PackingResult {
   double frag_pct = 0;            // final frag_gpu_milli, % of capacity
   double frag_idle_pct = 0;       // final frag_gpu_milli, % of the idle GPU milli
   std::vector<CurvePoint> curve;  // at arrived demand 0, 1, ..., 130 % (as far as the arrivals reach)
+  DiscreteCurves discrete;        // the same, sampled as the published curves are
   std::vector<int> decisions;     // node of each arrival, -1 when it failed
   double wall_seconds = 0;
 };
@@ -94,6 +106,9 @@ class PackingReplay {
   int64_t allocated_gpu_milli_ = 0;
   int64_t allocated_cpu_milli_ = 0;
   int64_t arrived_gpu_milli_ = 0;
+  // Per arrival, for the published sampling: arrived and allocated GPU milli, fragmentation (GPU milli).
+  std::vector<int64_t> log_arrived_, log_allocated_;
+  std::vector<double> log_frag_;
   size_t next_ = 0;
   int next_sample_ = 0;
   PackingResult result_;
@@ -103,5 +118,11 @@ class PackingReplay {
 inline constexpr int MAX_ARRIVED_PCT = 130;
 
 PackingResult run_packing(const PackingInput& input, const std::string& policy, const ReplayOptions& options);
+
+/// The published sampling of per-arrival values (see DiscreteCurves); `capacity_gpus` is the GPU count.
+std::vector<double> discrete_curve(const std::vector<int64_t>& arrived_milli, const std::vector<double>& value_milli,
+                                   int64_t capacity_gpus);
+/// A value as the reference's Python prints it: shortest repr of the double, ".0" when whole, "" for NaN.
+std::string python_float(double value);
 
 }  // namespace gtw::trace
