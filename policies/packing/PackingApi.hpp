@@ -28,6 +28,10 @@ struct PodRequest {
   int num_gpu = 0;
   int gpu_milli = 0;        // per GPU, 0..1000; 0 for a CPU-only pod
   uint64_t model_mask = 0;  // bit m set: GPU model m accepted; 0 = any model
+  // The GPU-model constraint as the trace writes it (its models joined by '|', order and repeats kept), as an
+  // id that sorts as the text does (0: none). Two spellings of one model set are two target-workload classes
+  // in the reference simulator, so they are here too.
+  int gpu_type = 0;
   bool cpu_only() const { return num_gpu == 0 || gpu_milli == 0; }
   bool fractional() const { return num_gpu == 1 && gpu_milli > 0 && gpu_milli < MILLI; }
   int64_t total_gpu_milli() const { return cpu_only() ? 0 : static_cast<int64_t>(num_gpu) * gpu_milli; }
@@ -68,23 +72,28 @@ struct FragClass {
   int num_gpu = 0;
   uint64_t model_mask = 0;
   int64_t weight = 0;
+  int gpu_type = 0;  // PodRequest::gpu_type, part of the class key
 };
 
 struct FragDistribution {
   std::vector<FragClass> classes;  // by decreasing weight, then by key: deterministic
   int64_t total_weight = 0;
+  // Each class's share as the reference simulator computes it in floating point (count / pods, divided by
+  // the kept share when classes were cut), for the FGD score's float arithmetic (reference_frag).
+  std::vector<double> share;
   // Filled by prepare(): the distinct per-GPU requests, and each class's index among them (-1 for CPU-only),
   // so a node's GPUs are scanned once per distinct request instead of once per class.
   std::vector<int> milli_values;
   std::vector<int> class_milli;
 
-  /// Must be called after `classes` change (from_pods does).
+  /// Must be called after `classes` change (from_pods does); gives each class its weight's share unless
+  /// `share` already has one per class.
   void prepare();
 
   /// Classes of the given pods weighted by how often each occurs (a pod without a CPU request counts as
   /// 100 milli-CPU, as the reference simulator's typical pods do). popularity_percent < 100 keeps only the
   /// most popular classes, added `step` at a time (1 in the published experiments), until they cover that
-  /// share of the pods; equally popular classes go larger key first (CPU, GPU milli, GPU count, models).
+  /// share of the pods; equally popular classes go larger key first (CPU, GPU milli, GPU count, GPU type).
   static FragDistribution from_pods(const std::vector<PodRequest>& pods, double popularity_percent = 100, int step = 1);
 };
 
@@ -99,6 +108,16 @@ inline int64_t weighted_frag(const FragDistribution& dist, const ClusterState& s
   return weighted_frag(dist, state.model[static_cast<size_t>(node)], state.cpu_left[static_cast<size_t>(node)],
                        state.free(node), state.gpus(node));
 }
+
+/// The same measure (GPU milli, not times the weight) as the reference simulator computes it in floating point:
+/// class by class in the distribution's order, each class's share times its amount added to one of seven
+/// buckets (lacking GPU and CPU, lacking GPU, fitting: fragment and usable parts, lacking CPU, CPU-only fitting,
+/// CPU-only lacking CPU, model not accepted), then the buckets but the usable part summed in that order. Exact
+/// arithmetic gives weighted_frag / total_weight; the float rounding differs by ~1e-13, and FGD's integer
+/// score, a truncated sigmoid, turns on it when a pod moves a class between two fragment buckets (a change
+/// that is exactly zero): the published runs were scored this way.
+double reference_frag(const FragDistribution& dist, int node_model, int64_t cpu_left, const int* gpu_free,
+                      int gpu_count);
 
 /// Where a pod goes: a node and, for a GPU pod, the local GPU indices on it.
 struct Placement {

@@ -40,16 +40,19 @@ bool fits(const ClusterState& state, int node, const PodRequest& pod) {
 }
 
 FragDistribution FragDistribution::from_pods(const std::vector<PodRequest>& pods, double popularity_percent, int step) {
-  using Key = std::tuple<int64_t, int, int, uint64_t>;
-  std::map<Key, int64_t, std::greater<>> counts;  // larger key first
+  using Key = std::tuple<int64_t, int, int, int>;
+  std::map<Key, std::pair<int64_t, uint64_t>, std::greater<>> counts;  // larger key first: count, model mask
   for (const auto& pod : pods) {
     const bool cpu_only = pod.cpu_only();
     const int64_t cpu = pod.cpu_milli > 0 ? pod.cpu_milli : 100;  // the reference's default CPU request
-    ++counts[Key{cpu, cpu_only ? 0 : pod.gpu_milli, cpu_only ? 0 : pod.num_gpu, pod.model_mask}];
+    auto& entry =
+        counts[Key{cpu, cpu_only ? 0 : pod.gpu_milli, cpu_only ? 0 : pod.num_gpu, cpu_only ? 0 : pod.gpu_type}];
+    ++entry.first;
+    entry.second = cpu_only ? 0 : pod.model_mask;
   }
   std::vector<FragClass> all;
-  for (const auto& [key, count] : counts)
-    all.push_back({std::get<0>(key), std::get<1>(key), std::get<2>(key), std::get<3>(key), count});
+  for (const auto& [key, value] : counts)
+    all.push_back({std::get<0>(key), std::get<1>(key), std::get<2>(key), value.second, value.first, std::get<3>(key)});
   // Most popular first; stable on the map's (descending) key order, so equal counts go larger key first.
   std::stable_sort(all.begin(), all.end(), [](const FragClass& a, const FragClass& b) { return a.weight > b.weight; });
 
@@ -68,11 +71,22 @@ FragDistribution FragDistribution::from_pods(const std::vector<PodRequest>& pods
   FragDistribution out;
   out.classes.assign(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(kept));
   out.total_weight = covered;
+  // The reference's shares: two float divisions when classes were cut, one otherwise.
+  for (const auto& c : out.classes) {
+    double share = static_cast<double>(c.weight) / static_cast<double>(total);
+    if (kept < all.size()) share /= static_cast<double>(covered) / static_cast<double>(total);
+    out.share.push_back(share);
+  }
   out.prepare();
   return out;
 }
 
 void FragDistribution::prepare() {
+  if (share.size() != classes.size()) {  // classes given by hand: each its weight's share
+    share.clear();
+    for (const auto& c : classes)
+      share.push_back(total_weight > 0 ? static_cast<double>(c.weight) / static_cast<double>(total_weight) : 0.0);
+  }
   milli_values.clear();
   for (const auto& c : classes)
     if (c.gpu_milli > 0) milli_values.push_back(c.gpu_milli);
@@ -117,6 +131,47 @@ int64_t weighted_frag(const FragDistribution& dist, int node_model, int64_t cpu_
       unusable = below[static_cast<size_t>(k)];  // it fits: only GPUs with too small a share are fragment
     sum += c.weight * unusable;
   }
+  return sum;
+}
+
+double reference_frag(const FragDistribution& dist, int node_model, int64_t cpu_left, const int* gpu_free,
+                      int gpu_count) {
+  if (dist.share.size() != dist.classes.size() || dist.class_milli.size() != dist.classes.size())
+    throw std::logic_error("FragDistribution::prepare() was not called after its classes changed");
+  int64_t idle = 0;
+  for (int g = 0; g < gpu_count; ++g) idle += gpu_free[g];
+  enum Bucket { LACK_BOTH, LACK_GPU, FITS_USABLE, LACK_CPU, CPU_ONLY_FITS, CPU_ONLY_LACKS_CPU, NO_ACCESS, BUCKETS };
+  double bucket[BUCKETS] = {};
+  for (size_t i = 0; i < dist.classes.size(); ++i) {
+    const FragClass& c = dist.classes[i];
+    const double share = dist.share[i];
+    const bool cpu_fits = cpu_left >= c.cpu_milli;
+    if (c.gpu_milli == 0) {
+      bucket[cpu_fits ? CPU_ONLY_FITS : CPU_ONLY_LACKS_CPU] += share * static_cast<double>(idle);
+      continue;
+    }
+    if (!model_accepts(c.model_mask, node_model)) {
+      bucket[NO_ACCESS] += share * static_cast<double>(idle);
+      continue;
+    }
+    int enough = 0;
+    int64_t below = 0;
+    for (int g = 0; g < gpu_count; ++g) {
+      if (gpu_free[g] >= c.gpu_milli)
+        ++enough;
+      else
+        below += gpu_free[g];
+    }
+    if (enough >= c.num_gpu && cpu_fits) {
+      bucket[LACK_GPU] += share * static_cast<double>(below);  // the reference books this part with LACK_GPU
+      bucket[FITS_USABLE] += share * static_cast<double>(idle - below);
+    } else {
+      const Bucket b = enough >= c.num_gpu ? LACK_CPU : (cpu_fits ? LACK_GPU : LACK_BOTH);
+      bucket[b] += share * static_cast<double>(idle);
+    }
+  }
+  double sum = 0.0;
+  for (int b : {LACK_BOTH, LACK_GPU, LACK_CPU, CPU_ONLY_FITS, CPU_ONLY_LACKS_CPU, NO_ACCESS}) sum += bucket[b];
   return sum;
 }
 

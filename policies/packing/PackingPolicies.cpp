@@ -249,36 +249,38 @@ class Fgd final : public ScoringPolicy {
   struct Cached {
     bool valid = false;
     uint32_t version = 0;
-    int64_t value = 0;  // score (or, in frag_, the node's weighted frag)
+    int64_t value = 0;  // score
+    double frag = 0;    // in frag_: the node's fragmentation (reference_frag)
     int gpu = -1;
   };
 
   std::vector<Cached>& cache_for(const PodRequest& pod, size_t nodes) {
-    const auto key = std::make_tuple(pod.cpu_milli, pod.gpu_milli, pod.num_gpu, pod.model_mask);
+    const auto key = std::make_tuple(pod.cpu_milli, pod.gpu_milli, pod.num_gpu, pod.model_mask);  // what scores see
     auto [it, inserted] = kinds_.emplace(key, cache_.size());
     if (inserted) cache_.emplace_back(nodes, Cached{});
     return cache_[it->second];
   }
 
-  int64_t node_frag(const ClusterState& state, int n) {
+  // The node's fragmentation in the reference's float arithmetic (reference_frag), cached per node version.
+  double node_frag(const ClusterState& state, int n) {
     auto& entry = frag_[static_cast<size_t>(n)];
     if (!entry.valid || entry.version != state.version[static_cast<size_t>(n)]) {
-      entry.value = weighted_frag(*dist_, state, n);
+      entry.frag = reference_frag(*dist_, state.model[static_cast<size_t>(n)], state.cpu_left[static_cast<size_t>(n)],
+                                  state.free(n), state.gpus(n));
       entry.valid = true;
       entry.version = state.version[static_cast<size_t>(n)];
     }
-    return entry.value;
+    return entry.frag;
   }
 
-  int64_t score_of(int64_t before, int64_t after) const {
-    if (dist_->total_weight == 0) return MAX_NODE_SCORE / 2;  // no target workload: nothing can fragment
-    const double delta_milli = static_cast<double>(before - after) / static_cast<double>(dist_->total_weight);
-    const double sigmoid = 1.0 / (1.0 + std::exp(-delta_milli / 1000.0));
+  // 100 x sigmoid of the fragmentation removed (in GPUs), truncated as the reference's int64 conversion does.
+  static int64_t score_of(double before, double after) {
+    const double sigmoid = 1.0 / (1.0 + std::exp(-((before - after) / 1000.0)));
     return static_cast<int64_t>(sigmoid * static_cast<double>(MAX_NODE_SCORE));
   }
 
   void evaluate(const ClusterState& state, int n, const PodRequest& pod, Cached& entry) {
-    const int64_t before = node_frag(state, n);
+    const double before = node_frag(state, n);
     const int count = state.gpus(n);
     const int* free = state.free(n);
     const int model = state.model[static_cast<size_t>(n)];
@@ -293,7 +295,7 @@ class Fgd final : public ScoringPolicy {
         for (int h = 0; h < g && !seen; ++h) seen = free[h] == free[g] && free[h] >= pod.gpu_milli;
         if (seen) continue;
         scratch_[static_cast<size_t>(g)] -= pod.gpu_milli;
-        const int64_t score = score_of(before, weighted_frag(*dist_, model, cpu_after, scratch_.data(), count));
+        const int64_t score = score_of(before, reference_frag(*dist_, model, cpu_after, scratch_.data(), count));
         scratch_[static_cast<size_t>(g)] += pod.gpu_milli;
         if (entry.gpu < 0 || score > entry.value) {
           entry.value = score;
@@ -303,7 +305,7 @@ class Fgd final : public ScoringPolicy {
       return;
     }
     for (int g : default_gpu_choice(state, n, pod)) scratch_[static_cast<size_t>(g)] -= pod.gpu_milli;
-    entry.value = score_of(before, weighted_frag(*dist_, model, cpu_after, scratch_.data(), count));
+    entry.value = score_of(before, reference_frag(*dist_, model, cpu_after, scratch_.data(), count));
     entry.gpu = -1;
   }
 

@@ -3,8 +3,6 @@
 #include <charconv>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <limits>
 #include <map>
 #include <stdexcept>
@@ -25,6 +23,17 @@ PackingInput build_packing_input(const std::vector<OpenbNode>& nodes, const std:
   for (const auto& node : nodes)
     input.cluster.add_node(node.name, node.cpu_milli, node.memory_mib, node.gpus,
                            node.gpus > 0 ? intern(node.model) : packing::NO_GPU_MODEL);
+  // GPU-type constraints as the trace spells them, numbered in text order (0: none).
+  const auto spelled = [](const OpenbPod& pod) {
+    std::string joined;
+    for (const auto& model : pod.gpu_spec) joined += (joined.empty() ? "" : "|") + model;
+    return joined;
+  };
+  std::map<std::string, int> type_ids;
+  for (const auto& pod : pods)
+    if (!pod.gpu_spec.empty()) type_ids.emplace(spelled(pod), 0);
+  int next_type = 0;
+  for (auto& [text, id] : type_ids) id = ++next_type;
   for (const auto& pod : pods) {
     packing::PodRequest request;
     request.cpu_milli = pod.cpu_milli;
@@ -36,6 +45,7 @@ PackingInput build_packing_input(const std::vector<OpenbNode>& nodes, const std:
       if (id >= 64) throw InputError("pod '" + pod.name + "': more than 64 distinct GPU models in the trace");
       request.model_mask |= uint64_t{1} << id;
     }
+    if (!pod.gpu_spec.empty()) request.gpu_type = type_ids.at(spelled(pod));
     input.pods.push_back(request);
     input.pod_names.push_back(pod.name);
   }
@@ -56,12 +66,11 @@ packing::FragDistribution target_distribution(const PackingInput& input, double 
   return packing::FragDistribution::from_pods(input.pods, popularity_percent);
 }
 
-// Python's round(x, 2): the double rounded correctly to 2 decimals (half to even on its exact value), which
-// is what printf's %.2f does.
+// pandas' round(2), which is numpy's: x scaled by 100, rounded half to even, scaled back. Not the correctly
+// rounded decimal (printf's %.2f, Python's round()): the two disagree on a few means per run, and this one
+// is what the published curves print.
 double round2(double x) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.2f", x);
-  return std::strtod(buf, nullptr);
+  return std::nearbyint(x * 100.0) / 100.0;
 }
 
 // numpy's pairwise summation (what pandas' mean adds with): blocks of 8 partial sums up to 128 values,

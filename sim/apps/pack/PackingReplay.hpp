@@ -50,10 +50,10 @@ struct CurvePoint {
   int64_t arrivals = 0;
 };
 
-/// The published curves' sampling (the reference's merge_alloc_discrete.py): each arrival k gets its arrived
-/// GPU demand in whole percent of capacity (rounded half to even) and its allocation (and fragmentation) in
-/// percent rounded to 2 decimals; column c is the mean over the arrivals at c %, or at c +- 1 when none is,
-/// rounded to 2 decimals; NaN when neither.
+/// The published curves' sampling (the reference's merge_alloc_discrete.py, in pandas): each arrival k gets its
+/// arrived GPU demand in whole percent of capacity (rounded half to even) and its allocation (and
+/// fragmentation) in percent rounded to 2 decimals as numpy rounds; column c is the mean (pairwise sum) over
+/// the arrivals at c %, or at c +- 1 when none is, rounded likewise; NaN when neither.
 struct DiscreteCurves {
   std::vector<double> allocated;  // columns 0..MAX_ARRIVED_PCT
   std::vector<double> frag;
