@@ -32,7 +32,10 @@ void Diagnostics::error(const SourceLoc& loc, std::string path, std::string mess
   // and for a repeated finding.
   if (++error_count_ > MAX_ERRORS) return;
   Diagnostic d{Severity::ERROR, loc, std::move(path), std::move(message)};
-  if (seen_before(d)) return;
+  if (seen_before(d)) {
+    ++repeated_errors_;
+    return;
+  }
   items_.push_back(std::move(d));
   if (error_count_ == MAX_ERRORS) {
     items_.push_back({Severity::ERROR, loc, "", "too many errors; stopping after " + std::to_string(MAX_ERRORS)});

@@ -33,6 +33,8 @@ class Diagnostics {
   bool has_errors() const { return error_count_ > 0; }
   /// Every error reported, also those beyond MAX_ERRORS that were not kept.
   size_t error_count() const { return error_count_; }
+  /// Errors as reported: each finding once, however often it was reached (for the summary line).
+  size_t distinct_error_count() const { return error_count_ - repeated_errors_; }
   const std::vector<Diagnostic>& all() const { return items_; }
   /// All diagnostics, one per line, in the order they were found.
   std::string format_all() const;
@@ -45,6 +47,7 @@ class Diagnostics {
   std::vector<Diagnostic> items_;
   std::set<std::string> seen_;  // one report of a finding that several readers reach (a file shared by tenants)
   size_t error_count_ = 0;
+  size_t repeated_errors_ = 0;
 };
 
 /// Levenshtein edit distance, for "did you mean" suggestions.

@@ -108,6 +108,14 @@ void Loader::read_kueue_quota(const Ctx& sel, TenantSpec& t) {
                    (kind == "Cohort" ? std::string(" (or v1alpha1 for a Cohort)") : std::string()));
       continue;
     }
+    // Kueue object names are unique per kind: a second one would be silently shadowed by the first.
+    const std::string name = meta_field(doc.node, "name");
+    if (const Ctx* first = find_doc(docs, kind, name)) {
+      d_.error(doc.loc(), doc.path,
+               "a second " + kind + " named '" + name + "' (the first is at " + first->loc().file + ":" +
+                   std::to_string(first->loc().line) + "): Kueue names are unique per kind");
+      continue;
+    }
     docs.push_back(doc);
   }
   if (cq_name.empty()) {

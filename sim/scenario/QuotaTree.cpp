@@ -27,8 +27,7 @@ int QuotaTree::cohort_node(const std::string& name) {
 
 // A cohort as a Cohort object gives it; a name without an object (a plain cohort) defines nothing, and one
 // object read through two tenants' files must say the same both times.
-void QuotaTree::define_cohort(const CohortSpec& c, size_t tenant, std::vector<const CohortSpec*>& defined,
-                              Diagnostics* diags) {
+void QuotaTree::define_cohort(const CohortSpec& c, std::vector<const CohortSpec*>& defined, Diagnostics* diags) {
   const int n = cohort_node(c.name);
   if (!has_object(c)) return;
   defined.resize(nodes_.size(), nullptr);
@@ -36,7 +35,7 @@ void QuotaTree::define_cohort(const CohortSpec& c, size_t tenant, std::vector<co
     const bool same = before->parent == c.parent && before->quota_gpus == c.quota_gpus &&
                       before->borrowing_limit == c.borrowing_limit && before->lending_limit == c.lending_limit;
     if (!same && diags)
-      diags->error(c.loc, "spec.tenants[" + std::to_string(tenant) + "].quota.kueue",
+      diags->error(c.loc, "Cohort[" + c.name + "]",
                    "Cohort '" + c.name + "' is defined differently here than at " + before->loc.file + ":" +
                        std::to_string(before->loc.line));
     return;
@@ -88,9 +87,9 @@ QuotaTree::QuotaTree(const std::vector<TenantSpec>& tenants, Diagnostics* diags)
     if (cohort.empty()) continue;  // a ClusterQueue without a cohort stands alone
     const int parent = cohort_node(cohort);
     nodes_[static_cast<size_t>(leaf_of_[t])].parent = parent;
-    for (const CohortSpec& c : ts.cohort_chain) define_cohort(c, t, defined, diags);
+    for (const CohortSpec& c : ts.cohort_chain) define_cohort(c, defined, diags);
     for (const CohortSpec& c : ts.cohort_tree)
-      if (!c.cluster_queue) define_cohort(c, t, defined, diags);
+      if (!c.cluster_queue) define_cohort(c, defined, diags);
   }
   for (const auto& ts : tenants)
     for (const CohortSpec& c : ts.cohort_tree)
@@ -131,14 +130,14 @@ void QuotaTree::cut_cycles(Diagnostics* diags) {
 
 void QuotaTree::cache_quotas(int node) {
   const auto n = static_cast<size_t>(node);
-  int q = nodes_[n].nominal;
+  int64_t q = nodes_[n].nominal;
   for (int c : children_[n]) {
     cache_quotas(c);
     q += subtree_quota_[static_cast<size_t>(c)] - guaranteed_[static_cast<size_t>(c)];
   }
   subtree_quota_[n] = q;
   const int limit = nodes_[n].lending_limit;
-  guaranteed_[n] = limit >= 0 ? std::max(0, q - limit) : 0;
+  guaranteed_[n] = limit >= 0 ? std::max<int64_t>(0, q - limit) : 0;
 }
 
 int QuotaTree::root(int node) const {
@@ -147,26 +146,26 @@ int QuotaTree::root(int node) const {
 }
 
 // A tenant's GPUs in use; a cohort's, what its children use beyond their guaranteed parts; a lender queue's none.
-int QuotaTree::usage(int node, const std::vector<int>& used) const {
+int64_t QuotaTree::usage(int node, const std::vector<int>& used) const {
   const Node& n = nodes_[static_cast<size_t>(node)];
   if (n.tenant >= 0) return static_cast<size_t>(n.tenant) < used.size() ? used[static_cast<size_t>(n.tenant)] : 0;
-  int u = 0;
+  int64_t u = 0;
   for (int c : children_[static_cast<size_t>(node)])
-    u += std::max(0, usage(c, used) - guaranteed_[static_cast<size_t>(c)]);
+    u += std::max<int64_t>(0, usage(c, used) - guaranteed_[static_cast<size_t>(c)]);
   return u;
 }
 
-int QuotaTree::available_at(int node, const std::vector<int>& used) const {
+int64_t QuotaTree::available_at(int node, const std::vector<int>& used) const {
   const auto i = static_cast<size_t>(node);
   const Node& n = nodes_[i];
-  const int u = usage(node, used);
+  const int64_t u = usage(node, used);
   if (n.parent < 0) return subtree_quota_[i] - u;
-  const int g = guaranteed_[i];
-  const int local = std::max(0, g - u);
-  int from_parent = available_at(n.parent, used);
+  const int64_t g = guaranteed_[i];
+  const int64_t local = std::max<int64_t>(0, g - u);
+  int64_t from_parent = available_at(n.parent, used);
   if (n.borrowing_limit >= 0) {
-    const int stored_in_parent = subtree_quota_[i] - g;
-    const int used_in_parent = std::max(0, u - g);
+    const int64_t stored_in_parent = subtree_quota_[i] - g;
+    const int64_t used_in_parent = std::max<int64_t>(0, u - g);
     from_parent = std::min(from_parent, stored_in_parent - used_in_parent + n.borrowing_limit);
   }
   return local + from_parent;
@@ -175,7 +174,8 @@ int QuotaTree::available_at(int node, const std::vector<int>& used) const {
 int QuotaTree::available(int tenant, const std::vector<int>& used) const {
   if (tenant < 0 || static_cast<size_t>(tenant) >= leaf_of_.size() || leaf_of_[static_cast<size_t>(tenant)] < 0)
     return std::numeric_limits<int>::max();
-  return available_at(leaf_of_[static_cast<size_t>(tenant)], used);
+  const int64_t a = available_at(leaf_of_[static_cast<size_t>(tenant)], used);
+  return static_cast<int>(std::clamp<int64_t>(a, std::numeric_limits<int>::min(), std::numeric_limits<int>::max()));
 }
 
 bool QuotaTree::same_tree(int a, int b) const {
@@ -188,7 +188,9 @@ bool QuotaTree::same_tree(int a, int b) const {
 int QuotaTree::tree_quota(int tenant) const {
   const int leaf =
       tenant >= 0 && static_cast<size_t>(tenant) < leaf_of_.size() ? leaf_of_[static_cast<size_t>(tenant)] : -1;
-  return leaf < 0 ? 0 : subtree_quota_[static_cast<size_t>(root(leaf))];
+  return leaf < 0 ? 0
+                  : static_cast<int>(std::min<int64_t>(subtree_quota_[static_cast<size_t>(root(leaf))],
+                                                       std::numeric_limits<int>::max()));
 }
 
 }  // namespace gtw

@@ -7,6 +7,7 @@
 // parent has left, capped by its borrowingLimit, up to the root: Kueue's hierarchical-cohort rule for one
 // resource. Tenants whose quota is the scenario's own (no ClusterQueue) share one implicit cohort, as the flat
 // model always had them; a ClusterQueue without a cohort stands alone.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -40,19 +41,20 @@ class QuotaTree {
     SourceLoc loc;              // where the node is defined (a Cohort object, a ClusterQueue)
   };
   int cohort_node(const std::string& name);
-  void define_cohort(const CohortSpec& c, size_t tenant, std::vector<const CohortSpec*>& defined, Diagnostics* diags);
+  void define_cohort(const CohortSpec& c, std::vector<const CohortSpec*>& defined, Diagnostics* diags);
   void add_lender_queue(const CohortSpec& q, const std::vector<TenantSpec>& tenants);
   void cut_cycles(Diagnostics* diags);
   void cache_quotas(int node);
   int root(int node) const;
-  int usage(int node, const std::vector<int>& used) const;
-  int available_at(int node, const std::vector<int>& used) const;
+  // Sums in 64 bits: many queues of up to 9,999,999 GPUs each would pass an int.
+  int64_t usage(int node, const std::vector<int>& used) const;
+  int64_t available_at(int node, const std::vector<int>& used) const;
 
   std::vector<Node> nodes_;
   std::vector<std::vector<int>> children_;
-  std::vector<int> subtree_quota_;  // own nominal + what the children lend
-  std::vector<int> guaranteed_;     // the part of the subtree quota the lendingLimit keeps back
-  std::vector<int> leaf_of_;        // tenant -> node, -1 without a quota
+  std::vector<int64_t> subtree_quota_;  // own nominal + what the children lend
+  std::vector<int64_t> guaranteed_;     // the part of the subtree quota the lendingLimit keeps back
+  std::vector<int> leaf_of_;            // tenant -> node, -1 without a quota
 };
 
 }  // namespace gtw

@@ -613,6 +613,7 @@ TEST(K8sInput, KueueCohortTreesGiveWhatEachQueueMayBorrow) {
   const std::string ring = "form a cycle of parents (team-a -> org -> team-a)";
   ASSERT_NE(r.err.find(ring), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find(ring, r.err.find(ring) + 1), std::string::npos) << "reported once: " << r.err;
+  EXPECT_NE(r.err.find("\n1 error(s)"), std::string::npos) << "and counted once: " << r.err;
 }
 
 }  // namespace

@@ -114,6 +114,57 @@ TEST(PackCli, InvalidInputExitsTwoWithTheLocation) {
   EXPECT_FALSE(fs::exists(dir.file("pack.json")));  // nothing written for invalid input
 }
 
+// Hostile inputs found in review: each is refused before any work, with exit 2 and nothing written.
+TEST(PackCli, HostileInputsAreRefusedBeforeAnyRun) {
+  TempDir dir;
+  write_text(dir.file("cpu_pods.csv"),
+             "name,cpu_milli,memory_mib,num_gpu,gpu_milli\np-0,1000,1024,0,0\np-1,2000,1024,0,0\n");
+  write_text(dir.file("no_gpu_nodes.csv"), "sn,cpu_milli,memory_mib,gpu,model\nn-0,64000,262144,0,\n");
+  write_text(dir.file("a_file"), "x");
+  std::string crlf_bad = "workload,sc_policy,tune,seed,total_gpus";
+  for (int c = 0; c <= 130; ++c) crlf_bad += "," + std::to_string(c);
+  crlf_bad += "\r\nopenb_pod_list_default,05-BestFit,1.3,42,6212";
+  for (int c = 0; c <= 130; ++c) crlf_bad += c == 7 ? ",x" : ",1.0";
+  crlf_bad += "\r\n";
+  write_text(dir.file("bad_published.csv"), crlf_bad);
+  const std::string out = dir.file("out");
+  const std::vector<std::vector<std::string>> cases = {
+      // A pod list without GPU pods: the reference's tuning would copy forever.
+      {"--trace", TRACE, "--pods", dir.file("cpu_pods.csv"), "-o", out},
+      {"--trace", TRACE, "--nodes", dir.file("no_gpu_nodes.csv"), "-o", out},
+      {"--trace", TRACE, "--tune-ratio", "nan", "-o", out},
+      {"--trace", TRACE, "--tune-ratio", "inf", "-o", out},
+      {"--trace", TRACE, "-o", dir.file("a_file")},
+      {"--trace", TRACE, "--evaluation", "--seeds", "1-20000", "-o", out},
+      {"--trace", TRACE, "--evaluation", "--param", "max_cpu_milli=5", "-o", out},
+      {"--trace", TRACE, "--evaluation", "--mode", "time", "-o", out},
+      {"--trace", TRACE, "--evaluation", "--published", dir.file("bad_published.csv"), "-o", out},
+  };
+  for (const auto& args : cases) {
+    const auto r = pack(args);
+    std::string line;
+    for (const auto& a : args) line += a + " ";
+    EXPECT_EQ(r.exit_code, 2) << line << "\n" << r.err;
+    EXPECT_NE(r.err.find("error"), std::string::npos) << line;
+  }
+  EXPECT_FALSE(fs::exists(out)) << "nothing written";
+  // Seeds next to the int64 limit are seeds like any other (no counter overflow).
+  TempDir edge;
+  const auto top = pack({"--trace", TRACE, "--evaluation", "--workloads", "default", "--policy", "best-fit", "--seeds",
+                         "9223372036854775806-9223372036854775807", "-o", edge.path()});
+  EXPECT_EQ(top.exit_code, 0) << top.err;
+  EXPECT_NE(read_text(edge.file("analysis_allo_discrete.csv")).find(",9223372036854775807,6212,"), std::string::npos);
+  // A CRLF published file compares as its LF original does.
+  std::string published = read_text(TRACE + "/published/analysis_allo_discrete.csv"), crlf;
+  for (char c : published) crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
+  write_text(dir.file("crlf.csv"), crlf);
+  const auto r = pack({"--trace", TRACE, "--evaluation", "--workloads", "default", "--seeds", "44", "--policy",
+                       "gpu-packing", "--published", dir.file("crlf.csv"), "-o", out});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(read_text(out + "/comparison.md").find("| gpu-packing | 1 | 1 | 1 | 0.00 |"), std::string::npos)
+      << read_text(out + "/comparison.md");
+}
+
 TEST(PackCli, PoliciesAreListedByExplain) {
   const auto r = run_process({GTW_BINARY, "explain", "policies"}, 60);
   ASSERT_EQ(r.exit_code, 0) << r.err;

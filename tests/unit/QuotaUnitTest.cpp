@@ -2,6 +2,8 @@
 // tenant's limit, and reclaim by preempting the newest borrowers, only as many as needed.
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "Quota.hpp"
 
 namespace gtw {
@@ -180,6 +182,22 @@ TEST(QuotaTree, QueuesAndCohortsWithoutTenantsLendTheirQuota) {
   // 4 own + 2 (idle-cq) + 10 (spare lends 10 of its 8 + 3).
   EXPECT_EQ(tree.available(0, {0}), 16);
   EXPECT_EQ(tree.available(0, {5}), 11);
+}
+
+// Many large queues: the tree's sums pass an int (Kueue quotas may be 9,999,999 each); what a tenant may take is
+// capped at the int range, never negative.
+TEST(QuotaTree, LargeQuotasDoNotOverflow) {
+  TenantSpec web;
+  web.name = "web";
+  web.quota_gpus = 9999999;
+  web.cluster_queue = "web-cq";
+  web.cohort = "org";
+  web.cohort_chain = {CohortSpec{"org", "", 9999999, -1, -1, {"k.yaml", 1, 1}}};
+  for (int i = 0; i < 300; ++i)
+    web.cohort_tree.push_back(CohortSpec{"q" + std::to_string(i), "org", 9999999, -1, -1, {"k.yaml", 10 + i, 1}, true});
+  const QuotaTree tree({web});
+  EXPECT_EQ(tree.available(0, {0}), std::numeric_limits<int>::max());
+  EXPECT_GT(tree.available(0, {5}), 0);
 }
 
 }  // namespace

@@ -104,7 +104,7 @@ bool parse_overrides(const std::vector<std::string>& sets, std::vector<Override>
 bool report_diagnostics(const Diagnostics& diags) {
   std::cerr << diags.format_all();
   if (diags.has_errors()) {
-    std::cerr << diags.error_count() << " error(s)\n";
+    std::cerr << diags.distinct_error_count() << " error(s)\n";
     return false;
   }
   return true;

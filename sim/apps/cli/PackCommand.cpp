@@ -3,6 +3,7 @@
 // --evaluation runs the paper's whole evaluation (pod lists x policies x tune seeds).
 #include "PackCommand.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -39,7 +40,8 @@ struct PackOptions {
   bool evaluation = false;
   std::vector<std::string> workloads;
   std::string seeds = "42-51";
-  std::string published;  // analysis_allo_discrete.csv to compare with
+  std::string published;       // analysis_allo_discrete.csv to compare with
+  std::string published_frag;  // analysis_frag_discrete.csv to compare with
   int jobs = 1;
   std::vector<std::string> params;
   std::string mode = "packing";  // packing: arrivals only (ATC'23); time: arrivals and departures
@@ -285,33 +287,77 @@ std::vector<int64_t> parse_seeds(const std::string& text) {
         hi = std::stoll(item.substr(dash + 1), &used);
         if (used != item.size() - dash - 1) throw std::invalid_argument(item);
       }
-      if (hi < lo || hi - lo > 10000) throw std::invalid_argument(item);
-      for (int64_t s = lo; s <= hi; ++s) out.push_back(s);
+      // Unsigned span: no overflow next to the int64 limits.
+      const uint64_t span = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
+      if (hi < lo || span > 10000) throw std::invalid_argument(item);
+      for (uint64_t i = 0; i <= span; ++i) out.push_back(static_cast<int64_t>(static_cast<uint64_t>(lo) + i));
     } catch (const std::exception&) {
-      throw InputError("--seeds: expected seeds such as 42-51 or 42,45, got '" + text + "'");
+      throw InputError("--seeds: expected seeds such as 42-51 or 42,45 (a range of at most 10,001), got '" + text +
+                       "'");
     }
   }
   if (out.empty()) throw InputError("--seeds: no seed given");
-  return out;
+  // Each seed once, in the order given.
+  std::vector<int64_t> unique;
+  for (int64_t s : out)
+    if (std::find(unique.begin(), unique.end(), s) == unique.end()) unique.push_back(s);
+  return unique;
+}
+
+// --evaluation runs the published configuration; options that would not change it are refused, not ignored.
+void refuse_outside_evaluation(const PackOptions& o) {
+  std::vector<std::string> given;
+  if (!o.params.empty()) given.push_back("--param");
+  if (o.tie_break != "published") given.push_back("--tie-break");
+  if (o.seed != 42) given.push_back("--seed (random-fit draws from a stream of each run's tune seed)");
+  if (o.tune_seed != 42) given.push_back("--tune-seed (use --seeds)");
+  if (!o.arrivals.empty()) given.push_back("--arrivals");
+  if (!o.nodes.empty() || !o.pods.empty()) given.push_back("--nodes/--pods (use --trace and --workloads)");
+  if (o.mode != "packing") given.push_back("--mode");
+  if (!given.empty()) {
+    std::string list;
+    for (const auto& g : given) list += (list.empty() ? "" : ", ") + g;
+    throw InputError("--evaluation runs the published configuration (tuned arrivals, published ties); not with " +
+                     list);
+  }
+}
+
+// The output directory must be one (or not exist yet) before anything runs.
+void check_output_dir(const std::string& dir) {
+  std::error_code ec;
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
+    throw InputError("-o: '" + dir + "' exists and is not a directory");
 }
 
 int run_evaluation_mode(const PackOptions& o, const std::vector<std::string>& policies) {
   if (o.trace_dir.empty()) throw InputError("--evaluation needs --trace DIR (the openb pod and node lists)");
+  refuse_outside_evaluation(o);
   trace::EvaluationOptions e;
   e.trace_dir = o.trace_dir;
-  e.workloads = o.workloads;
+  for (const auto& w : o.workloads)
+    if (std::find(e.workloads.begin(), e.workloads.end(), w) == e.workloads.end()) e.workloads.push_back(w);
   for (const auto& w : e.workloads)
     if (!fs::exists(fs::path(o.trace_dir) / ("openb_pod_list_" + w + ".csv")))
       throw InputError("--workloads: no openb_pod_list_" + w + ".csv in " + o.trace_dir +
                        suggest(w, trace::published_workloads()));
+  for (const auto& [flag, file] : {std::pair{"--published", o.published}, {"--published-frag", o.published_frag}})
+    if (!file.empty() && !fs::is_regular_file(file))
+      throw InputError(std::string(flag) + ": '" + file + "' is not a readable file");
   e.policies = policies;
   e.seeds = parse_seeds(o.seeds);
   e.tune_ratio = o.tune_ratio < 0 ? 1.3 : o.tune_ratio;
   e.popularity_percent = o.popularity;
   e.jobs = o.jobs;
+  // The published files are read before the runs: a bad row is reported before a minute of work.
+  std::optional<trace::PublishedCurves> published_allocation, published_fragmentation;
+  if (!o.published.empty()) published_allocation = trace::read_published_curves(o.published);
+  if (!o.published_frag.empty()) published_fragmentation = trace::read_published_curves(o.published_frag);
   const auto runs = trace::run_evaluation(e);
-  std::optional<trace::PublishedComparison> allocation;
-  if (!o.published.empty()) allocation = trace::compare_with_published(runs, o.published, false);
+  std::optional<trace::PublishedComparison> allocation, fragmentation;
+  if (published_allocation)
+    allocation = trace::compare_with_published(runs, *published_allocation, e.tune_ratio, false);
+  if (published_fragmentation)
+    fragmentation = trace::compare_with_published(runs, *published_fragmentation, e.tune_ratio, true);
   std::error_code ec;
   fs::create_directories(o.out_dir, ec);
   if (ec) throw RuntimeError("cannot create output directory " + o.out_dir + ": " + ec.message());
@@ -324,14 +370,23 @@ int run_evaluation_mode(const PackOptions& o, const std::vector<std::string>& po
       "gputwin: pack: %zu runs; %s/analysis_allo_discrete.csv, analysis_frag_discrete.csv, figure.csv, "
       "figure.svg\n",
       runs.size(), o.out_dir.c_str());
+  std::string report;
   if (allocation) {
     write_file_atomic((dir / "comparison.csv").string(), trace::comparison_csv(*allocation));
     const std::string summary = trace::comparison_summary(*allocation);
-    write_file_atomic((dir / "comparison.md").string(),
-                      "# Allocation curves against the published runs (" + o.published + ")\n\n" + summary);
+    report += "# Allocation curves against the published runs (" + o.published + ")\n\n" + summary;
     std::printf("\nGPU allocation curves against %s (every column 0..130 %%):\n\n%s", o.published.c_str(),
                 summary.c_str());
   }
+  if (fragmentation) {
+    write_file_atomic((dir / "comparison_frag.csv").string(), trace::comparison_csv(*fragmentation));
+    const std::string summary = trace::comparison_summary(*fragmentation);
+    report += std::string(report.empty() ? "" : "\n") + "# Fragmentation curves against the published runs (" +
+              o.published_frag + ")\n\n" + summary;
+    std::printf("\nFragmentation curves against %s (every column 0..130 %%):\n\n%s", o.published_frag.c_str(),
+                summary.c_str());
+  }
+  if (!report.empty()) write_file_atomic((dir / "comparison.md").string(), report);
   return EXIT_OK;
 }
 
@@ -341,7 +396,9 @@ int run_pack(PackOptions o) {
   if (o.popularity <= 0 || o.popularity > 100) throw InputError("--popularity: expected a percentage in (0, 100]");
   if (!o.trace_dir.empty() && !fs::is_directory(o.trace_dir))
     throw InputError("--trace: '" + o.trace_dir + "' is not a directory");
-  if (o.tune_ratio > 100) throw InputError("--tune-ratio: expected a ratio of the GPU capacity in [0, 100]");
+  if (!(o.tune_ratio <= 100) || (o.tune_ratio < 0 && o.tune_ratio != -1))
+    throw InputError("--tune-ratio: expected a ratio of the GPU capacity in [0, 100]");
+  check_output_dir(o.out_dir);
   if (o.evaluation) return run_evaluation_mode(o, policies);
   if (!o.trace_dir.empty()) {
     const fs::path dir(o.trace_dir);
@@ -357,6 +414,7 @@ int run_pack(PackOptions o) {
   // One stream, as in a published run: the tuning (or just its shuffle's draws), then the node ranks.
   int64_t capacity = 0;
   for (const auto& n : nodes) capacity += static_cast<int64_t>(n.gpus) * packing::MILLI;
+  if (capacity == 0) throw InputError(o.nodes + ": no node has a GPU: there is no GPU capacity to pack");
   trace::GoRand stream(o.tune_seed);
   const auto tuned = trace::tune_arrivals(pods, capacity, o.tune_ratio, stream);
   const auto node_rank = trace::published_node_ranks(nodes, stream);
@@ -426,8 +484,7 @@ Subcommand register_pack_command(CLI::App& app) {
   cmd->add_option("--tune-ratio", options->tune_ratio,
                   "arrivals as the published simulator tunes them: the pods shuffled, then copied (or removed) "
                   "until the GPU demand is this ratio of capacity (default 1.3 with --trace; 0: every pod once, "
-                  "in list order)")
-      ->check(CLI::NonNegativeNumber);
+                  "in list order); with --arrivals, ratio and seed still give the published tie-break's node order");
   cmd->add_option("--tune-seed", options->tune_seed,
                   "seed of the published run's Go math/rand stream: shuffle, copies, node order (default 42)");
   cmd->add_option("--policy", options->policy,
@@ -449,6 +506,8 @@ Subcommand register_pack_command(CLI::App& app) {
   cmd->add_option("--seeds", options->seeds, "--evaluation: tune seeds, e.g. 42-51 (default) or 42,45");
   cmd->add_option("--published", options->published,
                   "--evaluation: the published analysis_allo_discrete.csv to compare every run with");
+  cmd->add_option("--published-frag", options->published_frag,
+                  "--evaluation: the published analysis_frag_discrete.csv to compare every run with");
   cmd->add_option("-j,--jobs", options->jobs, "--evaluation: runs in parallel (default 1)")->check(CLI::Range(1, 256));
   cmd->add_option("--param", options->params, "policy parameter key=value (repeatable), e.g. max_cpu_milli=96000");
   cmd->add_option("-o,--output", options->out_dir, "output directory (default out/pack)");

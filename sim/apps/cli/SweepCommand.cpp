@@ -195,7 +195,8 @@ int run_sweep_command(const SweepCliOptions& o) {
   Diagnostics diags;
   SweepSpec spec;
   if (!load_sweep(o.file, spec, diags)) {
-    if (ranks.rank() == 0) std::cerr << diags.format_all() << diags.error_count() << " error(s); no point was run\n";
+    if (ranks.rank() == 0)
+      std::cerr << diags.format_all() << diags.distinct_error_count() << " error(s); no point was run\n";
     return EXIT_INVALID_INPUT;
   }
   const std::string root = o.out_dir.empty() ? "out/sweeps/" + output_name(spec.name, "sweep") : o.out_dir;

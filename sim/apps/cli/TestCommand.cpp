@@ -60,7 +60,7 @@ int run_test_command(const TestOptions& o) {
   std::vector<TestCase> tests(files.size());
   for (size_t i = 0; i < files.size(); ++i) load_test_file(files[i], tests[i], diags);
   if (diags.has_errors()) {
-    std::cerr << diags.format_all() << diags.error_count() << " error(s); no scenario was run\n";
+    std::cerr << diags.format_all() << diags.distinct_error_count() << " error(s); no scenario was run\n";
     return EXIT_INVALID_INPUT;
   }
   RunFolder folder(o.out_dir);

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstdio>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -65,6 +66,23 @@ std::vector<EvaluationRun> run_one(const EvaluationOptions& o, const std::vector
   return out;
 }
 
+std::string xml_text(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '<')
+      out += "&lt;";
+    else if (c == '>')
+      out += "&gt;";
+    else if (c == '&')
+      out += "&amp;";
+    else if (c == '"')
+      out += "&quot;";
+    else
+      out += c;
+  }
+  return out;
+}
+
 std::string fixed2(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.2f", v);
@@ -89,7 +107,11 @@ std::vector<EvaluationRun> run_evaluation(const EvaluationOptions& given) {
   if (o.seeds.empty())
     for (int64_t s = 42; s <= 51; ++s) o.seeds.push_back(s);
   std::sort(o.workloads.begin(), o.workloads.end());
-  const auto nodes = read_openb_nodes((fs::path(o.trace_dir) / "openb_node_list_gpu_node.csv").string());
+  const std::string node_file = (fs::path(o.trace_dir) / "openb_node_list_gpu_node.csv").string();
+  const auto nodes = read_openb_nodes(node_file);
+  int64_t gpus = 0;
+  for (const auto& n : nodes) gpus += n.gpus;
+  if (gpus == 0) throw InputError(node_file + ": no node has a GPU: there is no GPU capacity to pack");
   std::vector<std::vector<OpenbPod>> pods;
   for (const auto& w : o.workloads)
     pods.push_back(read_openb_pods((fs::path(o.trace_dir) / ("openb_pod_list_" + w + ".csv")).string()));
@@ -100,14 +122,15 @@ std::vector<EvaluationRun> run_evaluation(const EvaluationOptions& given) {
   std::vector<std::vector<EvaluationRun>> done(jobs.size());
   std::atomic<size_t> next{0};
   std::mutex failure_lock;
-  std::string failure;
+  std::exception_ptr failure;  // the first failure, rethrown as it was (an input error stays one)
   const auto worker = [&] {
     for (size_t j = next++; j < jobs.size(); j = next++) {
       try {
         done[j] = run_one(o, nodes, pods[jobs[j].workload], o.workloads[jobs[j].workload], o.seeds[jobs[j].seed]);
-      } catch (const std::exception& e) {
+      } catch (...) {
         const std::lock_guard<std::mutex> hold(failure_lock);
-        if (failure.empty()) failure = e.what();
+        if (!failure) failure = std::current_exception();
+        next = jobs.size();  // no further runs
       }
     }
   };
@@ -115,7 +138,7 @@ std::vector<EvaluationRun> run_evaluation(const EvaluationOptions& given) {
   for (int t = 1; t < std::max(1, o.jobs); ++t) threads.emplace_back(worker);
   worker();
   for (auto& t : threads) t.join();
-  if (!failure.empty()) throw RuntimeError("pack --evaluation: " + failure);
+  if (failure) std::rethrow_exception(failure);
 
   // The published order: workload, then policy, then seed.
   std::vector<EvaluationRun> runs;
@@ -126,12 +149,13 @@ std::vector<EvaluationRun> run_evaluation(const EvaluationOptions& given) {
 }
 
 std::string discrete_csv(const std::vector<EvaluationRun>& runs, double tune_ratio, bool fragmentation) {
-  std::string out = "workload,sc_policy,tune,seed,total_gpus";
+  // The published allocation file has a total_gpus column, the fragmentation file none.
+  std::string out = fragmentation ? "workload,sc_policy,tune,seed" : "workload,sc_policy,tune,seed,total_gpus";
   for (int c = 0; c <= MAX_ARRIVED_PCT; ++c) out += "," + std::to_string(c);
   out += "\n";
   for (const auto& r : runs) {
     out += r.workload + "," + published_policy_label(r.policy) + "," + python_float(tune_ratio) + "," +
-           std::to_string(r.seed) + "," + std::to_string(r.total_gpus);
+           std::to_string(r.seed) + (fragmentation ? std::string() : "," + std::to_string(r.total_gpus));
     for (double v : fragmentation ? r.curves.frag : r.curves.allocated) out += "," + python_float(v);
     out += "\n";
   }
@@ -190,41 +214,49 @@ std::string figure_svg(const std::vector<EvaluationRun>& runs) {
       const auto [mn, mx] = std::minmax_element(v.begin(), v.end());
       const int x = x0 + 16 * static_cast<int>(p);
       s << "<rect x=\"" << x << "\" y=\"" << y(mean) << "\" width=\"13\" height=\"" << top + height - y(mean)
-        << "\" fill=\"" << colours[p % 6] << "\"><title>" << workloads[w] << " " << policies[p] << ": " << fixed2(mean)
-        << "</title></rect>\n";
+        << "\" fill=\"" << colours[p % 6] << "\"><title>" << xml_text(workloads[w]) << " " << xml_text(policies[p])
+        << ": " << fixed2(mean) << "</title></rect>\n";
       s << "<line x1=\"" << x + 6.5 << "\" x2=\"" << x + 6.5 << "\" y1=\"" << y(*mn) << "\" y2=\"" << y(*mx)
         << "\" stroke=\"#000\"/>\n";
     }
     const std::string label = workloads[w].substr(workloads[w].rfind('_') + 1);
-    s << "<text transform=\"translate(" << x0 + group / 2 << "," << top + height + 12 << ") rotate(45)\">" << label
-      << "</text>\n";
+    s << "<text transform=\"translate(" << x0 + group / 2 << "," << top + height + 12 << ") rotate(45)\">"
+      << xml_text(label) << "</text>\n";
   }
   for (size_t p = 0; p < policies.size(); ++p)
     s << "<rect x=\"" << left + 110 * static_cast<int>(p) << "\" y=\"" << top + height + 95
       << "\" width=\"10\" height=\"10\" fill=\"" << colours[p % 6] << "\"/><text x=\""
-      << left + 110 * static_cast<int>(p) + 14 << "\" y=\"" << top + height + 104 << "\">" << policies[p]
+      << left + 110 * static_cast<int>(p) + 14 << "\" y=\"" << top + height + 104 << "\">" << xml_text(policies[p])
       << "</text>\n";
   s << "</svg>\n";
   return s.str();
 }
 
-PublishedComparison compare_with_published(const std::vector<EvaluationRun>& runs, const std::string& published_csv,
-                                           bool fragmentation) {
+PublishedCurves read_published_curves(const std::string& published_csv) {
   std::ifstream in(published_csv);
   if (!in) throw InputError(published_csv + ": cannot open the published results");
-  std::map<std::tuple<std::string, std::string, int64_t>, std::vector<std::string>> published;
+  PublishedCurves published;
   std::string line;
   int line_no = 0;
+  size_t first_value = 5;  // after total_gpus (allocation file); the fragmentation file has no such column
   while (std::getline(in, line)) {
     ++line_no;
-    if (line_no == 1) continue;  // header
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line_no == 1) {
+      if (line.rfind("workload,sc_policy,tune,seed,total_gpus,0,", 0) == 0)
+        first_value = 5;
+      else if (line.rfind("workload,sc_policy,tune,seed,0,", 0) == 0)
+        first_value = 4;
+      else
+        throw InputError(published_csv +
+                         ":1: expected the header workload,sc_policy,tune,seed[,total_gpus],0,1,...,130");
+      continue;
+    }
     if (line.empty()) continue;
     auto cells = split(line);
-    if (cells.size() != 5 + MAX_ARRIVED_PCT + 1)
+    if (cells.size() != first_value + MAX_ARRIVED_PCT + 1)
       throw InputError(published_csv + ":" + std::to_string(line_no) + ": expected " +
-                       std::to_string(5 + MAX_ARRIVED_PCT + 1) +
-                       " columns (workload,sc_policy,tune,seed,total_gpus,"
-                       "0..130), got " +
+                       std::to_string(first_value + MAX_ARRIVED_PCT + 1) + " columns as the header says, got " +
                        std::to_string(cells.size()));
     int64_t seed = 0;
     try {
@@ -233,11 +265,25 @@ PublishedComparison compare_with_published(const std::vector<EvaluationRun>& run
       throw InputError(published_csv + ":" + std::to_string(line_no) + ": seed: expected a number, got '" + cells[3] +
                        "'");
     }
-    published[{cells[0], cells[1], seed}] = std::vector<std::string>(cells.begin() + 5, cells.end());
+    for (size_t c = first_value; c < cells.size(); ++c) {
+      char* end = nullptr;
+      const double v = std::strtod(cells[c].c_str(), &end);
+      if (!cells[c].empty() && (*end != '\0' || !std::isfinite(v)))
+        throw InputError(published_csv + ":" + std::to_string(line_no) + ": column " + std::to_string(c - first_value) +
+                         ": expected a number, got '" + cells[c] + "'");
+    }
+    published[{cells[0], cells[1], cells[2], seed}] =
+        std::vector<std::string>(cells.begin() + static_cast<std::ptrdiff_t>(first_value), cells.end());
   }
+  return published;
+}
+
+PublishedComparison compare_with_published(const std::vector<EvaluationRun>& runs, const PublishedCurves& published,
+                                           double tune_ratio, bool fragmentation) {
   PublishedComparison out;
+  const std::string tune = python_float(tune_ratio);
   for (const auto& r : runs) {
-    const auto it = published.find({r.workload, published_policy_label(r.policy), r.seed});
+    const auto it = published.find({r.workload, published_policy_label(r.policy), tune, r.seed});
     if (it == published.end()) {
       ++out.missing;
       continue;

@@ -4,7 +4,9 @@
 // published curves are (DiscreteCurves), written in the published CSV layout, compared row by row with the
 // published cached results, and drawn as the paper's allocation figure.
 #include <cstdint>
+#include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "PackingReplay.hpp"
@@ -59,10 +61,16 @@ struct PublishedComparison {
   size_t missing = 0;               // runs without one
 };
 
-/// Compares the runs' curves (allocation, or fragmentation) with a published analysis_*_discrete.csv.
-/// Throws InputError (file:line) for a malformed file.
-PublishedComparison compare_with_published(const std::vector<EvaluationRun>& runs, const std::string& published_csv,
-                                           bool fragmentation);
+/// A published analysis_*_discrete.csv: per (workload, sc_policy, tune as printed, seed), columns 0..130 as
+/// printed ("" where the file leaves one blank).
+using PublishedCurves = std::map<std::tuple<std::string, std::string, std::string, int64_t>, std::vector<std::string>>;
+/// Reads one; throws InputError (file:line) for a malformed file. CRLF line ends are accepted.
+PublishedCurves read_published_curves(const std::string& path);
+
+/// Compares the runs' curves (allocation, or fragmentation) with the published rows of the same workload,
+/// policy, tune ratio and seed.
+PublishedComparison compare_with_published(const std::vector<EvaluationRun>& runs, const PublishedCurves& published,
+                                           double tune_ratio, bool fragmentation);
 std::string comparison_csv(const PublishedComparison& c);
 /// Per policy: runs compared, exact, within 0.05 pp at every column, worst difference (markdown table).
 std::string comparison_summary(const PublishedComparison& c);

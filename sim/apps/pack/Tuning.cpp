@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "Errors.hpp"
+
 namespace gtw::trace {
 
 namespace {
@@ -38,6 +40,9 @@ TunedArrivals tune_arrivals(const std::vector<OpenbPod>& pods, int64_t gpu_capac
   int64_t total = 0;
   for (const auto& p : pods) total += gpu_demand(p);
   const double target = ratio * static_cast<double>(gpu_capacity_milli);
+  if (total == 0)  // the reference would draw copies forever: no copy can add GPU demand
+    throw InputError("the pod list asks for no GPU: nothing to tune to " + std::to_string(ratio) +
+                     " x the GPU capacity (give --tune-ratio 0 to replay every pod once)");
   if (static_cast<double>(total) < target) {
     // Copies drawn from the name-sorted list; the test compares the per-GPU share (the reference does), so a
     // multi-GPU copy may pass the target and a CPU-only copy never stops the loop.
@@ -57,6 +62,8 @@ TunedArrivals tune_arrivals(const std::vector<OpenbPod>& pods, int64_t gpu_capac
       out.base.erase(out.base.begin() + static_cast<std::ptrdiff_t>(k));
       out.names.erase(out.names.begin() + static_cast<std::ptrdiff_t>(k));
     }
+    if (out.base.empty())
+      throw InputError("tuning to " + std::to_string(ratio) + " x the GPU capacity removes every pod");
   }
   return out;
 }

@@ -22,6 +22,7 @@ struct TunedArrivals {
 /// The arrival order of a published run: the pods shuffled, then copies of uniformly drawn pods (name order)
 /// appended while the GPU demand stays within ratio x `gpu_capacity_milli`, or, when the pods already ask for
 /// more, uniformly drawn pods removed until it does. ratio <= 0: the shuffled pods only. Advances `rng`.
+/// Throws InputError when the pods ask for no GPU (nothing could stop the copies) or when every pod is removed.
 TunedArrivals tune_arrivals(const std::vector<OpenbPod>& pods, int64_t gpu_capacity_milli, double ratio, GoRand& rng);
 
 /// The scheduler's start-up draws between the tuning and the node renaming: one Float64 per informer that
