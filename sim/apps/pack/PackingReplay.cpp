@@ -3,6 +3,8 @@
 #include <charconv>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <map>
 #include <stdexcept>
@@ -71,6 +73,13 @@ packing::FragDistribution target_distribution(const PackingInput& input, double 
 // is what the published curves print.
 double round2(double x) {
   return std::nearbyint(x * 100.0) / 100.0;
+}
+
+// A value as a log line's %.2f prints it and a CSV reader parses it back: correctly rounded to 2 decimals.
+double printed2(double x) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.2f", x);
+  return std::strtod(buf, nullptr);
 }
 
 // numpy's pairwise summation (what pandas' mean adds with): blocks of 8 partial sums up to 128 values,
@@ -207,20 +216,23 @@ PackingResult PackingReplay::finish() {
   result_.frag_idle_pct = percent(frag_milli, capacity - static_cast<double>(allocated_gpu_milli_));
   const auto gpus = static_cast<int64_t>(state_.gpu_free.size());
   std::vector<double> allocated(log_allocated_.begin(), log_allocated_.end());
-  result_.discrete.allocated = discrete_curve(log_arrived_, allocated, gpus);
-  result_.discrete.frag = discrete_curve(log_arrived_, log_frag_, gpus);
+  result_.discrete.allocated = discrete_curve(log_arrived_, allocated, gpus, DiscreteValue::ALLOCATION);
+  result_.discrete.frag = discrete_curve(log_arrived_, log_frag_, gpus, DiscreteValue::FRAGMENTATION);
   return result_;
 }
 
 std::vector<double> discrete_curve(const std::vector<int64_t>& arrived_milli, const std::vector<double>& value_milli,
-                                   int64_t capacity_gpus) {
+                                   int64_t capacity_gpus, DiscreteValue kind) {
   const auto gpus = static_cast<double>(capacity_gpus);
+  const bool allocation = kind == DiscreteValue::ALLOCATION;
   std::vector<int> bucket(arrived_milli.size());
   std::vector<double> value(arrived_milli.size());
   for (size_t k = 0; k < arrived_milli.size(); ++k) {
     // The reference divides by the GPU count, then by 10 (milli-GPU to percent), in that order.
     bucket[k] = static_cast<int>(std::nearbyint(static_cast<double>(arrived_milli[k]) / gpus / 10));
-    value[k] = round2(value_milli[k] / gpus / 10);
+    // Allocation: a percentage rounded per arrival. Fragmentation: the milli-GPU amount as the log prints it
+    // (%.2f, correctly rounded), converted after the mean.
+    value[k] = allocation ? round2(value_milli[k] / gpus / 10) : printed2(value_milli[k]);
   }
   std::vector<double> out(MAX_ARRIVED_PCT + 1, std::numeric_limits<double>::quiet_NaN());
   std::vector<double> members;
@@ -228,8 +240,9 @@ std::vector<double> discrete_curve(const std::vector<int64_t>& arrived_milli, co
     members.clear();
     for (size_t k = 0; k < bucket.size(); ++k)
       if (bucket[k] >= lo && bucket[k] <= hi) members.push_back(value[k]);
-    return members.empty() ? std::numeric_limits<double>::quiet_NaN()
-                           : round2(pairwise_sum(members.data(), members.size()) / static_cast<double>(members.size()));
+    if (members.empty()) return std::numeric_limits<double>::quiet_NaN();
+    const double mean = pairwise_sum(members.data(), members.size()) / static_cast<double>(members.size());
+    return round2(allocation ? mean : 100 * mean / 1000 / gpus);
   };
   for (int c = 0; c <= MAX_ARRIVED_PCT; ++c) {
     out[static_cast<size_t>(c)] = mean_of(c, c);

@@ -119,9 +119,13 @@ inline constexpr int MAX_ARRIVED_PCT = 130;
 
 PackingResult run_packing(const PackingInput& input, const std::string& policy, const ReplayOptions& options);
 
-/// The published sampling of per-arrival values (see DiscreteCurves); `capacity_gpus` is the GPU count.
+/// Which published curve a value is sampled for: the reference converts allocation to percent per arrival,
+/// fragmentation after the mean (merge_alloc_discrete.py and merge_frag_discrete.py).
+enum class DiscreteValue { ALLOCATION, FRAGMENTATION };
+/// The published sampling of per-arrival values in milli-GPU (see DiscreteCurves); `capacity_gpus` is the
+/// GPU count.
 std::vector<double> discrete_curve(const std::vector<int64_t>& arrived_milli, const std::vector<double>& value_milli,
-                                   int64_t capacity_gpus);
+                                   int64_t capacity_gpus, DiscreteValue kind);
 /// A value as the reference's Python prints it: shortest repr of the double, ".0" when whole, "" for NaN.
 std::string python_float(double value);
 
