@@ -16,6 +16,7 @@ bool eligible(const GpuView& gpu, const PlacementRequest& request) {
     return false;
   }
   if (!request.mig_profile.empty() && gpu.mig_profile != request.mig_profile) return false;
+  if (!request.resource.empty() && gpu.resource != request.resource) return false;
   // Devices with memory isolation (a MIG instance's memory is its own, shared or not) refuse a replica that
   // cannot fit; time-sliced and MPS GPUs accept it and the allocation fails at start (MPS: beyond the client's
   // pinned limit).

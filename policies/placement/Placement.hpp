@@ -24,6 +24,7 @@ struct GpuView {
                                 // on GPUs without memory isolation)
   std::vector<int> tenants;     // tenant indices of the replicas placed so far
   std::string mig_profile;      // for a MIG instance: its profile (3g.40gb); empty for a whole GPU
+  std::string resource;         // the Kubernetes resource it is advertised as (nvidia.com/gpu, ...)
   bool available = true;        // false while a MIG instance is draining, re-partitioned away, or not yet created
   double capacity = 1.0;        // share of a physical GPU this device is (a MIG instance: its compute slices / 7)
   int physical = -1;            // physical GPU id: the MIG instances of one GPU share it (compliance: co-tenancy)
@@ -42,6 +43,7 @@ struct PlacementRequest {
   std::vector<SharingMode> allowed_sharing;  // empty = any
   std::string node_pool;                     // empty = any
   std::string mig_profile;                   // empty = any device; else a MIG instance of this profile
+  std::string resource;                      // empty = any device; else one advertised as this resource
 };
 
 /// One class of the expected request mix: what fragmentation-aware policies measure free capacity against.

@@ -45,31 +45,6 @@ struct NodeHosts {
   sg4::Host* cpu = nullptr;
 };
 
-// The sharing of one device: a MIG instance that migReplicas shares is a time-sliced device of its own (the
-// replicas share its SMs and memory; the MIG boundary still separates it from the GPU's other instances).
-SharingSpec instance_sharing(const SharingSpec& gpu_sharing, const std::string& mig_profile) {
-  if (mig_profile.empty()) return gpu_sharing;
-  const int replicas = gpu_sharing.instance_replicas(mig_profile);
-  if (replicas <= 1) return gpu_sharing;
-  SharingSpec s = gpu_sharing;
-  s.mode = SharingMode::TIME_SLICING;
-  s.replicas = replicas;
-  return s;
-}
-
-// The Kubernetes extended resource a device is advertised as: nvidia.com/gpu, or nvidia.com/mig-<profile> for a
-// MIG instance under migStrategy mixed (the default naming without a device plugin config, the only one that
-// tells instances of different profiles apart), renamed as the device plugin's config says when shared.
-std::string advertised_resource(const NodePoolSpec& pool, const SharingSpec& device_sharing,
-                                const std::string& mig_profile) {
-  const DevicePluginSpec& dp = pool.device_plugin;
-  const bool single = dp.given && dp.mig_strategy == "single";
-  const std::string base = mig_profile.empty() || single ? "nvidia.com/gpu" : "nvidia.com/mig-" + mig_profile;
-  const bool shared = device_sharing.mode == SharingMode::TIME_SLICING || device_sharing.mode == SharingMode::MPS;
-  if (const auto it = dp.renamed.find(base); shared && it != dp.renamed.end()) return it->second;
-  return base;
-}
-
 // Hides the devices `hide` selects from the placement view for one decision and shows them again after,
 // instead of copying the view (a copy per decision is linear in GPUs with an allocation per device).
 class MaskedDevices {
@@ -341,6 +316,7 @@ class Simulation {
       g.slots = layout.slots;
       g.memory_total = layout.memory;
       g.mig_profile = layout.mig_profile;
+      g.resource = layout.resource;
       g.available = layout.available_from >= 0;
       g.capacity = device_capacity(layout);
       g.physical =
@@ -381,6 +357,7 @@ class Simulation {
     req.allowed_sharing = runtime_sharing_modes(ws);
     req.node_pool = ws.node_pool;
     req.mig_profile = ws.mig_profile;
+    req.resource = ws.k8s_resource;
     return req;
   }
 

@@ -38,4 +38,11 @@ using ProfileSet = std::map<std::string, HardwareProfile>;
 /// Runs the simulation. Can be called once per process (SimGrid's engine is a singleton).
 RunResult run_simulation(const ScenarioSpec& spec, const ProfileSet& profiles, const RunOptions& options);
 
+/// The sharing of one device: a MIG instance that migReplicas shares is a time-sliced device of its own.
+SharingSpec instance_sharing(const SharingSpec& gpu_sharing, const std::string& mig_profile);
+/// The Kubernetes extended resource a device is advertised as (nvidia.com/gpu, nvidia.com/mig-<profile>, or
+/// the device plugin's rename when shared); `mig_profile` empty for a whole GPU.
+std::string advertised_resource(const NodePoolSpec& pool, const SharingSpec& device_sharing,
+                                const std::string& mig_profile);
+
 }  // namespace gtw

@@ -22,6 +22,31 @@
 
 namespace gtw {
 
+// The sharing of one device: a MIG instance that migReplicas shares is a time-sliced device of its own (the
+// replicas share its SMs and memory; the MIG boundary still separates it from the GPU's other instances).
+SharingSpec instance_sharing(const SharingSpec& gpu_sharing, const std::string& mig_profile) {
+  if (mig_profile.empty()) return gpu_sharing;
+  const int replicas = gpu_sharing.instance_replicas(mig_profile);
+  if (replicas <= 1) return gpu_sharing;
+  SharingSpec s = gpu_sharing;
+  s.mode = SharingMode::TIME_SLICING;
+  s.replicas = replicas;
+  return s;
+}
+
+// The Kubernetes extended resource a device is advertised as: nvidia.com/gpu, or nvidia.com/mig-<profile> for a
+// MIG instance under migStrategy mixed (the default naming without a device plugin config, the only one that
+// tells instances of different profiles apart), renamed as the device plugin's config says when shared.
+std::string advertised_resource(const NodePoolSpec& pool, const SharingSpec& device_sharing,
+                                const std::string& mig_profile) {
+  const DevicePluginSpec& dp = pool.device_plugin;
+  const bool single = dp.given && dp.mig_strategy == "single";
+  const std::string base = mig_profile.empty() || single ? "nvidia.com/gpu" : "nvidia.com/mig-" + mig_profile;
+  const bool shared = device_sharing.mode == SharingMode::TIME_SLICING || device_sharing.mode == SharingMode::MPS;
+  if (const auto it = dp.renamed.find(base); shared && it != dp.renamed.end()) return it->second;
+  return base;
+}
+
 namespace {
 
 // The device memory one replica gets on a GPU shared this way: the whole GPU for exclusive, time-slicing
@@ -66,6 +91,42 @@ std::set<std::string> mig_profiles_of_pool(const ScenarioSpec& spec, const NodeP
   for (const auto& r : spec.reconfigurations)
     if (r.node_pool == pool.name) add(r.mig_layout);
   return out;
+}
+
+// Every Kubernetes resource name a pool's devices can be advertised as (its whole GPUs, or each MIG profile it
+// lays out, renamed as the device plugin shares them).
+std::set<std::string> advertised_resources_of_pool(const ScenarioSpec& spec, const NodePoolSpec& pool) {
+  std::set<std::string> out;
+  for (int g = 0; g < std::max(1, pool.gpus_per_node); ++g) {
+    const SharingSpec& sharing = pool.sharing_for(g);
+    if (sharing.mode != SharingMode::MIG) {
+      out.insert(advertised_resource(pool, sharing, ""));
+      continue;
+    }
+    for (const auto& profile : mig_profiles_of_pool(spec, pool))
+      out.insert(advertised_resource(pool, instance_sharing(sharing, profile), profile));
+  }
+  return out;
+}
+
+// placement.resource names what a pod's resources.limits would: a resource some pool's devices are advertised as
+// (in the pool the workload is pinned to, when it is).
+void check_k8s_resources(const ScenarioSpec& spec, Diagnostics& diags) {
+  for (size_t i = 0; i < spec.workloads.size(); ++i) {
+    const auto& w = spec.workloads[i];
+    if (w.k8s_resource.empty()) continue;
+    std::set<std::string> names;
+    for (const auto& pool : spec.node_pools)
+      if (w.node_pool.empty() || pool.name == w.node_pool) {
+        const auto of_pool = advertised_resources_of_pool(spec, pool);
+        names.insert(of_pool.begin(), of_pool.end());
+      }
+    if (names.count(w.k8s_resource)) continue;
+    diags.error(w.k8s_resource_loc, "spec.workloads[" + std::to_string(i) + "].placement.resource",
+                "no device " + std::string(w.node_pool.empty() ? "" : "of pool '" + w.node_pool + "' ") +
+                    "is advertised as '" + w.k8s_resource + "'" +
+                    suggest(w.k8s_resource, std::vector<std::string>(names.begin(), names.end())));
+  }
 }
 
 // migReplicas names profiles of the product (or `all`). A profile the pool never lays out shares nothing: a
@@ -474,6 +535,7 @@ PreparedScenario prepare_scenario(const std::string& path, const std::vector<Ove
     fabric::build_topology(spec, out.profiles, topology, diags);
   }
   check_node_mig_strategy(spec, diags);
+  check_k8s_resources(spec, diags);
   return out;
 }
 

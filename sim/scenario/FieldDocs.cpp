@@ -301,6 +301,10 @@ const std::vector<FieldDoc>& field_docs() {
       {"spec.workloads[].placement.nodePool", "string", "Node pool the replicas must be placed in."},
       {"spec.workloads[].placement.migProfile", "string",
        "MIG instance profile the replicas must be placed on, e.g. 3g.40gb (implies sharing mig)."},
+      {"spec.workloads[].placement.resource", "string",
+       "Kubernetes extended resource the replicas ask for, as a pod's resources.limits names it: devices "
+       "advertised as it (report.json gpus[].k8s_resource): nvidia.com/gpu, nvidia.com/mig-<profile>, or a device "
+       "plugin's rename such as nvidia.com/gpu.shared; a name without a domain gets nvidia.com/."},
       {"spec.workloads[].model", "mapping", "inference: the model served."},
       {"spec.workloads[].model.parameters", "count",
        "Number of parameters, e.g. 8B or 7e9 (derived from the shape when model.id or model.architecture is given)."},

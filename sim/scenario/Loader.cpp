@@ -1055,6 +1055,13 @@ void Loader::read_workload(const Ctx& c, WorkloadSpec& w) {
       get_string(*placement, "nodePool", w.node_pool, false);
       get_string(*placement, "migProfile", w.mig_profile, false);
       if (auto mp = child(*placement, "migProfile")) w.mig_profile_loc = mp->loc();
+      get_string(*placement, "resource", w.k8s_resource, false);
+      if (auto r = child(*placement, "resource")) {
+        w.k8s_resource_loc = r->loc();
+        // A name without a domain is the device plugin's (it prefixes nvidia.com/ the same way).
+        if (!w.k8s_resource.empty() && w.k8s_resource.find('/') == std::string::npos)
+          w.k8s_resource = "nvidia.com/" + w.k8s_resource;
+      }
       if (auto np = child(*placement, "nodePool")) w.node_pool_loc = np->loc();
       read_string_list(*placement, "nodes", w.pin_nodes);
       if (auto pn = child(*placement, "nodes")) w.nodes_loc = pn->loc();

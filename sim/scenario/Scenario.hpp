@@ -390,6 +390,10 @@ struct WorkloadSpec {
   std::string node_pool;    // placement constraint; empty = any
   std::string mig_profile;  // placement constraint: a MIG instance of this profile
   SourceLoc mig_profile_loc;
+  // Placement constraint as a pod's resources.limits names it: devices advertised as this Kubernetes resource
+  // (nvidia.com/gpu, nvidia.com/mig-<profile>, or a device plugin's rename such as nvidia.com/gpu.shared).
+  std::string k8s_resource;
+  SourceLoc k8s_resource_loc;
   Seconds start{0};
 
   // INFERENCE

@@ -93,6 +93,41 @@ TEST(MigTimeSlicing, NvidiaFineConfigTimeSlicesEachProfileAsItsResourceSays) {
 
 // migStrategy single advertises MIG devices as nvidia.com/gpu, so its nvidia.com/gpu entry shares every
 // instance; renameByDefault renames the shared resource; MIG entries under single share nothing (a warning).
+// A workload asks for a device as a pod's resources.limits would: by the Kubernetes resource name. On the
+// fine config's A100s (all-balanced: 1g.5gb x2, 2g.10gb, 3g.20gb per GPU), nvidia.com/mig-2g.10gb (no domain:
+// the plugin adds nvidia.com/) lands on the 2g.10gb instances only; a name no device is advertised as is
+// refused at its location, with the names that exist.
+TEST(MigTimeSlicing, WorkloadsAskForDevicesByTheirKubernetesResourceName) {
+  TempDir dir;
+  const std::string pool =
+      "        gpu: A100-40GB\n        gpusPerNode: 2\n        devicePluginConfig:\n          file: " + K8S +
+      "device-plugin-time-slicing-config-fine.yaml\n          config: a100-40gb\n"
+      "        migConfig:\n          file: " +
+      K8S + "mig-parted-example-config.yaml\n          config: all-balanced\n";
+  const auto by_resource = [](const std::string& tenant, const std::string& resource) {
+    return "    - {name: svc-" + tenant + ", kind: inference, tenant: " + tenant +
+           ", replicas: 3, placement: {resource: " + resource +
+           "}, model: {parameters: 1B}, memory: 2GiB, arrival: {process: poisson, rate: 5/s}}\n";
+  };
+  const auto r = run(dir, scenario(pool, by_resource("a", "mig-2g.10gb")));
+  ASSERT_EQ(r.process.exit_code, 0) << r.process.err;
+  int devices = 0;
+  for (const auto& g : r.report["gpus"])
+    for (const auto& t : g["tenants"])
+      if (t == "a") {
+        ++devices;
+        EXPECT_EQ(g["mig_profile"], "2g.10gb");
+        EXPECT_EQ(g["k8s_resource"], "nvidia.com/mig-2g.10gb");
+      }
+  EXPECT_GE(devices, 1);
+  const auto bad = run(dir, scenario(pool, by_resource("a", "nvidia.com/mig-2g.20gb")));
+  EXPECT_EQ(bad.process.exit_code, 2);
+  EXPECT_NE(bad.process.err.find("placement.resource: no device is advertised as 'nvidia.com/mig-2g.20gb'"),
+            std::string::npos)
+      << bad.process.err;
+  EXPECT_NE(bad.process.err.find("nvidia.com/mig-2g.10gb"), std::string::npos) << "the names that exist";
+}
+
 TEST(MigTimeSlicing, StrategySingleSharesEveryInstanceUnderTheGpuResource) {
   TempDir dir;
   const std::string pool =
