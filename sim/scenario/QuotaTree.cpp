@@ -1,6 +1,7 @@
 #include "QuotaTree.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <limits>
 
 namespace gtw {
@@ -10,6 +11,14 @@ namespace {
 const char* const IMPLICIT_COHORT = "(tenants with a quota)";
 
 // A plain cohort (a name without a Cohort object) defines nothing: no location, parent, quota or limits.
+// One file however it was named (./k.yaml, k.yaml, a link to it).
+bool same_file(const std::string& a, const std::string& b) {
+  if (a == b) return true;
+  std::error_code ec;
+  const bool same = std::filesystem::equivalent(a, b, ec);
+  return !ec && same;
+}
+
 bool has_object(const CohortSpec& c) {
   return !c.loc.file.empty() || c.loc.line > 0 || !c.parent.empty() || c.quota_gpus != 0 || c.borrowing_limit >= 0 ||
          c.lending_limit >= 0;
@@ -93,7 +102,18 @@ QuotaTree::QuotaTree(const std::vector<TenantSpec>& tenants, Diagnostics* diags)
   }
   for (const auto& ts : tenants)
     for (const CohortSpec& c : ts.cohort_tree)
-      if (c.cluster_queue) add_lender_queue(c, tenants);
+      if (c.cluster_queue) {
+        // Kueue names are cluster-wide: a queue that is a tenant's quota in one file and another queue of the
+        // same name in a second file cannot both be the cluster's.
+        for (const auto& other : tenants)
+          if (other.cluster_queue == c.name && !same_file(other.cluster_queue_loc.file, c.loc.file) && diags)
+            diags->error(c.loc, "ClusterQueue[" + c.name + "]",
+                         "ClusterQueue '" + c.name + "' is tenant '" + other.name + "''s quota as " +
+                             other.cluster_queue_loc.file +
+                             " defines it; this file defines another queue of that "
+                             "name (Kueue names are unique per kind)");
+        add_lender_queue(c, tenants);
+      }
   cut_cycles(diags);
   children_.assign(nodes_.size(), {});
   for (size_t n = 0; n < nodes_.size(); ++n)
