@@ -134,6 +134,8 @@ TEST(PackCli, HostileInputsAreRefusedBeforeAnyRun) {
       {"--trace", TRACE, "--nodes", dir.file("no_gpu_nodes.csv"), "-o", out},
       {"--trace", TRACE, "--tune-ratio", "nan", "-o", out},
       {"--trace", TRACE, "--tune-ratio", "inf", "-o", out},
+      {"--trace", TRACE, "--tune-seed", "9223372036854775808", "-o", out},  // beyond int64: refused, not clamped
+      {"--trace", TRACE, "--tune-seed", "42x", "-o", out},
       {"--trace", TRACE, "-o", dir.file("a_file")},
       {"--trace", TRACE, "--evaluation", "--seeds", "1-20000", "-o", out},
       {"--trace", TRACE, "--evaluation", "--param", "max_cpu_milli=5", "-o", out},

@@ -37,6 +37,7 @@ struct PackOptions {
   std::string tie_break = "published";
   double tune_ratio = -1;  // < 0: 1.3 with --trace, else none
   int64_t tune_seed = 42;
+  std::string tune_seed_text;  // as given: parsed by run_pack, so a value beyond int64 is refused, not clamped
   bool evaluation = false;
   std::vector<std::string> workloads;
   std::string seeds = "42-51";
@@ -391,6 +392,17 @@ int run_evaluation_mode(const PackOptions& o, const std::vector<std::string>& po
 }
 
 int run_pack(PackOptions o) {
+  if (!o.tune_seed_text.empty()) {
+    size_t used = 0;
+    try {
+      o.tune_seed = std::stoll(o.tune_seed_text, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != o.tune_seed_text.size())
+      throw InputError("--tune-seed: expected a whole number within 64 bits (Go's seed is an int64), got '" +
+                       o.tune_seed_text + "'");
+  }
   const auto policies = selected_policies(o.policy);
   const auto params = parse_params(o.params, policies);
   if (o.popularity <= 0 || o.popularity > 100) throw InputError("--popularity: expected a percentage in (0, 100]");
@@ -485,7 +497,7 @@ Subcommand register_pack_command(CLI::App& app) {
                   "arrivals as the published simulator tunes them: the pods shuffled, then copied (or removed) "
                   "until the GPU demand is this ratio of capacity (default 1.3 with --trace; 0: every pod once, "
                   "in list order); with --arrivals, ratio and seed still give the published tie-break's node order");
-  cmd->add_option("--tune-seed", options->tune_seed,
+  cmd->add_option("--tune-seed", options->tune_seed_text,
                   "seed of the published run's Go math/rand stream: shuffle, copies, node order (default 42)");
   cmd->add_option("--policy", options->policy,
                   "random-fit, dot-product, gpu-clustering, gpu-packing, best-fit, fgd, or all (default all)");
