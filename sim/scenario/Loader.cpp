@@ -1058,6 +1058,8 @@ void Loader::read_workload(const Ctx& c, WorkloadSpec& w) {
       get_string(*placement, "resource", w.k8s_resource, false);
       if (auto r = child(*placement, "resource")) {
         w.k8s_resource_loc = r->loc();
+        if (w.k8s_resource.empty())
+          d_.error(r->loc(), r->path, "expected a Kubernetes resource name such as nvidia.com/gpu, got an empty value");
         // A name without a domain is the device plugin's (it prefixes nvidia.com/ the same way).
         if (!w.k8s_resource.empty() && w.k8s_resource.find('/') == std::string::npos)
           w.k8s_resource = "nvidia.com/" + w.k8s_resource;

@@ -483,22 +483,33 @@ int run_pack(PackOptions o) {
 
 }  // namespace
 
+// An option given with an empty value is refused, not read as "not given".
+const CLI::Validator NON_EMPTY(
+    [](std::string& value) {
+      return value.empty() ? std::string("expected a value, got an empty one") : std::string();
+    },
+    "NON-EMPTY");
+
 Subcommand register_pack_command(CLI::App& app) {
   auto options = std::make_shared<PackOptions>();
   auto* cmd = app.add_subcommand(
       "pack", "Replay the openb packing experiment of 'Beware of Fragmentation' (ATC'23) with packing policies");
   cmd->add_option("--trace", options->trace_dir,
                   std::string("openb trace directory (uses ") + DEFAULT_NODES + " and " + DEFAULT_PODS +
-                      "; the arrivals are tuned as in the published runs)");
+                      "; the arrivals are tuned as in the published runs)")
+      ->check(NON_EMPTY);
   cmd->add_option("--nodes", options->nodes, "openb_node_list_*.csv (overrides --trace)");
   cmd->add_option("--pods", options->pods, "openb_pod_list_*.csv (overrides --trace)");
-  cmd->add_option("--arrivals", options->arrivals, "arrival order (seq,pod,base_pod) instead of the tuned one");
+  cmd->add_option("--arrivals", options->arrivals, "arrival order (seq,pod,base_pod) instead of the tuned one")
+      ->check(NON_EMPTY);
   cmd->add_option("--tune-ratio", options->tune_ratio,
                   "arrivals as the published simulator tunes them: the pods shuffled, then copied (or removed) "
                   "until the GPU demand is this ratio of capacity (default 1.3 with --trace; 0: every pod once, "
-                  "in list order); with --arrivals, ratio and seed still give the published tie-break's node order");
+                  "in list order); with --arrivals, ratio and seed still give the published tie-break's node order")
+      ->check(NON_EMPTY);
   cmd->add_option("--tune-seed", options->tune_seed_text,
-                  "seed of the published run's Go math/rand stream: shuffle, copies, node order (default 42)");
+                  "seed of the published run's Go math/rand stream: shuffle, copies, node order (default 42)")
+      ->check(NON_EMPTY);
   cmd->add_option("--policy", options->policy,
                   "random-fit, dot-product, gpu-clustering, gpu-packing, best-fit, fgd, or all (default all)");
   cmd->add_option("--seed", options->seed,
@@ -515,11 +526,14 @@ Subcommand register_pack_command(CLI::App& app) {
   cmd->add_option("--workloads", options->workloads,
                   "--evaluation: pod lists by name (openb_pod_list_NAME.csv; default the 17 published ones)")
       ->delimiter(',');
-  cmd->add_option("--seeds", options->seeds, "--evaluation: tune seeds, e.g. 42-51 (default) or 42,45");
+  cmd->add_option("--seeds", options->seeds, "--evaluation: tune seeds, e.g. 42-51 (default) or 42,45")
+      ->check(NON_EMPTY);
   cmd->add_option("--published", options->published,
-                  "--evaluation: the published analysis_allo_discrete.csv to compare every run with");
+                  "--evaluation: the published analysis_allo_discrete.csv to compare every run with")
+      ->check(NON_EMPTY);
   cmd->add_option("--published-frag", options->published_frag,
-                  "--evaluation: the published analysis_frag_discrete.csv to compare every run with");
+                  "--evaluation: the published analysis_frag_discrete.csv to compare every run with")
+      ->check(NON_EMPTY);
   cmd->add_option("-j,--jobs", options->jobs, "--evaluation: runs in parallel (default 1)")->check(CLI::Range(1, 256));
   cmd->add_option("--param", options->params, "policy parameter key=value (repeatable), e.g. max_cpu_milli=96000");
   cmd->add_option("-o,--output", options->out_dir, "output directory (default out/pack)");

@@ -6,16 +6,18 @@
 #include <cstdio>
 #include <exception>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <mutex>
 #include <sstream>
 #include <thread>
 #include <tuple>
 
+#include "Csv.hpp"
+#include "Diagnostics.hpp"
 #include "Errors.hpp"
 #include "GoRand.hpp"
 #include "Tuning.hpp"
+#include "XmlText.hpp"
 
 namespace gtw::trace {
 
@@ -66,36 +68,10 @@ std::vector<EvaluationRun> run_one(const EvaluationOptions& o, const std::vector
   return out;
 }
 
-std::string xml_text(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '<')
-      out += "&lt;";
-    else if (c == '>')
-      out += "&gt;";
-    else if (c == '&')
-      out += "&amp;";
-    else if (c == '"')
-      out += "&quot;";
-    else
-      out += c;
-  }
-  return out;
-}
-
 std::string fixed2(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.2f", v);
   return buf;
-}
-
-std::vector<std::string> split(const std::string& line) {
-  std::vector<std::string> out;
-  std::string cell;
-  std::istringstream in(line);
-  while (std::getline(in, cell, ',')) out.push_back(cell);
-  if (!line.empty() && line.back() == ',') out.emplace_back();
-  return out;
 }
 
 }  // namespace
@@ -214,66 +190,62 @@ std::string figure_svg(const std::vector<EvaluationRun>& runs) {
       const auto [mn, mx] = std::minmax_element(v.begin(), v.end());
       const int x = x0 + 16 * static_cast<int>(p);
       s << "<rect x=\"" << x << "\" y=\"" << y(mean) << "\" width=\"13\" height=\"" << top + height - y(mean)
-        << "\" fill=\"" << colours[p % 6] << "\"><title>" << xml_text(workloads[w]) << " " << xml_text(policies[p])
+        << "\" fill=\"" << colours[p % 6] << "\"><title>" << xml_escape(workloads[w]) << " " << xml_escape(policies[p])
         << ": " << fixed2(mean) << "</title></rect>\n";
       s << "<line x1=\"" << x + 6.5 << "\" x2=\"" << x + 6.5 << "\" y1=\"" << y(*mn) << "\" y2=\"" << y(*mx)
         << "\" stroke=\"#000\"/>\n";
     }
     const std::string label = workloads[w].substr(workloads[w].rfind('_') + 1);
     s << "<text transform=\"translate(" << x0 + group / 2 << "," << top + height + 12 << ") rotate(45)\">"
-      << xml_text(label) << "</text>\n";
+      << xml_escape(label) << "</text>\n";
   }
   for (size_t p = 0; p < policies.size(); ++p)
     s << "<rect x=\"" << left + 110 * static_cast<int>(p) << "\" y=\"" << top + height + 95
       << "\" width=\"10\" height=\"10\" fill=\"" << colours[p % 6] << "\"/><text x=\""
-      << left + 110 * static_cast<int>(p) + 14 << "\" y=\"" << top + height + 104 << "\">" << xml_text(policies[p])
+      << left + 110 * static_cast<int>(p) + 14 << "\" y=\"" << top + height + 104 << "\">" << xml_escape(policies[p])
       << "</text>\n";
   s << "</svg>\n";
   return s.str();
 }
 
 PublishedCurves read_published_curves(const std::string& published_csv) {
-  std::ifstream in(published_csv);
-  if (!in) throw InputError(published_csv + ": cannot open the published results");
+  Diagnostics diags;
+  CsvTable table(published_csv, diags);  // CR line ends, a BOM and blank lines are the table's concern
+  const int c_workload = table.column("workload", true), c_policy = table.column("sc_policy", true),
+            c_tune = table.column("tune", true), c_seed = table.column("seed", true);
+  // Columns 0..130 follow the key (and total_gpus in the allocation file; the fragmentation file has none).
+  std::vector<int> c_value;
+  for (int c = 0; c <= MAX_ARRIVED_PCT; ++c) c_value.push_back(table.column(std::to_string(c), true));
   PublishedCurves published;
-  std::string line;
-  int line_no = 0;
-  size_t first_value = 5;  // after total_gpus (allocation file); the fragmentation file has no such column
-  while (std::getline(in, line)) {
-    ++line_no;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line_no == 1) {
-      if (line.rfind("workload,sc_policy,tune,seed,total_gpus,0,", 0) == 0)
-        first_value = 5;
-      else if (line.rfind("workload,sc_policy,tune,seed,0,", 0) == 0)
-        first_value = 4;
-      else
-        throw InputError(published_csv +
-                         ":1: expected the header workload,sc_policy,tune,seed[,total_gpus],0,1,...,130");
-      continue;
+  if (!diags.has_errors()) {
+    for (const auto& row : table.rows()) {
+      const auto text = [&](int col) -> const std::string& { return row.fields[static_cast<size_t>(col)].text; };
+      const auto at = [&](int col) { return table.loc(row.line, row.fields[static_cast<size_t>(col)].column); };
+      int64_t seed = 0;
+      size_t used = 0;
+      try {
+        seed = std::stoll(text(c_seed), &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used == 0 || used != text(c_seed).size())
+        diags.error(at(c_seed), "seed", "expected a whole number, got '" + text(c_seed) + "'");
+      std::vector<std::string> values;
+      for (int c = 0; c <= MAX_ARRIVED_PCT; ++c) {
+        const int col = c_value[static_cast<size_t>(c)];
+        char* end = nullptr;
+        const double v = std::strtod(text(col).c_str(), &end);
+        if (!text(col).empty() && (*end != '\0' || !std::isfinite(v)))
+          diags.error(at(col), std::to_string(c), "expected a percentage, got '" + text(col) + "'");
+        values.push_back(text(col));
+      }
+      published[{text(c_workload), text(c_policy), text(c_tune), seed}] = std::move(values);
     }
-    if (line.empty()) continue;
-    auto cells = split(line);
-    if (cells.size() != first_value + MAX_ARRIVED_PCT + 1)
-      throw InputError(published_csv + ":" + std::to_string(line_no) + ": expected " +
-                       std::to_string(first_value + MAX_ARRIVED_PCT + 1) + " columns as the header says, got " +
-                       std::to_string(cells.size()));
-    int64_t seed = 0;
-    try {
-      seed = std::stoll(cells[3]);
-    } catch (const std::exception&) {
-      throw InputError(published_csv + ":" + std::to_string(line_no) + ": seed: expected a number, got '" + cells[3] +
-                       "'");
-    }
-    for (size_t c = first_value; c < cells.size(); ++c) {
-      char* end = nullptr;
-      const double v = std::strtod(cells[c].c_str(), &end);
-      if (!cells[c].empty() && (*end != '\0' || !std::isfinite(v)))
-        throw InputError(published_csv + ":" + std::to_string(line_no) + ": column " + std::to_string(c - first_value) +
-                         ": expected a number, got '" + cells[c] + "'");
-    }
-    published[{cells[0], cells[1], cells[2], seed}] =
-        std::vector<std::string>(cells.begin() + static_cast<std::ptrdiff_t>(first_value), cells.end());
+  }
+  if (diags.has_errors()) {
+    std::string message = diags.format_all();
+    while (!message.empty() && message.back() == '\n') message.pop_back();
+    throw InputError(message);
   }
   return published;
 }

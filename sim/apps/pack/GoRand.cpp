@@ -39,24 +39,30 @@ Poly mul_mod(const Poly& a, const Poly& b) {
   return r;
 }
 
+// The register's seed words: after 20 discarded Lehmer steps, each word xors three successive Lehmer values
+// shifted by `high`, `middle` and 0 bits (Go seeds with 40 and 20; its table was made with 20 and 10).
+std::array<uint64_t, LEN> lehmer_words(int32_t x, int high, int middle) {
+  std::array<uint64_t, LEN> words{};
+  for (int i = -20; i < LEN; ++i) {
+    x = lehmer(x);
+    if (i < 0) continue;
+    uint64_t u = static_cast<uint64_t>(x) << high;
+    x = lehmer(x);
+    u ^= static_cast<uint64_t>(x) << middle;
+    x = lehmer(x);
+    u ^= static_cast<uint64_t>(x);
+    words[static_cast<size_t>(i)] = u;
+  }
+  return words;
+}
+
 // Go's table: the register of the unmixed generator (64-bit words, seeding shifts 20 and 10) seeded with 1,
 // after 7.8e12 steps (math/rand's gen_cooked.go). Register cell p is rewritten at step n when
 // p = (334 - n) mod 607, by x[n] = x[n - 607] + x[n - 273], x[n] for n in -606..0 being the initial cell
 // (334 - n) mod 607; after N steps cell p holds the x[n] of the last step n <= N that wrote it.
 std::array<uint64_t, LEN> derive_cooked() {
   constexpr uint64_t STEPS = 7800000000000ULL;
-  std::array<uint64_t, LEN> start{};
-  int32_t x = 1;
-  for (int i = -20; i < LEN; ++i) {
-    x = lehmer(x);
-    if (i < 0) continue;
-    uint64_t u = static_cast<uint64_t>(x) << 20;
-    x = lehmer(x);
-    u ^= static_cast<uint64_t>(x) << 10;
-    x = lehmer(x);
-    u ^= static_cast<uint64_t>(x);
-    start[static_cast<size_t>(i)] = u;
-  }
+  const std::array<uint64_t, LEN> start = lehmer_words(1, 20, 10);
   // The sequence from x[-606] to x[606], stored at offset 606.
   std::vector<uint64_t> seq(2 * LEN - 1);
   const auto cell = [](int64_t n) { return static_cast<size_t>(((334 - n) % LEN + LEN) % LEN); };
@@ -94,18 +100,9 @@ GoRand::GoRand(int64_t seed) : tap_(0), feed_(LEN - TAP) {
   seed %= LEHMER_M;
   if (seed < 0) seed += LEHMER_M;
   if (seed == 0) seed = 89482311;
-  auto x = static_cast<int32_t>(seed);
   const auto& table = cooked();
-  for (int i = -20; i < LEN; ++i) {
-    x = lehmer(x);
-    if (i < 0) continue;
-    uint64_t u = static_cast<uint64_t>(x) << 40;
-    x = lehmer(x);
-    u ^= static_cast<uint64_t>(x) << 20;
-    x = lehmer(x);
-    u ^= static_cast<uint64_t>(x);
-    vec_[static_cast<size_t>(i)] = (u ^ table[static_cast<size_t>(i)]) & MASK63;
-  }
+  const std::array<uint64_t, LEN> words = lehmer_words(static_cast<int32_t>(seed), 40, 20);
+  for (size_t i = 0; i < LEN; ++i) vec_[i] = (words[i] ^ table[i]) & MASK63;
 }
 
 int64_t GoRand::int63() {
