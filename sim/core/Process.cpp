@@ -29,6 +29,7 @@ namespace {
 struct Running {
   pid_t pid;
   std::chrono::steady_clock::time_point start;
+  double timeout_seconds;
   bool timed_out = false;
 };
 
@@ -104,27 +105,35 @@ int interrupted() {
   return caught_signal;
 }
 
-void run_children(const std::vector<ChildJob>& jobs, int parallel,
+void run_children(const std::function<std::optional<ChildJob>()>& next_job, int parallel,
                   const std::function<void(size_t, const ChildResult&)>& on_done) {
   if (parallel < 1) parallel = 1;
   std::map<pid_t, std::pair<size_t, Running>> running;  // keyed by pid: iteration order does not reach output
-  size_t next = 0;
-  bool stopping = false;  // interrupted: the running children were told to stop
-  while ((next < jobs.size() && !interrupted()) || !running.empty()) {
+  size_t issued = 0;
+  bool exhausted = false;  // the source has no job left
+  bool stopping = false;   // interrupted: the running children were told to stop
+  while ((!exhausted && !interrupted()) || !running.empty()) {
     if (interrupted() && !stopping) {
       stopping = true;
       for (const auto& [pid, entry] : running) ::kill(pid, SIGTERM);
     }
-    while (!interrupted() && next < jobs.size() && static_cast<int>(running.size()) < parallel) {
-      const size_t index = next++;
-      const pid_t pid = spawn(jobs[index]);
+    while (!interrupted() && !exhausted && static_cast<int>(running.size()) < parallel) {
+      // Asked only when a slot is free: a source that claims work (a sweep under several ranks) claims
+      // no more than this process can start now.
+      const auto job = next_job();
+      if (!job) {
+        exhausted = true;
+        break;
+      }
+      const size_t index = issued++;
+      const pid_t pid = spawn(*job);
       if (pid < 0) {
         ChildResult r;
         r.spawn_failed = true;
         on_done(index, r);
         continue;
       }
-      running[pid] = {index, Running{pid, std::chrono::steady_clock::now()}};
+      running[pid] = {index, Running{pid, std::chrono::steady_clock::now(), job->timeout_seconds}};
     }
     if (running.empty()) continue;
     int status = 0;
@@ -149,13 +158,21 @@ void run_children(const std::vector<ChildJob>& jobs, int parallel,
     for (auto& [pid, entry] : running) {
       auto& run = entry.second;
       const double age = std::chrono::duration<double>(now - run.start).count();
-      if (!run.timed_out && age > jobs[entry.first].timeout_seconds) {
+      if (!run.timed_out && age > run.timeout_seconds) {
         ::kill(pid, SIGKILL);
         run.timed_out = true;
       }
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
+}
+
+void run_children(const std::vector<ChildJob>& jobs, int parallel,
+                  const std::function<void(size_t, const ChildResult&)>& on_done) {
+  size_t next = 0;
+  run_children(
+      [&]() -> std::optional<ChildJob> { return next < jobs.size() ? std::optional(jobs[next++]) : std::nullopt; },
+      parallel, on_done);
 }
 
 ChildResult run_child(const ChildJob& job) {

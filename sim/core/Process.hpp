@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <limits>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -39,6 +40,10 @@ struct ChildResult {
 /// caught SIGINT or SIGTERM), no job starts any more, the running ones get SIGTERM, and each is reported
 /// with `interrupted` set; the jobs never started are not reported.
 void run_children(const std::vector<ChildJob>& jobs, int parallel,
+                  const std::function<void(size_t, const ChildResult&)>& on_done);
+/// The same with jobs made as slots free up: `next_job()` is called only when a job can start at once and
+/// returns nothing when there is no more work; the index given to `on_done` counts the jobs it returned.
+void run_children(const std::function<std::optional<ChildJob>()>& next_job, int parallel,
                   const std::function<void(size_t, const ChildResult&)>& on_done);
 
 /// While alive, SIGINT and SIGTERM set a flag (interrupted()) instead of ending the process, so that a

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -233,6 +234,29 @@ TEST(SweepCommand, ParallelAndSerialAgreeAndFailedPointsAreRecorded) {
   EXPECT_NE(retry.err.find("6 already done, 2 to run"), std::string::npos) << retry.err;
 }
 
+// --plan runs nothing; it replays the schedule from the event estimates, then, once the sweep has run, from the
+// measured wall times of its points.
+TEST(SweepCommand, PlanReplaysTheScheduleWithoutRunningAndUsesMeasuredTimesOnceThereAreAny) {
+  test::TempDir dir;
+  test::write_text(dir.file("small.yaml"), SWEEP);
+  const auto before = sweep({dir.file("small.yaml"), "-o", dir.file("out"), "--plan", "1,2,8"});
+  EXPECT_EQ(before.exit_code, 0) << before.err;
+  EXPECT_NE(before.out.find("plan for 8 points, -j 1 per rank; costs: the event estimate"), std::string::npos)
+      << before.out;
+  EXPECT_NE(before.out.find("| 8 | "), std::string::npos) << before.out;
+  EXPECT_EQ(before.out.find("a claim costs"), std::string::npos) << "no times without a measurement";
+  EXPECT_FALSE(fs::exists(dir.file("out/points/p000000/status.json")));
+  ASSERT_EQ(sweep({dir.file("small.yaml"), "-o", dir.file("out"), "--progress", "none"}).exit_code, 1);
+  const auto after =
+      sweep({dir.file("small.yaml"), "-o", dir.file("out"), "--plan", "2", "-j", "2", "--plan-straggler", "3"});
+  EXPECT_EQ(after.exit_code, 0) << after.err;
+  EXPECT_NE(after.out.find("costs: measured wall time of every point"), std::string::npos) << after.out;
+  EXPECT_NE(after.out.find("the last rank runs 3x slower"), std::string::npos) << after.out;
+  EXPECT_NE(after.out.find("| 2 | "), std::string::npos) << after.out;
+  // A rank count of 0 is refused as any bad option is.
+  EXPECT_EQ(sweep({dir.file("small.yaml"), "-o", dir.file("out"), "--plan", "0"}).exit_code, 2);
+}
+
 // Longest first (the LPT rule): costlier designs' points first, ties (seeds of one design, equal costs)
 // by id; a design without a cost (it did not load) goes last.
 TEST(Sweep, PointsRunLongestFirstByTheirDesignsCost) {
@@ -359,10 +383,29 @@ TEST(SweepCommand, MpirunAndParallelProcessesGiveTheSameResults) {
                                     dir.file("small.yaml"), "-o", dir.file("mpi"), "--progress", "none"},
                                    options);
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;  // the invalid design's points failed, as with -j 2
-  EXPECT_NE(r.err.find("[rank 1/2]: 4 points"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("[rank 1/2]: 8 points (4 designs x 2 seeds), 0 already done, 8 to run, shared by 2 ranks"),
+            std::string::npos)
+      << r.err;
   EXPECT_NE(r.out.find("6/8 points ok, 2 failed"), std::string::npos) << r.out;
   EXPECT_EQ(test::read_text(dir.file("mpi/sweep.csv")), test::read_text(dir.file("j2/sweep.csv")));
   EXPECT_EQ(test::read_text(dir.file("mpi/sweep.md")), test::read_text(dir.file("j2/sweep.md")));
+  EXPECT_FALSE(fs::exists(dir.file("mpi/claims"))) << "the claims are removed with the merge";
+
+  // The ranks share one queue: each point runs once, on one rank (each rank counts the points it ran).
+  const auto plain = test::run_process({GTW_MPIEXEC, "-n", "2", "--oversubscribe", GTW_BINARY, "sweep",
+                                        dir.file("small.yaml"), "-o", dir.file("mpi2"), "--progress", "plain"},
+                                       options);
+  EXPECT_EQ(plain.exit_code, 1) << plain.err;
+  size_t ran = 0;
+  for (const std::string rank : {"[rank 0/2]", "[rank 1/2]"}) {
+    const std::string prefix = "sweep " + rank + ": ";
+    size_t most = 0;
+    for (size_t at = plain.err.find(prefix); at != std::string::npos; at = plain.err.find(prefix, at + 1))
+      if (std::isdigit(static_cast<unsigned char>(plain.err[at + prefix.size()])))
+        most = std::max<size_t>(most, std::stoul(plain.err.substr(at + prefix.size())));
+    ran += most;
+  }
+  EXPECT_EQ(ran, 8u) << plain.err;
 }
 #else
 TEST(SweepCommand, WithoutMpiRefusesToRunUnderMpirun) {
