@@ -210,9 +210,11 @@ class Attack final : public Workload {
     c.sender = places_[0].gpus[0];
     c.receiver = places_[1].gpus[0];
     c.resource = channel::resource_from_name(a_.channel).value_or(Resource::NVLINK);
-    // MIG instances have no NVLink peer access (P2P = No): their device-to-device copies are staged
-    // through host memory over the GPU's PCIe link, so an NVLink channel between them is a PCIe one.
-    if (c.resource == Resource::NVLINK && (c.sender->mig_instance() || c.receiver->mig_instance()))
+    // MIG instances have no NVLink peer access (P2P = No), nor have GPUs outside each other's NVLink domain
+    // (no NVLink on the product, or another bridged pair): their device-to-device copies are staged through
+    // host memory over the GPU's PCIe link, so an NVLink channel between them is a PCIe one.
+    if (c.resource == Resource::NVLINK &&
+        (c.sender->nvlink_domain() < 0 || c.sender->nvlink_domain() != c.receiver->nvlink_domain()))
       c.resource = Resource::PCIE;
     const Mode relation = device_relation(*c.sender, *c.receiver);
     const auto& profile = c.receiver->profile();
@@ -221,7 +223,7 @@ class Attack final : public Workload {
         c.bandwidth = profile.nvlink_achievable.value;
         for (auto* d : env_.devices) {
           if (d->node() != c.sender->node() || d->local_index() == c.sender->local_index() ||
-              d->local_index() == c.receiver->local_index() || d->mig_instance())
+              d->local_index() == c.receiver->local_index() || d->nvlink_domain() != c.sender->nvlink_domain())
             continue;
           c.peer = d;
           break;

@@ -67,6 +67,9 @@ class GpuDevice {
   int index() const { return index_; }
   int node() const { return node_; }
   int local_index() const { return local_index_; }
+  /// GPUs of one node with the same domain (>= 0) reach each other over NVLink; -1: no NVLink peer access.
+  int nvlink_domain() const { return nvlink_domain_; }
+  void set_nvlink_domain(int domain) { nvlink_domain_ = domain; }
   sg4::Host* host() const { return sms_; }
   const HardwareProfile& profile() const { return profile_; }
   const SharingSpec& sharing() const { return sharing_; }
@@ -136,6 +139,7 @@ class GpuDevice {
   int index_;
   int node_;
   int local_index_;
+  int nvlink_domain_ = -1;
   sg4::Host* sms_;
   sg4::Host* hbm_;
   const HardwareProfile& profile_;

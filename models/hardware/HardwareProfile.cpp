@@ -17,6 +17,7 @@
 
 #include "ParameterProvenance.hpp"
 #include "Sha256.hpp"
+#include "Text.hpp"
 
 #ifndef GTW_PROFILE_DIR
 #define GTW_PROFILE_DIR "calibration/profiles"
@@ -49,6 +50,27 @@ Seconds HardwareProfile::roofline_time(Flops f, Bytes b, DType dtype) const {
   const double compute_time = f.value / achievable_rate(dtype).value;
   const double memory_time = b.value / hbm_achievable.value;
   return Seconds(std::max(compute_time, memory_time));
+}
+
+double HardwareProfile::peer_achievable() const {
+  return nvlink_topology == NvlinkTopology::NONE ? std::min(pcie_h2d_achievable.value, pcie_d2h_achievable.value)
+                                                 : nvlink_achievable.value;
+}
+
+const char* nvlink_topology_name(NvlinkTopology t) {
+  switch (t) {
+    case NvlinkTopology::NVSWITCH:
+      return "nvswitch";
+    case NvlinkTopology::BRIDGED_PAIRS:
+      return "bridgedPairs";
+    case NvlinkTopology::NONE:
+      return "none";
+  }
+  return "?";
+}
+
+const char* host_link_name(HostLink l) {
+  return l == HostLink::NVLINK_C2C ? "nvlinkC2C" : "pcie";
 }
 
 std::vector<std::string> profile_search_path() {
@@ -258,6 +280,36 @@ void read_mig(const YAML::Node& mig, const std::string& file, HardwareProfile& o
 
 }  // namespace
 
+// spec.nvlinkTopology and spec.hostLink: optional keywords with their source (defaults: an NVSwitch, PCIe).
+template <class E>
+void read_keyword(const YAML::Node& spec, const std::string& file, const std::string& key,
+                  const std::vector<std::pair<std::string, E>>& names, E& out, HardwareProfile& profile,
+                  Diagnostics& diags) {
+  if (!spec[key]) return;
+  std::vector<std::string> valid;
+  for (const auto& [name, value] : names) valid.push_back(name);
+  std::string name;
+  const auto parse = [&](const std::string& text, std::string& value, std::string& error) {
+    value = text;
+    if (std::find(valid.begin(), valid.end(), text) != valid.end()) return true;
+    error = "expected one of " + join(valid, ", ") + ", got '" + text + "'" + suggest(text, valid);
+    return false;
+  };
+  if (!read_field<std::string>(spec, file, key, parse, name, profile.sources, diags)) return;
+  for (const auto& [n, value] : names)
+    if (n == name) out = value;
+}
+
+void read_link_kinds(const YAML::Node& spec, const std::string& file, HardwareProfile& out, Diagnostics& diags) {
+  read_keyword<NvlinkTopology>(spec, file, "nvlinkTopology",
+                               {{"nvswitch", NvlinkTopology::NVSWITCH},
+                                {"bridgedPairs", NvlinkTopology::BRIDGED_PAIRS},
+                                {"none", NvlinkTopology::NONE}},
+                               out.nvlink_topology, out, diags);
+  read_keyword<HostLink>(spec, file, "hostLink", {{"pcie", HostLink::PCIE}, {"nvlinkC2C", HostLink::NVLINK_C2C}},
+                         out.host_link, out, diags);
+}
+
 bool load_profile_file(const std::string& file, HardwareProfile& out, Diagnostics& diags) {
   const auto text = read_input_file(file, InputKind::PROFILE, diags);
   return text && check_yaml_item_count(*text, file, diags) && load_profile_text(*text, file, out, diags);
@@ -380,12 +432,21 @@ bool load_profile_text(const std::string& text, const std::string& file, Hardwar
   read_field<BytesPerSecond>(spec, file, "hbmAchievable", quantity<BytesPerSecond>(parse_bandwidth, 1e6, 1e14, "B/s"),
                              out.hbm_achievable, src, diags);
   read_field<Bytes>(spec, file, "l2", quantity<Bytes>(parse_bytes, 1e5, 1e10, "bytes"), out.l2, src, diags);
-  read_field<BytesPerSecond>(spec, file, "nvlinkPerDirection",
-                             quantity<BytesPerSecond>(parse_bandwidth, 1e6, 1e14, "B/s"), out.nvlink_per_direction, src,
-                             diags);
-  read_field<BytesPerSecond>(spec, file, "nvlinkAchievable",
-                             quantity<BytesPerSecond>(parse_bandwidth, 1e6, 1e14, "B/s"), out.nvlink_achievable, src,
-                             diags);
+  read_link_kinds(spec, file, out, diags);
+  if (out.nvlink_topology != NvlinkTopology::NONE) {
+    read_field<BytesPerSecond>(spec, file, "nvlinkPerDirection",
+                               quantity<BytesPerSecond>(parse_bandwidth, 1e6, 1e14, "B/s"), out.nvlink_per_direction,
+                               src, diags);
+    read_field<BytesPerSecond>(spec, file, "nvlinkAchievable",
+                               quantity<BytesPerSecond>(parse_bandwidth, 1e6, 1e14, "B/s"), out.nvlink_achievable, src,
+                               diags);
+  } else {
+    for (const char* key : {"nvlinkPerDirection", "nvlinkAchievable"})
+      if (spec[key])
+        diags.error(mark_loc(file, spec[key]), std::string("spec.") + key,
+                    "the product has no NVLink (spec.nvlinkTopology: none): remove this field; peer traffic takes "
+                    "the PCIe path");
+  }
   read_field<BytesPerSecond>(spec, file, "pciePerDirection",
                              quantity<BytesPerSecond>(parse_bandwidth, 1e6, 1e14, "B/s"), out.pcie_per_direction, src,
                              diags);

@@ -17,6 +17,16 @@ namespace gtw {
 /// the calibration issue measures it). Used by the platform and by the analytic "time alone".
 inline constexpr double PCIE_LATENCY_SECONDS = 1e-6;
 
+/// How a product's GPUs reach each other inside a node (spec.nvlinkTopology): every GPU on the node's
+/// NVSwitch (SXM boards), NVLink bridges joining cards in pairs (GPUs 0-1, 2-3, ...: H100 PCIe and NVL, A30),
+/// or no NVLink at all (L40S): peer traffic then crosses PCIe and host memory.
+enum class NvlinkTopology { NVSWITCH, BRIDGED_PAIRS, NONE };
+const char* nvlink_topology_name(NvlinkTopology t);
+/// The GPU's link to its host (spec.hostLink): PCIe, or NVLink-C2C to its own Grace CPU (GH200, GB200), whose
+/// rates the pcie* fields then carry.
+enum class HostLink { PCIE, NVLINK_C2C };
+const char* host_link_name(HostLink l);
+
 struct HardwareProfile {
   std::string name;     // H100-80GB-SXM
   std::string product;  // NVIDIA H100 80GB HBM3 (SXM5)
@@ -37,8 +47,10 @@ struct HardwareProfile {
   BytesPerSecond hbm_bandwidth{0};
   BytesPerSecond hbm_achievable{0};
   Bytes l2{0};
-  BytesPerSecond nvlink_per_direction{0};
-  BytesPerSecond nvlink_achievable{0};  // per direction
+  NvlinkTopology nvlink_topology = NvlinkTopology::NVSWITCH;
+  HostLink host_link = HostLink::PCIE;
+  BytesPerSecond nvlink_per_direction{0};  // 0 when nvlink_topology is NONE
+  BytesPerSecond nvlink_achievable{0};     // per direction; 0 when nvlink_topology is NONE
   BytesPerSecond pcie_per_direction{0};
   BytesPerSecond pcie_h2d_achievable{0};
   BytesPerSecond pcie_d2h_achievable{0};
@@ -68,6 +80,9 @@ struct HardwareProfile {
   FlopsPerSecond achievable_rate(DType dtype) const;
   /// Time of a kernel alone on the whole GPU: max(F / achievable rate, B / achievable HBM bandwidth).
   Seconds roofline_time(Flops f, Bytes b, DType dtype = DType::FP16) const;
+  /// Per direction between two GPUs of one node in the analytic estimates (tensor-parallel all-reduce, a
+  /// job's time alone): NVLink where the product has it, else its PCIe path (the slower direction).
+  double peer_achievable() const;
 };
 
 /// Directories searched for <name>.yaml, in order: $GPUTWIN_PROFILE_PATH (colon-separated), the

@@ -9,6 +9,8 @@
 #include <cmath>
 #include <fstream>
 #include <limits>
+#include <map>
+#include <numeric>
 #include <optional>
 #include <sstream>
 
@@ -207,20 +209,33 @@ void add_nvme(NodeGraph& n) {
   add_link(n.g(), n.links, n.cpu, n.nvme, LinkKind::NVME, "nvme-link", bw, bw, 0);
 }
 
+// The name of a GPU's link to its host: NVLink-C2C on Grace superchips, PCIe elsewhere (the rates are the
+// profile's pcie* fields either way).
+std::string host_link_suffix(const HardwareProfile& p) {
+  return p.host_link == HostLink::NVLINK_C2C ? "-c2c" : "-pcie";
+}
+
 void build_flat(NodeGraph& n, const NodePoolSpec& pool, const HardwareProfile& p) {
   const int sockets = socket_count(pool.topology, 1);
   add_sockets(n, sockets, socket_bandwidth(pool.topology, UPI2_FOUR_LINKS), "upi");
-  n.nvswitch = add_vertex(n.g(), VertexKind::NVSWITCH, "nvswitch");
+  // The product's NVLink: every GPU on one NVSwitch, bridges joining GPUs 0-1, 2-3, ..., or none at all
+  // (peer copies then cross PCIe and host memory).
+  if (p.nvlink_topology == NvlinkTopology::NVSWITCH) n.nvswitch = add_vertex(n.g(), VertexKind::NVSWITCH, "nvswitch");
   for (int i = 0; i < pool.gpus_per_node; ++i) {
     const std::string gname = "gpu" + std::to_string(i);
     const int gpu = add_vertex(n.g(), VertexKind::GPU, gname, i);
     n.gpus.push_back(gpu);
     const int socket = i * sockets / pool.gpus_per_node;
     n.gpu_socket.push_back(socket);
-    add_link(n.g(), n.links, n.sockets[static_cast<size_t>(socket)], gpu, LinkKind::PCIE, gname + "-pcie",
+    add_link(n.g(), n.links, n.sockets[static_cast<size_t>(socket)], gpu, LinkKind::PCIE, gname + host_link_suffix(p),
              p.pcie_h2d_achievable.value, p.pcie_d2h_achievable.value, PCIE_LATENCY_SECONDS);
-    add_link(n.g(), n.links, gpu, n.nvswitch, LinkKind::NVLINK, gname + "-nvlink", p.nvlink_achievable.value,
-             p.nvlink_achievable.value, 0);
+    if (p.nvlink_topology == NvlinkTopology::NVSWITCH)
+      add_link(n.g(), n.links, gpu, n.nvswitch, LinkKind::NVLINK, gname + "-nvlink", p.nvlink_achievable.value,
+               p.nvlink_achievable.value, 0);
+    else if (p.nvlink_topology == NvlinkTopology::BRIDGED_PAIRS && i % 2 == 1)
+      add_link(n.g(), n.links, n.gpus[static_cast<size_t>(i - 1)], gpu, LinkKind::NVLINK,
+               "gpu" + std::to_string(i - 1) + "-" + gname + "-nvlink", p.nvlink_achievable.value,
+               p.nvlink_achievable.value, 0);
   }
   TemplateDefaults d;
   add_common(n, d, pool.topology);
@@ -282,7 +297,7 @@ void build_hgx(NodeGraph& n, const NodePoolSpec& pool, const HardwareProfile& p)
     const int gpu = add_vertex(n.g(), VertexKind::GPU, gname, i);
     n.gpus.push_back(gpu);
     n.gpu_socket.push_back(sw_socket[static_cast<size_t>(i / 2)]);
-    add_link(n.g(), n.links, sw[static_cast<size_t>(i / 2)], gpu, LinkKind::PCIE, gname + "-pcie",
+    add_link(n.g(), n.links, sw[static_cast<size_t>(i / 2)], gpu, LinkKind::PCIE, gname + host_link_suffix(p),
              p.pcie_h2d_achievable.value, p.pcie_d2h_achievable.value, PCIE_LATENCY_SECONDS);
     add_link(n.g(), n.links, gpu, n.nvswitch, LinkKind::NVLINK, gname + "-nvlink", p.nvlink_achievable.value,
              p.nvlink_achievable.value, 0);
@@ -496,8 +511,8 @@ std::vector<std::string> node_graph_from_topo(const SmiTopo& topo, const Hardwar
     const int gpu = add_vertex(n.g(), VertexKind::GPU, gname, static_cast<int>(i));
     n.gpus.push_back(gpu);
     n.gpu_socket.push_back(socket_of_root.at(numa_find(gpu_rows[i])));
-    add_link(n.g(), n.links, attach[gpu_rows[i]], gpu, LinkKind::PCIE, gname + "-pcie", p.pcie_h2d_achievable.value,
-             p.pcie_d2h_achievable.value, PCIE_LATENCY_SECONDS);
+    add_link(n.g(), n.links, attach[gpu_rows[i]], gpu, LinkKind::PCIE, gname + host_link_suffix(p),
+             p.pcie_h2d_achievable.value, p.pcie_d2h_achievable.value, PCIE_LATENCY_SECONDS);
     if (n.nvswitch >= 0)
       add_link(n.g(), n.links, gpu, n.nvswitch, LinkKind::NVLINK, gname + "-nvlink", common * per_link,
                common * per_link, 0);
@@ -534,6 +549,29 @@ std::vector<std::string> node_graph_from_topo(const SmiTopo& topo, const Hardwar
   }
   add_nvme(n);
   return warnings;
+}
+
+std::vector<int> NodeGraph::nvlink_domains() const {
+  std::vector<int> parent(boost::num_vertices(g()));
+  std::iota(parent.begin(), parent.end(), 0);
+  const auto root = [&](int v) {
+    while (parent[static_cast<size_t>(v)] != v) v = parent[static_cast<size_t>(v)];
+    return v;
+  };
+  std::vector<bool> has_nvlink(parent.size(), false);
+  for (const auto& l : links) {
+    if (l.kind != LinkKind::NVLINK) continue;
+    has_nvlink[static_cast<size_t>(l.from)] = true;
+    has_nvlink[static_cast<size_t>(l.to)] = true;
+    parent[static_cast<size_t>(root(l.from))] = root(l.to);
+  }
+  std::map<int, int> lowest;  // component root -> lowest GPU index in it
+  for (size_t i = 0; i < gpus.size(); ++i)
+    if (has_nvlink[static_cast<size_t>(gpus[i])]) lowest.emplace(root(gpus[i]), static_cast<int>(i));
+  std::vector<int> out(gpus.size(), -1);
+  for (size_t i = 0; i < gpus.size(); ++i)
+    if (has_nvlink[static_cast<size_t>(gpus[i])]) out[i] = lowest.at(root(gpus[i]));
+  return out;
 }
 
 Path NodeGraph::path(int from, int to, bool nvlink) const {
@@ -588,6 +626,14 @@ bool build_node_graph(const NodePoolSpec& pool, const HardwareProfile& profile, 
     out.template_name = "nvidia-smi";
     for (const auto& w : node_graph_from_topo(*topo, profile, t, out))
       diags.warning(t.topo_loc, path + ".topology.fromNvidiaSmi", "'" + t.nvidia_smi_topo + "': " + w);
+    const bool nvlink_seen =
+        std::any_of(out.links.begin(), out.links.end(), [](const Link& l) { return l.kind == LinkKind::NVLINK; });
+    if (nvlink_seen && profile.nvlink_topology == NvlinkTopology::NONE) {
+      diags.error(t.topo_loc, path + ".topology.fromNvidiaSmi",
+                  "'" + t.nvidia_smi_topo + "' shows NVLink (NV#) between GPUs, but " + profile.name +
+                      " has no NVLink (nvlinkTopology: none): is it the capture of another product?");
+      return false;
+    }
     if (static_cast<int>(out.gpus.size()) != pool.gpus_per_node) {
       diags.error(t.topo_loc, path + ".topology.fromNvidiaSmi",
                   "'" + t.nvidia_smi_topo + "' lists " + std::to_string(out.gpus.size()) + " GPUs, but the pool has " +
@@ -600,6 +646,13 @@ bool build_node_graph(const NodePoolSpec& pool, const HardwareProfile& profile, 
     if (name == "flat") {
       build_flat(out, pool, profile);
     } else if (name == "hgx-h100" || name == "hgx-h200") {
+      if (profile.nvlink_topology != NvlinkTopology::NVSWITCH) {
+        diags.error(t.loc, path + ".topology",
+                    "node template '" + name + "' joins its GPUs on an NVSwitch, but " + profile.name +
+                        " has nvlinkTopology " + nvlink_topology_name(profile.nvlink_topology) +
+                        "; use 'flat' (which follows the profile), 'pcie-l40s' or fromNvidiaSmi");
+        return false;
+      }
       build_hgx(out, pool, profile);
     } else if (name == "pcie-l40s") {
       build_pcie(out, pool, profile);

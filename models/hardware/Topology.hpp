@@ -97,6 +97,9 @@ struct NodeGraph {
   /// `nvlink` is false (MIG instances have no P2P). Empty when unreachable or from == to.
   Path path(int from, int to, bool nvlink = true) const;
   const Link& link(int i) const { return links[static_cast<size_t>(i)]; }
+  /// Per local GPU: its NVLink domain, the lowest GPU index it reaches over NVLink links and NVSwitches alone;
+  /// -1 for a GPU without NVLink. Two GPUs of one domain have NVLink peer access (the NVLink channels).
+  std::vector<int> nvlink_domains() const;
   mutable std::map<std::tuple<int, int, bool>, Path> paths;  // cache: every node of the pool asks the same
 
  private:

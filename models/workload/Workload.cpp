@@ -71,7 +71,7 @@ double training_step_ideal(const WorkloadSpec& w, const HardwareProfile& p, bool
                  ? PCIE_LATENCY_SECONDS + w.data_per_step.value / p.pcie_h2d_achievable.value
                  : 0;
   t += p.roofline_time(w.step.flops, w.step.bytes).value;
-  t += ring_allreduce_bytes(w) / p.nvlink_achievable.value;
+  t += ring_allreduce_bytes(w) / p.peer_achievable();
   return t;
 }
 
@@ -615,7 +615,7 @@ class InferenceService final : public Workload {
         for (auto& c : comms) c->wait();
         ctx_.counters.transfers += comms.size();
         sg4::this_actor::sleep_for(steps * 2.0 * layers *
-                                   all_reduce_latency(buffer, cfg.tp, first.profile().nvlink_achievable.value));
+                                   all_reduce_latency(buffer, cfg.tp, first.profile().peer_achievable()));
       }
     }
     // Host time proportional to the GPU's (ServingConfig::gpu_time_share; 1 by default: none), at the
@@ -679,7 +679,7 @@ class InferenceService final : public Workload {
       auto& dst = *replicas_[static_cast<size_t>(to)];
       const bool same_node = gpus[0]->node() == dst.place.gpus[0]->node();
       const auto& profile = gpus[0]->profile();
-      const double link = same_node ? profile.nvlink_achievable.value : profile.pcie_h2d_achievable.value;
+      const double link = same_node ? profile.peer_achievable() : profile.pcie_h2d_achievable.value;
       ++dst.handoffs_pending;
       dst.handoff_due = std::min(dst.handoff_due, sg4::Engine::get_clock() + (link > 0 ? bytes / link : 0));
       const auto landed = [&dst] {

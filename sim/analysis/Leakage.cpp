@@ -96,8 +96,27 @@ channel::Catalogue channel_catalogue(const ScenarioSpec& spec, const std::vector
 
 namespace {
 
-// Which endpoint closes a cross-GPU channel: confidential before MIG (both close the same channels).
-enum class Blocker { NONE, MIG, CONFIDENTIAL };
+// What closes the NVLink and remote-L2 channels between two GPUs of a node: a confidential endpoint before a MIG
+// one before the pair having no NVLink between them (all three close the same channels; the reason differs).
+enum class Blocker { NONE, NO_NVLINK, MIG, CONFIDENTIAL };
+
+// Why a blocker closes resource r (NVLink contention, remote L2 prime+probe through NVLink peer access), or "".
+std::string blocker_closure(const channel::Catalogue& catalogue, Resource r, Blocker b) {
+  switch (b) {
+    case Blocker::NONE:
+      return "";
+    case Blocker::NO_NVLINK:
+      return r == Resource::NVLINK || r == Resource::L2
+                 ? "no NVLink between these GPUs (the product has none, or they are not in one bridged pair): no "
+                   "NVLink contention and no NVLink peer access; their copies take PCIe (the PCIe channel)"
+                 : "";
+    case Blocker::MIG:
+      return catalogue.endpoint_closure(r, Mode::MIG);
+    case Blocker::CONFIDENTIAL:
+      return catalogue.endpoint_closure(r, Mode::CONFIDENTIAL);
+  }
+  return "";
+}
 
 struct Meeting {
   Intervals intervals;                             // co-activity, not yet normalised
@@ -213,6 +232,8 @@ std::map<MeetingKey, Meeting> meetings(const ScenarioSpec& spec, const RunResult
             blocker = Blocker::CONFIDENTIAL;
           else if (mig_instance(run, go, gpu_mode) || mig_instance(run, gs, gpu_mode))
             blocker = Blocker::MIG;
+          else if (a.nvlink_domain < 0 || a.nvlink_domain != b.nvlink_domain)
+            blocker = Blocker::NO_NVLINK;
           meet(go, gs, Mode::SEPARATE_GPUS, blocker);
         }
       }
@@ -327,10 +348,7 @@ void channels(std::map<std::tuple<int, int, Mode>, Merged> merged, const channel
         rep.closed.push_back({o, s, r, mode, all, cell.reason});
         continue;
       }
-      const std::string endpoint =
-          m.blocker == Blocker::NONE
-              ? std::string()
-              : catalogue.endpoint_closure(r, m.blocker == Blocker::MIG ? Mode::MIG : Mode::CONFIDENTIAL);
+      const std::string endpoint = blocker_closure(catalogue, r, m.blocker);
       const bool split = !endpoint.empty();
       if (split && blocked > 0) rep.closed.push_back({o, s, r, mode, blocked, endpoint});
       const double exposure = split ? free : all;

@@ -22,8 +22,9 @@ struct GpuLayout {
   std::string pool;
   std::string product;
   SharingMode sharing = SharingMode::EXCLUSIVE;
-  std::string mig_profile;                  // MIG instance: its profile; the device is one instance of GPU `local`
-  int mig_start = -1;                       // MIG instance: first memory slice
+  std::string mig_profile;  // MIG instance: its profile; the device is one instance of GPU `local`
+  int mig_start = -1;       // MIG instance: first memory slice
+  int nvlink_domain = 0;    // GPUs of one node with the same domain (>= 0) have NVLink peer access; -1: none
   std::string resource = "nvidia.com/gpu";  // the Kubernetes resource it is advertised as (nvidia.com/mig-<profile>)
   int slots = 1;
   double memory = 0;  // bytes

@@ -173,6 +173,7 @@ class Simulation {
     for (size_t p = 0; p < spec_.node_pools.size(); ++p) {
       const auto& pool = spec_.node_pools[p];
       const HardwareProfile& profile = profiles_.at(pool.profile_key.empty() ? pool.gpu_product : pool.profile_key);
+      const std::vector<int> nvlink_domain = topology_.pools[p].nvlink_domains();
       for (int n = 0; n < pool.count; ++n, ++global_node) {
         const std::string node_name = pool.name + "-" + std::to_string(n);
         // The node's zone, host CPU, switches, links and disks come from its topology graph
@@ -258,6 +259,9 @@ class Simulation {
             layout.memory = dp.memory.value;
             layout.mig_profile = part.mig_profile;
             layout.mig_start = part.mig_start;
+            // MIG instances have no NVLink peer access (P2P = No for every MIG profile).
+            layout.nvlink_domain = part.mig_profile.empty() ? nvlink_domain[static_cast<size_t>(g)] : -1;
+            gpus_.back()->set_nvlink_domain(layout.nvlink_domain);
             layout.layout_generation = part.generation;
             layout.available_from = part.generation == 0 ? 0.0 : -1.0;
             result_.gpus.push_back(layout);

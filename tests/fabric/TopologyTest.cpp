@@ -1,7 +1,10 @@
 // Topology graphs (no SimGrid): node templates, nvidia-smi import, connectivity checks, routes.
 #include <gtest/gtest.h>
 
+#include <memory>
+
 #include "FabricTestSupport.hpp"
+#include "HardwareProfile.hpp"
 #include "NvidiaSmi.hpp"
 #include "Setup.hpp"
 #include "Topology.hpp"
@@ -144,6 +147,79 @@ TEST(Topology, TemplatesHaveTheirSocketsAndInterSocketLinks) {
   ASSERT_TRUE(fabric::build_topology(r.spec, r.profiles, flat, diags));
   EXPECT_EQ(flat.pools[0].sockets.size(), 1u);
   EXPECT_EQ(flat.pools[0].socket_link, -1);
+}
+
+// The flat template follows the product's nvlinkTopology: every GPU on an NVSwitch (SXM boards), bridges joining
+// GPUs 0-1, 2-3, ... (H100 PCIe), or no NVLink at all (L40S), where a GPU-to-GPU path crosses the two GPUs' PCIe
+// links and host memory. The NVLink domains say which GPUs have NVLink peer access.
+TEST(Topology, TheFlatTemplateFollowsTheProductsNvlinkTopology) {
+  const auto flat_node = [](const std::string& product, Diagnostics& diags) {
+    auto p = prepare("scenarios/examples/default.yaml", {{"spec.cluster.nodePools[0].gpu", product}}, diags);
+    auto topo = std::make_unique<fabric::Topology>();
+    EXPECT_TRUE(fabric::build_topology(p.spec, p.profiles, *topo, diags)) << diags.format_all();
+    return topo;
+  };
+  const auto nvlinks = [](const fabric::NodeGraph& n) {
+    int count = 0;
+    for (const auto& l : n.links) count += l.kind == fabric::LinkKind::NVLINK;
+    return count;
+  };
+  Diagnostics diags;
+  const auto sxm = flat_node("H100-80GB-SXM", diags);
+  EXPECT_EQ(nvlinks(sxm->pools[0]), 8);
+  EXPECT_EQ(sxm->pools[0].nvlink_domains(), std::vector<int>(8, 0));
+  const auto pairs = flat_node("H100-80GB-PCIe", diags);
+  EXPECT_EQ(nvlinks(pairs->pools[0]), 4);
+  EXPECT_EQ(pairs->pools[0].nvlink_domains(), (std::vector<int>{0, 0, 2, 2, 4, 4, 6, 6}));
+  const auto& pn = pairs->pools[0];
+  EXPECT_EQ(link_names(pn, pn.path(pn.gpus[2], pn.gpus[3])), "gpu2-gpu3-nvlink^");
+  EXPECT_EQ(link_names(pn, pn.path(pn.gpus[1], pn.gpus[2])), "gpu1-pciev gpu2-pcie^");  // another pair: PCIe
+  const auto none = flat_node("L40S-48GB", diags);
+  EXPECT_EQ(nvlinks(none->pools[0]), 0);
+  EXPECT_EQ(none->pools[0].nvswitch, -1);
+  EXPECT_EQ(none->pools[0].nvlink_domains(), std::vector<int>(8, -1));
+  const auto& ln = none->pools[0];
+  EXPECT_EQ(link_names(ln, ln.path(ln.gpus[0], ln.gpus[5])), "gpu0-pciev gpu5-pcie^");
+  // The host link of a Grace superchip is NVLink-C2C.
+  const auto gh = flat_node("GH200-96GB", diags);
+  EXPECT_EQ(link_names(gh->pools[0], gh->pools[0].path(gh->pools[0].cpu, gh->pools[0].gpus[0])), "gpu0-c2c^");
+  // The HGX templates put every GPU on an NVSwitch: a product without one is refused there.
+  Diagnostics refused;
+  auto p = prepare("scenarios/examples/default.yaml",
+                   {{"spec.cluster.nodePools[0].gpu", "L40S-48GB"}, {"spec.cluster.nodePools[0].topology", "hgx-h100"}},
+                   refused);
+  fabric::Topology topo;
+  EXPECT_FALSE(fabric::build_topology(p.spec, p.profiles, topo, refused));
+  EXPECT_NE(refused.format_all().find("L40S-48GB has nvlinkTopology none"), std::string::npos) << refused.format_all();
+}
+
+// nvlinkTopology and hostLink are keywords with a source; a product without NVLink has no nvlink* fields.
+TEST(Topology, NvlinkTopologyAndHostLinkAreCheckedInTheProfile) {
+  std::string l40s = fabric_test::read("calibration/profiles/L40S-48GB.yaml");
+  HardwareProfile profile;
+  Diagnostics ok;
+  ASSERT_TRUE(load_profile_text(l40s, "L40S-48GB.yaml", profile, ok)) << ok.format_all();
+  EXPECT_EQ(profile.nvlink_topology, NvlinkTopology::NONE);
+  EXPECT_DOUBLE_EQ(profile.peer_achievable(), 25.2e9);  // the PCIe path
+  std::string with_nvlink = l40s;
+  with_nvlink.replace(with_nvlink.find("  pciePerDirection:"), 0,
+                      "  nvlinkAchievable:\n    value: 25GB/s\n    source: \"(assumed) x\"\n");
+  Diagnostics extra;
+  EXPECT_FALSE(load_profile_text(with_nvlink, "L40S-48GB.yaml", profile, extra));
+  EXPECT_NE(extra.format_all().find("spec.nvlinkAchievable: the product has no NVLink"), std::string::npos)
+      << extra.format_all();
+  std::string typo = l40s;
+  typo.replace(typo.find("value: none"), 11, "value: nvswich");
+  Diagnostics bad;
+  EXPECT_FALSE(load_profile_text(typo, "L40S-48GB.yaml", profile, bad));
+  EXPECT_NE(bad.format_all().find("expected one of nvswitch, bridgedPairs, none, got 'nvswich'"), std::string::npos)
+      << bad.format_all();
+  EXPECT_NE(bad.format_all().find("L40S-48GB.yaml:"), std::string::npos) << "located: " << bad.format_all();
+  Diagnostics gh;
+  HardwareProfile grace;
+  ASSERT_TRUE(load_profile_text(fabric_test::read("calibration/profiles/GH200-96GB.yaml"), "GH200.yaml", grace, gh));
+  EXPECT_EQ(grace.host_link, HostLink::NVLINK_C2C);
+  EXPECT_EQ(grace.nvlink_topology, NvlinkTopology::NVSWITCH);
 }
 
 TEST(Topology, DataOnAMissingSocketIsReported) {

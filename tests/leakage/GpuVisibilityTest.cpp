@@ -113,6 +113,27 @@ TEST(GpuVisibility, NodeVisibilityKeepsTheCrossGpuL2ChannelAtTheA4Rate) {
   }
 }
 
+// The same two tenants on a node of L40S cards (no NVLink): whatever the visibility, neither NVLink contention
+// nor the remote L2 channel over NVLink peer access exists between their GPUs; PCIe contention stays.
+TEST(GpuVisibility, WithoutNvlinkTheNvlinkAndRemoteL2ChannelsAreClosedEndToEnd) {
+  TempDir dir;
+  const auto r =
+      run_process(run_argv(GTW_BINARY, FIXTURE, dir.file("l40s"), "json",
+                           {"spec.cluster.nodePools[0].gpu=L40S-48GB", "spec.cluster.nodePools[0].topology=flat"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json l = json::parse(read_text(dir.file("l40s") + "/report.json"))["leakage"];
+  for (const auto& [observer, source] : {std::pair{"health", "public"}, std::pair{"public", "health"}}) {
+    EXPECT_EQ(channel_of(l, observer, source, "nvlink"), nullptr) << observer << " <- " << source;
+    EXPECT_EQ(channel_of(l, observer, source, "l2"), nullptr);
+    EXPECT_NE(channel_of(l, observer, source, "pcie"), nullptr);
+    for (const char* resource : {"nvlink", "l2"}) {
+      const json* closed = closed_of(l, observer, source, resource);
+      ASSERT_NE(closed, nullptr) << resource;
+      EXPECT_NE((*closed)["reason"].get<std::string>().find("no NVLink between these GPUs"), std::string::npos);
+    }
+  }
+}
+
 TEST(GpuVisibility, AllocatedVisibilityClosesTheL2ChannelAndKeepsNvlinkContention) {
   TempDir dir;
   const json node = run_with(dir, "node")["leakage"];

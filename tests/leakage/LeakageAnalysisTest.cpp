@@ -213,6 +213,43 @@ TEST(LeakageExposure, MigInstanceAtOneEndClosesNvlinkToAnotherGpu) {
   EXPECT_NE(find(r, a, b, Resource::PCIE, Mode::SEPARATE_GPUS), nullptr);
 }
 
+// GPUs with no NVLink between them (a product without NVLink, or two different bridged pairs) share no NVLink
+// contention and no NVLink peer access: both channels are closed with that reason, and PCIe stays open.
+TEST(LeakageExposure, GpusWithoutNvlinkBetweenThemHaveNoNvlinkOrRemoteL2Channel) {
+  Synthetic s;
+  const int a = s.tenant("a"), b = s.tenant("b"), c = s.tenant("c");
+  s.pool("p", SharingMode::EXCLUSIVE, 12);
+  const int g0 = s.gpu("p", 0, 0, "exclusive");
+  const int g1 = s.gpu("p", 0, 1, "exclusive");
+  const int g2 = s.gpu("p", 0, 2, "exclusive");
+  s.run.gpus[static_cast<size_t>(g2)].nvlink_domain = 2;  // bridged pairs: 0-1 and 2-3
+  s.busy(g0, a, 0, 10);
+  s.busy(g1, b, 0, 10);
+  s.busy(g2, c, 0, 10);
+  IsolationOptions bare_metal;
+  bare_metal.gpu_visibility = GpuVisibility::NODE;
+  const auto r = s.analyse(bare_metal);
+  EXPECT_NE(find(r, a, b, Resource::NVLINK, Mode::SEPARATE_GPUS), nullptr) << "one bridged pair";
+  EXPECT_NE(find(r, a, b, Resource::L2, Mode::SEPARATE_GPUS), nullptr);
+  EXPECT_EQ(find(r, a, c, Resource::NVLINK, Mode::SEPARATE_GPUS), nullptr) << "two pairs";
+  EXPECT_EQ(find(r, a, c, Resource::L2, Mode::SEPARATE_GPUS), nullptr);
+  EXPECT_NE(find(r, a, c, Resource::PCIE, Mode::SEPARATE_GPUS), nullptr);
+  int closed = 0;
+  for (const auto& x : r.closed)
+    if (x.observer == a && x.source == c && (x.resource == Resource::NVLINK || x.resource == Resource::L2)) {
+      ++closed;
+      EXPECT_DOUBLE_EQ(x.co_active_s, 10.0);
+      EXPECT_NE(x.reason.find("no NVLink between these GPUs"), std::string::npos) << x.reason;
+    }
+  EXPECT_EQ(closed, 2);
+  // A product without NVLink at all (L40S): no pair has it.
+  for (auto& g : s.run.gpus) g.nvlink_domain = -1;
+  const auto none = s.analyse(bare_metal);
+  EXPECT_FALSE(any_channel(none, Resource::NVLINK));
+  EXPECT_FALSE(any_channel(none, Resource::L2));
+  EXPECT_TRUE(any_channel(none, Resource::PCIE));
+}
+
 TEST(LeakageExposure, ExclusiveGpusShareNoSmOrL2OnTheGpuAndNothingAcrossNodes) {
   Synthetic s;
   const int a = s.tenant("a"), b = s.tenant("b"), c = s.tenant("c");

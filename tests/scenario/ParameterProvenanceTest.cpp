@@ -68,7 +68,7 @@ TEST(ParameterProvenance, ASourceWithoutItsKindIsRefusedAtItsLine) {
   options.env = {{"GPUTWIN_PROFILE_PATH", dir.path()}};
   const auto r = run_process({GTW_BINARY, "validate", SRC + "/scenarios/examples/default.yaml"}, options);
   EXPECT_EQ(r.exit_code, 2) << r.out;
-  EXPECT_NE(r.err.find("H100-80GB-SXM.yaml:69:13: error: spec.l2Contention.source: must start with its provenance, "
+  EXPECT_NE(r.err.find("H100-80GB-SXM.yaml:72:13: error: spec.l2Contention.source: must start with its provenance, "
                        "one of (datasheet), (measured), (derived), (fitted), (assumed)"),
             std::string::npos)
       << r.err;

@@ -68,7 +68,8 @@ TEST(HardwareProfile, H100ProfileCarriesEveryNumberWithItsSource) {
   EXPECT_DOUBLE_EQ(p.nvlink_achievable.value, 380e9);
   EXPECT_DOUBLE_EQ(p.pcie_h2d_achievable.value, 35e9);
   EXPECT_DOUBLE_EQ(p.memory.value, 80e9);
-  EXPECT_EQ(p.sources.size(), 23u);  // 19 fields + MIG reconfiguration + 3 confidential-computing costs
+  EXPECT_EQ(p.sources.size(),
+            24u);  // 19 fields + nvlinkTopology + MIG reconfiguration + 3 confidential-computing costs
   EXPECT_DOUBLE_EQ(p.l2_contention, 0.43);
   for (const auto& [field, source] : p.sources) EXPECT_FALSE(source.empty()) << field;
   EXPECT_EQ(p.sha256.size(), 64u);

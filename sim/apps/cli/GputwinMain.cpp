@@ -457,15 +457,16 @@ int for_each_profile(const std::vector<std::string>& names, const std::function<
 }
 
 int cmd_profiles() {
-  std::printf("%-18s %-36s %5s %9s %11s %14s %8s  %s\n", "NAME", "PRODUCT", "SMS", "MEMORY", "HBM", "FP16 TENSOR",
-              "TDP", "MODES");
+  std::printf("%-18s %-36s %5s %9s %11s %14s %8s  %-12s %-9s %s\n", "NAME", "PRODUCT", "SMS", "MEMORY", "HBM",
+              "FP16 TENSOR", "TDP", "NVLINK", "HOST LINK", "MODES");
   const int status = for_each_profile(available_profiles(), [](const HardwareProfile& p) {
     std::string modes = "exclusive timeSlicing mps vgpu";
     if (p.mig) modes += " mig(" + std::to_string(p.mig->profiles.size()) + " profiles)";
     if (p.confidential) modes += " confidential";
-    std::printf("%-18s %-36s %5d %9s %11s %9.1f TF/s %6.0f W  %s\n", p.name.c_str(), p.product.c_str(), p.sms,
-                (std::to_string(static_cast<long>(std::lround(p.memory.value / 1e9))) + " GB").c_str(),
-                format_bandwidth(p.hbm_bandwidth).c_str(), p.fp16_tensor.value / 1e12, p.tdp_watts, modes.c_str());
+    std::printf("%-18s %-36s %5d %9s %11s %9.1f TF/s %6.0f W  %-12s %-9s %s\n", p.name.c_str(), p.product.c_str(),
+                p.sms, (std::to_string(static_cast<long>(std::lround(p.memory.value / 1e9))) + " GB").c_str(),
+                format_bandwidth(p.hbm_bandwidth).c_str(), p.fp16_tensor.value / 1e12, p.tdp_watts,
+                nvlink_topology_name(p.nvlink_topology), host_link_name(p.host_link), modes.c_str());
   });
   std::printf("\nSearch path:");
   for (const auto& d : profile_search_path()) std::printf(" %s", d.c_str());
