@@ -140,7 +140,12 @@ bool make_profile_yaml(const FitResult& fit, const RawRecording& r, const std::s
   if (fit.d2h_pinned.ok())
     set("pcieD2HAchievable", format_bandwidth_si(fit.d2h_pinned.value),
         "cudaMemcpyAsync device-to-host to pinned memory, " + fit.d2h_pinned.method + spread(fit.d2h_pinned));
-  if (fit.p2p.ok()) {
+  if (fit.p2p.ok() && value_of("nvlinkTopology") == "none") {
+    // The peer copies crossed PCIe: the profile has no NVLink fields to hold them (the model takes the PCIe
+    // path's measured rates instead).
+    notes.push_back(fmt("peer copies measured %.1f GB/s over PCIe; no nvlink field written (nvlinkTopology: none)",
+                        fit.p2p.value / 1e9));
+  } else if (fit.p2p.ok()) {
     set("nvlinkAchievable", format_bandwidth_si(fit.p2p.value),
         "cudaMemcpyPeerAsync, " + fit.p2p.method + spread(fit.p2p));
     // nvlinkPerDirection is the nominal link rate; the loader refuses an achievable rate above it.

@@ -52,9 +52,10 @@ Seconds HardwareProfile::roofline_time(Flops f, Bytes b, DType dtype) const {
   return Seconds(std::max(compute_time, memory_time));
 }
 
-double HardwareProfile::peer_achievable() const {
-  return nvlink_topology == NvlinkTopology::NONE ? std::min(pcie_h2d_achievable.value, pcie_d2h_achievable.value)
-                                                 : nvlink_achievable.value;
+double HardwareProfile::peer_achievable(int gpus) const {
+  const bool nvlink =
+      nvlink_topology == NvlinkTopology::NVSWITCH || (nvlink_topology == NvlinkTopology::BRIDGED_PAIRS && gpus <= 2);
+  return nvlink ? nvlink_achievable.value : std::min(pcie_h2d_achievable.value, pcie_d2h_achievable.value);
 }
 
 const char* nvlink_topology_name(NvlinkTopology t) {
@@ -292,7 +293,7 @@ void read_keyword(const YAML::Node& spec, const std::string& file, const std::st
   const auto parse = [&](const std::string& text, std::string& value, std::string& error) {
     value = text;
     if (std::find(valid.begin(), valid.end(), text) != valid.end()) return true;
-    error = "expected one of " + join(valid, ", ") + ", got '" + text + "'" + suggest(text, valid);
+    error = "expected one of " + join(valid, ", ") + ", got '" + text + "'";
     return false;
   };
   if (!read_field<std::string>(spec, file, key, parse, name, profile.sources, diags)) return;
@@ -300,14 +301,31 @@ void read_keyword(const YAML::Node& spec, const std::string& file, const std::st
     if (n == name) out = value;
 }
 
-void read_link_kinds(const YAML::Node& spec, const std::string& file, HardwareProfile& out, Diagnostics& diags) {
+// Whether nvlinkTopology read (absent counts as read: the default).
+bool read_link_kinds(const YAML::Node& spec, const std::string& file, HardwareProfile& out, Diagnostics& diags) {
+  const size_t errors = diags.error_count();
   read_keyword<NvlinkTopology>(spec, file, "nvlinkTopology",
                                {{"nvswitch", NvlinkTopology::NVSWITCH},
                                 {"bridgedPairs", NvlinkTopology::BRIDGED_PAIRS},
                                 {"none", NvlinkTopology::NONE}},
                                out.nvlink_topology, out, diags);
+  const bool topology_read = diags.error_count() == errors;
   read_keyword<HostLink>(spec, file, "hostLink", {{"pcie", HostLink::PCIE}, {"nvlinkC2C", HostLink::NVLINK_C2C}},
                          out.host_link, out, diags);
+  return topology_read;
+}
+
+// A key the loader does not know is a typo that would silently keep a default (hostlink: nvlinkC2C).
+void refuse_unknown_spec_keys(const YAML::Node& spec, const std::string& file, Diagnostics& diags) {
+  if (!spec.IsMap()) return;
+  std::vector<std::string> known = profile_field_names();
+  for (const char* k : {"nvlinkTopology", "hostLink", "mig", "pciDeviceIds", "confidentialComputing", "channels"})
+    known.emplace_back(k);
+  for (const auto& kv : spec) {
+    const std::string key = kv.first.Scalar();
+    if (std::find(known.begin(), known.end(), key) == known.end())
+      diags.error(mark_loc(file, kv.first), "spec." + key, "not a hardware profile field" + suggest(key, known));
+  }
 }
 
 bool load_profile_file(const std::string& file, HardwareProfile& out, Diagnostics& diags) {
@@ -432,8 +450,11 @@ bool load_profile_text(const std::string& text, const std::string& file, Hardwar
   read_field<BytesPerSecond>(spec, file, "hbmAchievable", quantity<BytesPerSecond>(parse_bandwidth, 1e6, 1e14, "B/s"),
                              out.hbm_achievable, src, diags);
   read_field<Bytes>(spec, file, "l2", quantity<Bytes>(parse_bytes, 1e5, 1e10, "bytes"), out.l2, src, diags);
-  read_link_kinds(spec, file, out, diags);
-  if (out.nvlink_topology != NvlinkTopology::NONE) {
+  refuse_unknown_spec_keys(spec, file, diags);
+  const bool topology_read = read_link_kinds(spec, file, out, diags);
+  if (!topology_read) {
+    // Which nvlink fields belong here depends on the value that did not read: report that one only.
+  } else if (out.nvlink_topology != NvlinkTopology::NONE) {
     read_field<BytesPerSecond>(spec, file, "nvlinkPerDirection",
                                quantity<BytesPerSecond>(parse_bandwidth, 1e6, 1e14, "B/s"), out.nvlink_per_direction,
                                src, diags);

@@ -80,9 +80,10 @@ struct HardwareProfile {
   FlopsPerSecond achievable_rate(DType dtype) const;
   /// Time of a kernel alone on the whole GPU: max(F / achievable rate, B / achievable HBM bandwidth).
   Seconds roofline_time(Flops f, Bytes b, DType dtype = DType::FP16) const;
-  /// Per direction between two GPUs of one node in the analytic estimates (tensor-parallel all-reduce, a
-  /// job's time alone): NVLink where the product has it, else its PCIe path (the slower direction).
-  double peer_achievable() const;
+  /// Per direction between the GPUs of a group of `gpus` on one node in the analytic estimates (tensor-parallel
+  /// all-reduce, a job's time alone): NVLink where they all share it (an NVSwitch; a bridged pair for two), else
+  /// the PCIe path (the slower direction), which a ring through them crosses.
+  double peer_achievable(int gpus = 2) const;
 };
 
 /// Directories searched for <name>.yaml, in order: $GPUTWIN_PROFILE_PATH (colon-separated), the

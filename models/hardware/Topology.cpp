@@ -628,6 +628,16 @@ bool build_node_graph(const NodePoolSpec& pool, const HardwareProfile& profile, 
       diags.warning(t.topo_loc, path + ".topology.fromNvidiaSmi", "'" + t.nvidia_smi_topo + "': " + w);
     const bool nvlink_seen =
         std::any_of(out.links.begin(), out.links.end(), [](const Link& l) { return l.kind == LinkKind::NVLINK; });
+    if (profile.nvlink_topology == NvlinkTopology::BRIDGED_PAIRS) {
+      const auto domains = out.nvlink_domains();
+      for (int d : domains)
+        if (d >= 0 && std::count(domains.begin(), domains.end(), d) > 2) {
+          diags.warning(t.topo_loc, path + ".topology.fromNvidiaSmi",
+                        "'" + t.nvidia_smi_topo + "' joins more than two GPUs over NVLink, but " + profile.name +
+                            " has NVLink bridges between pairs only: the capture's links are used");
+          break;
+        }
+    }
     if (nvlink_seen && profile.nvlink_topology == NvlinkTopology::NONE) {
       diags.error(t.topo_loc, path + ".topology.fromNvidiaSmi",
                   "'" + t.nvidia_smi_topo + "' shows NVLink (NV#) between GPUs, but " + profile.name +
@@ -644,6 +654,10 @@ bool build_node_graph(const NodePoolSpec& pool, const HardwareProfile& profile, 
     const std::string name = t.template_name.empty() ? "flat" : t.template_name;
     out.template_name = name;
     if (name == "flat") {
+      if (profile.nvlink_topology == NvlinkTopology::BRIDGED_PAIRS && pool.gpus_per_node % 2 == 1)
+        diags.warning(pool.loc, path + ".gpusPerNode",
+                      profile.name + " joins GPUs in bridged pairs; with " + std::to_string(pool.gpus_per_node) +
+                          " GPUs per node the last one has no NVLink");
       build_flat(out, pool, profile);
     } else if (name == "hgx-h100" || name == "hgx-h200") {
       if (profile.nvlink_topology != NvlinkTopology::NVSWITCH) {

@@ -130,7 +130,7 @@ StepCost step_cost(const ModelArchitecture& m, const HardwareProfile& gpu, const
   s.bytes += s.elementwise_bytes;
   s.memory_s = pp * s.bytes / hbm;
   const double buffer = tokens * m.hidden_size * 2.0;  // the step's activations in 16 bits
-  const double link = gpu.peer_achievable();
+  const double link = gpu.peer_achievable(tp);
   // Two all-reduces per layer (after attention and after the feed-forward) in each stage.
   if (tp > 1 && tokens > 0) s.communication_s = 2.0 * m.layers * all_reduce_time(buffer, tp, link);
   if (pp > 1 && tokens > 0) s.communication_s += (pp - 1) * send_time(buffer / tp, link);

@@ -396,7 +396,7 @@ double ideal_step_io_seconds(const SimContext& ctx, const Mover& who, const Work
     t += (w.iterations / w.io.checkpoint_every) * io_time(checkpoint, w.io.checkpoint_bytes.value, false);
   if (w.nodes > 1 && w.gradient_bytes.value > 0) {
     // Replace the single-node ring of training_step_ideal by the hierarchical all-reduce, alone.
-    const double ring = 2.0 * (n - 1) / n * w.gradient_bytes.value / profile.peer_achievable();
+    const double ring = 2.0 * (n - 1) / n * w.gradient_bytes.value / profile.peer_achievable(std::max(1, w.gpus));
     t += w.iterations * (alone_allreduce_seconds(ctx, who, w, gpus) - ring);
   }
   return t;

@@ -71,7 +71,7 @@ double training_step_ideal(const WorkloadSpec& w, const HardwareProfile& p, bool
                  ? PCIE_LATENCY_SECONDS + w.data_per_step.value / p.pcie_h2d_achievable.value
                  : 0;
   t += p.roofline_time(w.step.flops, w.step.bytes).value;
-  t += ring_allreduce_bytes(w) / p.peer_achievable();
+  t += ring_allreduce_bytes(w) / p.peer_achievable(std::max(1, w.gpus));
   return t;
 }
 
@@ -615,7 +615,7 @@ class InferenceService final : public Workload {
         for (auto& c : comms) c->wait();
         ctx_.counters.transfers += comms.size();
         sg4::this_actor::sleep_for(steps * 2.0 * layers *
-                                   all_reduce_latency(buffer, cfg.tp, first.profile().peer_achievable()));
+                                   all_reduce_latency(buffer, cfg.tp, first.profile().peer_achievable(cfg.tp)));
       }
     }
     // Host time proportional to the GPU's (ServingConfig::gpu_time_share; 1 by default: none), at the

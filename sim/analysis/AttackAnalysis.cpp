@@ -116,8 +116,11 @@ void covert_bound(const AttackContext& c, const WorkloadSpec& ws, int rx_gpu, in
   auto res = channel::resource_from_name(ws.attack.channel).value_or(Resource::NVLINK);
   const auto& rx = c.layout(rx_gpu);
   const auto& tx = c.layout(tx_gpu);
-  // MIG instances have no NVLink peer access: their copies go through host memory over PCIe.
-  if (res == Resource::NVLINK && (!rx.mig_profile.empty() || !tx.mig_profile.empty())) res = Resource::PCIE;
+  // MIG instances have no NVLink peer access, nor have GPUs outside each other's NVLink domain: their copies go
+  // through host memory over PCIe (as the replay does).
+  if (res == Resource::NVLINK && (!rx.mig_profile.empty() || !tx.mig_profile.empty() || rx.nvlink_domain < 0 ||
+                                  rx.nvlink_domain != tx.nvlink_domain))
+    res = Resource::PCIE;
   c.bound(r, res, relation(rx, tx), rx_gpu);
   // A channel through both GPUs' ends is closed where an end closes it (a confidential GPU's NVLink).
   for (const auto* end : {&rx, &tx}) {

@@ -6,8 +6,10 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <utility>
 
+#include "HardwareProfile.hpp"
 #include "Units.hpp"
 
 namespace gtw {
@@ -18,6 +20,7 @@ namespace {
 // arrival and a completion plus, at worst one per request, a batch start, end and GPU-busy interval;
 // an iteration a step and a busy interval per GPU; a job submit, start, end and a busy interval per kernel.
 constexpr double EVENTS_PER_REQUEST = 5;
+constexpr double EVENTS_PER_SLICE = 2;       // the GPU_BUSY interval that ends and the CONTEXT_SWITCH
 constexpr double BYTES_PER_EVENT = 200;      // 48-byte records, vector growth, the analysis' per-request arrays
 constexpr double BYTES_PER_GPU = 64 * 1024;  // platform hosts, links, device state
 constexpr double RESIDENT_BYTES_PER_ACTOR = 64 * 1024;  // the touched part of each stack, actor state
@@ -64,6 +67,97 @@ double slices(const SharingSpec& s, double seconds) {
   return s.time_slice.value > 0 ? sliced_devices(s) * seconds / s.time_slice.value : 0;
 }
 
+bool may_time_slice(const WorkloadSpec& w) {
+  if (w.allowed_sharing.empty()) return true;
+  return std::any_of(w.allowed_sharing.begin(), w.allowed_sharing.end(), [](SharingMode m) {
+    return m == SharingMode::TIME_SLICING || m == SharingMode::VGPU || m == SharingMode::MIG;
+  });
+}
+
+// The slowest whole GPU among the time-sliced pools: {FP16 FLOP/s, HBM B/s, vGPU slots per GPU (a strict vGPU
+// scheduler gives every slot its quantum, used or not)}; nullopt when a pool's profile does not load or its
+// sliced devices are MIG instances (slower than the GPU by an instance's share).
+struct SlicedSpeed {
+  double flops = 0, bytes = 0, slots = 1;
+};
+std::optional<SlicedSpeed> slowest_sliced_gpu(const ScenarioSpec& spec) {
+  SlicedSpeed out;
+  bool any = false;
+  const auto consider = [&](const NodePoolSpec& pool, const SharingSpec& s) {
+    if (sliced_devices(s) <= 0) return true;
+    if (s.mode == SharingMode::MIG) return false;
+    HardwareProfile p;
+    Diagnostics quiet;
+    if (!load_profile(pool.profile_key.empty() ? pool.gpu_product : pool.profile_key, {}, "", p, quiet)) return false;
+    const double flops = p.achievable_rate(DType::FP16).value, bytes = p.hbm_achievable.value;
+    out.flops = any ? std::min(out.flops, flops) : flops;
+    out.bytes = any ? std::min(out.bytes, bytes) : bytes;
+    if (s.mode == SharingMode::VGPU) out.slots = std::max(out.slots, static_cast<double>(std::max(1, s.replicas)));
+    any = true;
+    return true;
+  };
+  for (const auto& pool : spec.node_pools) {
+    if (!consider(pool, pool.sharing)) return std::nullopt;
+    for (const auto& o : pool.gpu_sharing)
+      if (!consider(pool, o.sharing)) return std::nullopt;
+  }
+  if (!any || !(out.flops > 0) || !(out.bytes > 0)) return std::nullopt;
+  return out;
+}
+
+// A bound on the context switches the time-sliced devices can make from the work that may run on them: a
+// switch ends a quantum of work or follows a context running out of work, so there are at most (GPU time of
+// that work) / quantum + (its kernels, batches and steps) of them, times the slots of a strict vGPU scheduler.
+// The GPU time is the work's roofline on the slowest sliced GPU without batching (batching only shortens it).
+// nullopt when the work cannot be bounded (an attacker's probes, MIG instances, an unknown profile).
+std::optional<double> slices_from_work(const ScenarioSpec& spec, double seconds) {
+  const auto speed = slowest_sliced_gpu(spec);
+  if (!speed) return std::nullopt;
+  const auto roofline = [&](double flops, double bytes) {
+    return std::max(flops / speed->flops, bytes / speed->bytes);
+  };
+  double gpu_seconds = 0, items = 0, quantum = 0;
+  for (const auto& pool : spec.node_pools) {
+    for (const SharingSpec* s : {&pool.sharing}) {
+      if (sliced_devices(*s) > 0 && s->time_slice.value > 0)
+        quantum = quantum > 0 ? std::min(quantum, s->time_slice.value) : s->time_slice.value;
+    }
+    for (const auto& o : pool.gpu_sharing)
+      if (sliced_devices(o.sharing) > 0 && o.sharing.time_slice.value > 0)
+        quantum = quantum > 0 ? std::min(quantum, o.sharing.time_slice.value) : o.sharing.time_slice.value;
+  }
+  if (!(quantum > 0)) return std::nullopt;
+  for (const auto& w : spec.workloads) {
+    if (!may_time_slice(w)) continue;
+    const double active = std::max(0.0, seconds - w.start.value);
+    switch (w.kind) {
+      case WorkloadKind::INFERENCE: {
+        const double requests = mean_rate(w.arrival, active) * active;
+        const double weights = w.model.weights().value, params = w.model.parameters;
+        const double prompt = w.prompt_tokens, output = w.output_tokens;
+        gpu_seconds += requests * (roofline(2 * params * prompt, weights) + output * roofline(2 * params, weights));
+        items += requests * (1 + output);  // a batch, or a continuous-batching step per token
+        break;
+      }
+      case WorkloadKind::TRAINING: {
+        const double steps = std::max(1, w.replicas) * std::max(0, w.iterations) * std::max(1, w.gpus);
+        gpu_seconds += steps * roofline(w.step.flops.value, w.step.bytes.value);
+        items += steps;
+        break;
+      }
+      case WorkloadKind::BATCH: {
+        const double kernels = mean_rate(w.arrival, active) * active * std::max(1, w.kernels_per_job);
+        gpu_seconds += kernels * roofline(w.kernel.flops.value, w.kernel.bytes.value);
+        items += kernels;
+        break;
+      }
+      case WorkloadKind::ATTACK:
+        return std::nullopt;
+    }
+  }
+  return speed->slots * (gpu_seconds / quantum + items);
+}
+
 }  // namespace
 
 RunEstimate estimate_run(const ScenarioSpec& spec) {
@@ -75,7 +169,7 @@ RunEstimate estimate_run(const ScenarioSpec& spec) {
     e.events += events;
     parts.emplace_back(events, std::move(what));
   };
-  double gpus = 0, sliced_gpus = 0;
+  double gpus = 0, sliced_gpus = 0, device_slices = 0;
   for (const auto& pool : spec.node_pools) {
     const double n = static_cast<double>(pool.count) * pool.gpus_per_node;
     gpus += n;
@@ -89,8 +183,15 @@ RunEstimate estimate_run(const ScenarioSpec& spec) {
       pool_sliced += m * sliced_devices(o.sharing);
     }
     sliced_gpus += pool_sliced;
-    add(pool_slices, pool.name + ": " + number(pool_slices) + " time slices");
+    device_slices += pool_slices;
   }
+  // Each switch logs the slice that ended and the switch itself. At most one per quantum of every sliced device,
+  // and at most what the work that may run there can cause.
+  double slices = device_slices;
+  if (const auto from_work = slices > 0 ? slices_from_work(spec, seconds) : std::nullopt)
+    slices = std::min(slices, *from_work);
+  add(EVENTS_PER_SLICE * slices, number(slices) + " time slices");
+  e.slice_events = slices > 0 ? EVENTS_PER_SLICE * slices : 0;
   e.actors = 8 + sliced_gpus;
   for (const auto& w : spec.workloads) {
     const double active = std::max(0.0, seconds - w.start.value);
@@ -163,22 +264,40 @@ std::string largest_text(const RunEstimate& e) {
 bool check_run_budget(const ScenarioSpec& spec, const RunEstimate& e, const RunLimits& limits, Diagnostics& diags) {
   const SourceLoc at{spec.source_file, 0, 0};
   bool ok = true;
-  if (e.events > limits.max_events) {
+  // Refused up front: what the arrivals, steps and windows make whatever the load. The time slices are an upper
+  // bound (every sliced GPU contended, or all the work that may run there contended); beyond the limits only
+  // with them, the run starts and stops at the limit with partial results (exit 3) if it gets there.
+  const double certain = e.events - e.slice_events;
+  const double certain_memory = e.memory_bytes - e.slice_events * BYTES_PER_EVENT;
+  if (certain > limits.max_events) {
     diags.error(at, "spec",
                 "the run would simulate about " + number(e.events) + " events, more than --max-events " +
                     number(limits.max_events) + largest_text(e) +
                     "; shorten spec.duration, lower the load, or raise --max-events");
     ok = false;
+  } else if (e.events > limits.max_events) {
+    diags.warning(at, "spec",
+                  "the run may simulate up to " + number(e.events) + " events, more than --max-events " +
+                      number(limits.max_events) + ", " + number(e.slice_events) +
+                      " of them time slices (an upper bound: they happen only while tenants contend for a GPU); if "
+                      "it gets there it stops with partial results (exit 3)");
   }
-  if (e.memory_bytes > limits.max_memory_bytes) {
+  const std::string memory_parts =
+      " (" + number(e.gpus) + " GPUs: " + format_bytes(Bytes(e.gpus * BYTES_PER_GPU)) + "; " + number(e.events) +
+      " events: " + format_bytes(Bytes(e.events * BYTES_PER_EVENT)) + "; " + number(e.actors) +
+      " simulated processes: " + format_bytes(Bytes(e.actors * RESIDENT_BYTES_PER_ACTOR)) + ")";
+  if (certain_memory > limits.max_memory_bytes) {
     diags.error(at, "spec",
                 "the run would need about " + format_bytes(Bytes(e.memory_bytes)) +
-                    " of memory, more than --max-memory " + format_bytes(Bytes(limits.max_memory_bytes)) + " (" +
-                    number(e.gpus) + " GPUs: " + format_bytes(Bytes(e.gpus * BYTES_PER_GPU)) + "; " + number(e.events) +
-                    " events: " + format_bytes(Bytes(e.events * BYTES_PER_EVENT)) + "; " + number(e.actors) +
-                    " simulated processes: " + format_bytes(Bytes(e.actors * RESIDENT_BYTES_PER_ACTOR)) +
-                    "); raise --max-memory if the machine has it");
+                    " of memory, more than --max-memory " + format_bytes(Bytes(limits.max_memory_bytes)) +
+                    memory_parts + "; raise --max-memory if the machine has it");
     ok = false;
+  } else if (e.memory_bytes > limits.max_memory_bytes) {
+    diags.warning(at, "spec",
+                  "the run may need up to " + format_bytes(Bytes(e.memory_bytes)) +
+                      " of memory, more than --max-memory " + format_bytes(Bytes(limits.max_memory_bytes)) +
+                      memory_parts +
+                      ", counting every possible time slice; if it gets there it stops with partial results (exit 3)");
   }
   if (e.actors > actor_limit()) {
     diags.error(at, "spec",

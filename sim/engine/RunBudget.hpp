@@ -17,6 +17,7 @@ struct RunEstimate {
   double gpus = 0;                   // GPUs of every node pool
   double actors = 0;                 // SimGrid actors alive at once (workload replicas, arrival generators, arbiters)
   double events = 0;                 // event-log records and scheduler steps (requests, kernels, slices, windows)
+  double slice_events = 0;           // of which time slices: an upper bound, not certain (check_run_budget)
   double memory_bytes = 0;           // resident memory of the run (event log, per-request records, actor stacks)
   double address_bytes = 0;          // address space: memory plus every actor's stack mapping
   std::vector<std::string> largest;  // the biggest contributions, "chat-svc: 1.8e+07 requests", largest first
@@ -32,7 +33,8 @@ inline constexpr size_t ACTOR_STACK_KIB = 2048;
 
 RunEstimate estimate_run(const ScenarioSpec& spec);
 
-/// Records an error (exit 2) for each limit the estimate exceeds: --max-events, --max-memory, the
+/// Records an error (exit 2) for each limit the estimate exceeds: --max-events and --max-memory without the
+/// time slices (with them only, a warning: the run's own check stops it at the limit), the
 /// process's address-space limit (ulimit -v) and the kernel's memory-map limit (vm.max_map_count),
 /// which bounds the number of actors. Returns false when any is exceeded.
 bool check_run_budget(const ScenarioSpec& spec, const RunEstimate& estimate, const RunLimits& limits,

@@ -129,7 +129,8 @@ const std::vector<FieldDoc>& field_docs() {
       {"spec.cluster.nodePools[].gpuSharing[].vgpuScheduler", "enum", "As sharing.vgpuScheduler."},
       {"spec.cluster.nodePools[].topology", "template name or mapping",
        "Inside each node (docs/models/fabric.md): a template, flat (default: one PCIe link per GPU to the host, "
-       "one NVSwitch; the platform of earlier releases), hgx-h100, hgx-h200 (8 SXM GPUs on NVSwitch, 4 PCIe "
+       "the NVLink of the product's nvlinkTopology: one NVSwitch, bridged pairs or none), hgx-h100, hgx-h200 (8 SXM "
+       "GPUs on NVSwitch, 4 PCIe "
        "switches with 2 GPUs, 2 NICs each, local NVMe) or pcie-l40s (GPUs behind 2 PCIe switches, no NVLink); or "
        "a mapping with `template` or `fromNvidiaSmi` and overrides."},
       {"spec.cluster.nodePools[].topology.template", "string", "flat | hgx-h100 | hgx-h200 | pcie-l40s."},

@@ -215,6 +215,16 @@ TEST(Topology, NvlinkTopologyAndHostLinkAreCheckedInTheProfile) {
   EXPECT_NE(bad.format_all().find("expected one of nvswitch, bridgedPairs, none, got 'nvswich'"), std::string::npos)
       << bad.format_all();
   EXPECT_NE(bad.format_all().find("L40S-48GB.yaml:"), std::string::npos) << "located: " << bad.format_all();
+  EXPECT_EQ(bad.format_all().find("required profile field is missing"), std::string::npos)
+      << "the bad value only, not the nvlink fields it would decide: " << bad.format_all();
+  // A misspelled key would keep a default silently: it is refused with the name it resembles.
+  std::string misspelt = fabric_test::read("calibration/profiles/GH200-96GB.yaml");
+  misspelt.replace(misspelt.find("  hostLink:"), 11, "  hostlink:");
+  Diagnostics key;
+  EXPECT_FALSE(load_profile_text(misspelt, "GH200.yaml", profile, key));
+  EXPECT_NE(key.format_all().find("spec.hostlink: not a hardware profile field"), std::string::npos)
+      << key.format_all();
+  EXPECT_NE(key.format_all().find("hostLink"), std::string::npos) << key.format_all();
   Diagnostics gh;
   HardwareProfile grace;
   ASSERT_TRUE(load_profile_text(fabric_test::read("calibration/profiles/GH200-96GB.yaml"), "GH200.yaml", grace, gh));

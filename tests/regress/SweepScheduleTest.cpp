@@ -46,6 +46,13 @@ TEST(SweepSchedule, ListSchedulingByHand) {
   slow_claims.claim_seconds = 0.5;
   EXPECT_DOUBLE_EQ(simulate_sweep_schedule(ids, cost, slow_claims).makespan,
                    9.5);  // rank 1: 0.5 + 4, + 0.5 + 3, + 0.5 + 1
+  // No claims where nothing is shared: one process, or the split by id.
+  auto one = model_of(1, 1, SweepDistribution::CLAIMS);
+  one.claim_seconds = 0.5;
+  EXPECT_DOUBLE_EQ(simulate_sweep_schedule(ids, cost, one).makespan, 16);
+  auto split_claims = model_of(2, 1, SweepDistribution::STATIC_BY_ID);
+  split_claims.claim_seconds = 0.5;
+  EXPECT_DOUBLE_EQ(simulate_sweep_schedule(ids, cost, split_claims).makespan, 9);
 }
 
 // The bounds: the longest point; work over capacity; and the pigeonhole bound, which is what holds with two

@@ -253,8 +253,14 @@ TEST(SweepCommand, PlanReplaysTheScheduleWithoutRunningAndUsesMeasuredTimesOnceT
   EXPECT_NE(after.out.find("costs: measured wall time of every point"), std::string::npos) << after.out;
   EXPECT_NE(after.out.find("the last rank runs 3x slower"), std::string::npos) << after.out;
   EXPECT_NE(after.out.find("| 2 | "), std::string::npos) << after.out;
-  // A rank count of 0 is refused as any bad option is.
+  // A rank count of 0, a claim cost that is not a number, or a plan option without --plan are refused.
   EXPECT_EQ(sweep({dir.file("small.yaml"), "-o", dir.file("out"), "--plan", "0"}).exit_code, 2);
+  EXPECT_EQ(sweep({dir.file("small.yaml"), "-o", dir.file("out"), "--plan", "2", "--plan-claim-ms", "nan"}).exit_code,
+            2);
+  EXPECT_EQ(sweep({dir.file("small.yaml"), "-o", dir.file("out"), "--plan-straggler", "2"}).exit_code, 2);
+  // The plan writes nothing, not even the output folder.
+  EXPECT_EQ(sweep({dir.file("small.yaml"), "-o", dir.file("never"), "--plan", "2"}).exit_code, 0);
+  EXPECT_FALSE(fs::exists(dir.file("never")));
 }
 
 // Longest first (the LPT rule): costlier designs' points first, ties (seeds of one design, equal costs)
@@ -406,6 +412,18 @@ TEST(SweepCommand, MpirunAndParallelProcessesGiveTheSameResults) {
     ran += most;
   }
   EXPECT_EQ(ran, 8u) << plain.err;
+
+  // A folder where rank 0 cannot make the claims (a file named claims): every rank stops with the reason; none
+  // waits for ever at a barrier.
+  fs::create_directories(dir.file("blocked"));
+  test::write_text(dir.file("blocked/claims"), "not a folder\n");
+  options.timeout_seconds = 120;
+  const auto blocked = test::run_process({GTW_MPIEXEC, "-n", "2", "--oversubscribe", GTW_BINARY, "sweep",
+                                          dir.file("small.yaml"), "-o", dir.file("blocked"), "--progress", "none"},
+                                         options);
+  EXPECT_FALSE(blocked.timed_out);
+  EXPECT_NE(blocked.exit_code, 0);
+  EXPECT_NE(blocked.err.find("stopping every rank"), std::string::npos) << blocked.err;
 }
 #else
 TEST(SweepCommand, WithoutMpiRefusesToRunUnderMpirun) {

@@ -200,6 +200,39 @@ TEST(RunBudget, EstimateGrowsWithLoadAndNamesTheLargestPart) {
       << "raising the limits lets a big run through (bar the machine's own limits)";
 }
 
+// Time slices happen only while tenants contend for a GPU: they are bounded by one per quantum of every sliced
+// device and by the GPU time of the work that may run there, and, being an upper bound, they only warn when
+// they alone would pass a limit (the run's own check stops it there). Arrivals beyond a limit are refused.
+TEST(RunBudget, TimeSlicesAreBoundedByTheWorkAndOnlyWarn) {
+  auto light = one_service(0.1, 86400);  // 8,640 requests in a day on 64 time-sliced H100s
+  light.node_pools[0].gpu_product = "H100-80GB-SXM";
+  light.node_pools[0].count = 8;
+  light.node_pools[0].gpus_per_node = 8;
+  light.node_pools[0].sharing.mode = SharingMode::TIME_SLICING;
+  light.node_pools[0].sharing.replicas = 2;
+  light.node_pools[0].sharing.time_slice = Seconds(0.002);
+  light.workloads[0].model.parameters = 8e9;
+  const auto e = estimate_run(light);
+  const double every_quantum = 64 * 86400 / 0.002;
+  EXPECT_GT(e.slice_events, 0);
+  EXPECT_LT(e.slice_events, 2 * every_quantum / 100) << "bounded by the work, not by every quantum";
+  Diagnostics d;
+  RunLimits tight;
+  tight.max_events = e.events - e.slice_events + 1;  // the arrivals fit, the slices would not
+  EXPECT_TRUE(check_run_budget(light, e, tight, d)) << d.format_all();
+  EXPECT_NE(d.format_all().find("warning: spec: the run may simulate up to"), std::string::npos) << d.format_all();
+  Diagnostics refused;
+  tight.max_events = (e.events - e.slice_events) / 2;
+  EXPECT_FALSE(check_run_budget(light, e, tight, refused));
+  // An attacker's probes cannot be bounded by work: then every quantum counts.
+  auto attacked = light;
+  WorkloadSpec spy;
+  spy.name = "spy";
+  spy.kind = WorkloadKind::ATTACK;
+  attacked.workloads.push_back(spy);
+  EXPECT_DOUBLE_EQ(estimate_run(attacked).slice_events, 2 * every_quantum);
+}
+
 TEST(RunBudget, TooManyActorsAreRefused) {
   auto spec = one_service(1, 60);
   spec.workloads[0].replicas = 100000;

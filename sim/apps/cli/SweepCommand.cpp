@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -122,6 +123,7 @@ class Ranks {
     rank_fn_ = reinterpret_cast<CommIntFn>(symbol("MPI_Comm_rank"));
     size_fn_ = reinterpret_cast<CommIntFn>(symbol("MPI_Comm_size"));
     barrier_ = reinterpret_cast<CommFn>(symbol("MPI_Barrier"));
+    abort_ = reinterpret_cast<AbortFn>(symbol("MPI_Abort"));
     finalize_ = reinterpret_cast<VoidFn>(symbol("MPI_Finalize"));
     world_ = symbol("ompi_mpi_comm_world");
     if (init_(nullptr, nullptr) != 0) throw RuntimeError("MPI_Init failed");
@@ -143,6 +145,13 @@ class Ranks {
     if (mpi_) barrier_(world_);
 #endif
   }
+  /// Ends every rank (one rank's error would otherwise leave the others waiting at a barrier for ever).
+  [[noreturn]] void abort(int code) const {
+#ifdef GTW_MPI_LIBRARY
+    if (mpi_) abort_(world_, code);
+#endif
+    std::exit(code);
+  }
   int rank() const {
     return rank_;
   }
@@ -162,11 +171,13 @@ class Ranks {
   using CommIntFn = int (*)(void*, int*);
   using CommFn = int (*)(void*);
   using VoidFn = int (*)();
+  using AbortFn = int (*)(void*, int);
   void* handle_ = nullptr;
   void* world_ = nullptr;
   InitFn init_ = nullptr;
   CommIntFn rank_fn_ = nullptr, size_fn_ = nullptr;
   CommFn barrier_ = nullptr;
+  AbortFn abort_ = nullptr;
   VoidFn finalize_ = nullptr;
 #endif
 };
@@ -182,16 +193,29 @@ class PointClaims {
     if (ranks.size() == 1) return;  // one process: nothing to share
     const fs::path current = base_ / "current";
     if (ranks.rank() == 0) {
+      // An earlier invocation's token must not survive a failure to write this one's: the other ranks would
+      // claim under it. Errors are thrown after the barrier, where every rank is.
+      std::error_code gone;
+      fs::remove(current, gone);
       char host[256] = {};
       ::gethostname(host, sizeof host - 1);
       const auto now = std::chrono::system_clock::now().time_since_epoch().count();
       const std::string token = std::string(host) + "-" + std::to_string(::getpid()) + "-" + std::to_string(now);
       std::error_code ec;
       fs::create_directories(base_ / token, ec);
-      if (ec) throw RuntimeError("cannot create " + (base_ / token).string() + ": " + ec.message());
-      write_file_atomic(current.string(), token + "\n");
+      std::string failure = ec ? "cannot create " + (base_ / token).string() + ": " + ec.message() : "";
+      if (failure.empty()) {
+        try {
+          write_file_atomic(current.string(), token + "\n");
+        } catch (const std::exception& e) {
+          failure = e.what();
+        }
+      }
+      ranks.barrier();
+      if (!failure.empty()) throw RuntimeError(failure);
+    } else {
+      ranks.barrier();
     }
-    ranks.barrier();
     std::ifstream in(current);
     std::string token;
     if (!std::getline(in, token) || token.empty())
@@ -212,10 +236,10 @@ class PointClaims {
     if (errno == EEXIST) return false;
     throw RuntimeError("cannot claim " + path + ": " + std::strerror(errno));
   }
-  /// After every rank is done (rank 0): the claims are not results.
+  /// After every rank is done (rank 0): the claims are not results, nor are those an interrupted run left.
   void remove_all() const {
     std::error_code ec;
-    if (shared_) fs::remove_all(base_, ec);
+    fs::remove_all(base_, ec);
   }
 
  private:
@@ -259,7 +283,10 @@ PlanCosts plan_costs(const regress::SweepSpec& spec, const std::string& root,
     const auto status = read_json_file(point_dir(root, p.id) + "/status.json");
     if (!status || !status->contains("identity") || (*status)["identity"] != point_identity(spec, p)) continue;
     const auto wall = status->find("wall_s");
-    if (wall == status->end() || !wall->is_number() || !(wall->get<double>() >= 0)) continue;
+    // A point runs at most its timeout: anything else in the file is not a measurement.
+    if (wall == status->end() || !wall->is_number() || !(wall->get<double>() >= 0) ||
+        !(wall->get<double>() <= spec.timeout_seconds + 60))
+      continue;
     c.seconds[p.id] = wall->get<double>();
     measured_sum += c.seconds[p.id];
     estimate_sum += estimate.at(p.design);
@@ -333,6 +360,8 @@ int plan_sweep(const SweepCliOptions& o, const regress::SweepSpec& spec, const s
   return EXIT_OK;
 }
 
+int run_sweep_on_ranks(const SweepCliOptions& o, const Ranks& ranks);
+
 int run_sweep_command(const SweepCliOptions& o) {
   using namespace gtw::regress;
 #ifndef GTW_MPI_LIBRARY
@@ -344,6 +373,18 @@ int run_sweep_command(const SweepCliOptions& o) {
   }
 #endif
   const Ranks ranks;
+  try {
+    return run_sweep_on_ranks(o, ranks);
+  } catch (const std::exception& e) {
+    if (ranks.size() == 1) throw;
+    std::cerr << "gputwin: error: sweep [rank " << ranks.rank() << "/" << ranks.size() << "]: " << e.what()
+              << "; stopping every rank\n";
+    ranks.abort(EXIT_INTERNAL);
+  }
+}
+
+int run_sweep_on_ranks(const SweepCliOptions& o, const Ranks& ranks) {
+  using namespace gtw::regress;
   Diagnostics diags;
   SweepSpec spec;
   if (!load_sweep(o.file, spec, diags)) {
@@ -352,12 +393,12 @@ int run_sweep_command(const SweepCliOptions& o) {
     return EXIT_INVALID_INPUT;
   }
   const std::string root = o.out_dir.empty() ? "out/sweeps/" + output_name(spec.name, "sweep") : o.out_dir;
+  const auto points = sweep_points(spec);
+  // The plan only reads the folder (its measured points), it writes nothing.
+  if (!o.plan_ranks.empty()) return ranks.rank() == 0 ? plan_sweep(o, spec, root, points) : EXIT_OK;
   std::error_code ec;
   fs::create_directories(fs::path(root) / "points", ec);
   if (ec) throw RuntimeError("cannot create " + root + ": " + ec.message());
-
-  const auto points = sweep_points(spec);
-  if (!o.plan_ranks.empty()) return ranks.rank() == 0 ? plan_sweep(o, spec, root, points) : EXIT_OK;
   // Every rank reads the statuses before the claims' barrier, while no point runs: they agree on what is left.
   std::vector<size_t> to_run;
   size_t resumed = 0;
@@ -528,12 +569,23 @@ Subcommand register_sweep_command(CLI::App& app) {
                   "Run nothing: replay the schedule for these rank counts (e.g. 2,8,64) with -j slots each, from the "
                   "measured wall times in the output folder or the event estimates")
       ->delimiter(',')
+      ->expected(1, 16)
       ->check(CLI::Range(1, 100000));
+  const auto finite = CLI::Validator(
+      [](const std::string& text) {
+        return std::isfinite(std::strtod(text.c_str(), nullptr)) ? std::string() : "must be a finite number";
+      },
+      "FINITE");
+  auto* plan = cmd->get_option("--plan");
   cmd->add_option("--plan-straggler", options->plan_straggler, "In the plan, the last rank is this many times slower")
-      ->check(CLI::Range(1.0, 1000.0));
+      ->check(finite)
+      ->check(CLI::Range(1.0, 1000.0))
+      ->needs(plan);
   cmd->add_option("--plan-claim-ms", options->plan_claim_ms,
                   "In the plan, a claim's round trip to the shared folder in ms (default 1)")
-      ->check(CLI::Range(0.0, 60000.0));
+      ->check(finite)
+      ->check(CLI::Range(0.0, 60000.0))
+      ->needs(plan);
   return {cmd, [options] { return run_sweep_command(*options); }};
 }
 

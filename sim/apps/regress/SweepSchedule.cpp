@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <queue>
 #include <stdexcept>
 #include <tuple>
 
@@ -9,25 +10,9 @@ namespace gtw::regress {
 
 namespace {
 
-struct Slot {
-  double free_at = 0;
-  int rank = 0;
-  int index = 0;
-};
-
 double slowdown_of(const ScheduleModel& model, int rank) {
   const auto r = static_cast<size_t>(rank);
   return r < model.rank_slowdown.size() ? model.rank_slowdown[r] : 1.0;
-}
-
-// The earliest free slot among those `eligible` accepts; ties by rank, then slot (deterministic).
-Slot* earliest_slot(std::vector<Slot>& slots, const auto& eligible) {
-  Slot* best = nullptr;
-  for (auto& s : slots) {
-    if (!eligible(s)) continue;
-    if (!best || std::tie(s.free_at, s.rank, s.index) < std::tie(best->free_at, best->rank, best->index)) best = &s;
-  }
-  return best;
 }
 
 }  // namespace
@@ -44,9 +29,15 @@ double ScheduleOutcome::utilisation(const ScheduleModel& model) const {
 ScheduleOutcome simulate_sweep_schedule(const std::vector<size_t>& order, const std::vector<double>& seconds,
                                         const ScheduleModel& model) {
   if (model.ranks < 1 || model.slots < 1) throw std::invalid_argument("a schedule needs at least one rank and slot");
-  std::vector<Slot> slots;
+  // Claims exist only where ranks share the queue; one process, or the split by id, takes its points directly.
+  const double claim = model.distribution == SweepDistribution::CLAIMS && model.ranks > 1 ? model.claim_seconds : 0.0;
+  // Free slots in a min-heap by (free at, rank, slot): one queue for all ranks, or one per rank for the split.
+  using Slot = std::tuple<double, int, int>;
+  using Heap = std::priority_queue<Slot, std::vector<Slot>, std::greater<>>;
+  const bool shared = model.distribution == SweepDistribution::CLAIMS;
+  std::vector<Heap> heaps(shared ? 1 : static_cast<size_t>(model.ranks));
   for (int r = 0; r < model.ranks; ++r)
-    for (int j = 0; j < model.slots; ++j) slots.push_back({0.0, r, j});
+    for (int j = 0; j < model.slots; ++j) heaps[shared ? 0 : static_cast<size_t>(r)].push({0.0, r, j});
   ScheduleOutcome out;
   double longest = 0, fastest = slowdown_of(model, 0), capacity = 0;
   for (int r = 0; r < model.ranks; ++r) {
@@ -57,18 +48,19 @@ ScheduleOutcome simulate_sweep_schedule(const std::vector<size_t>& order, const 
     const double cost = seconds.at(id);
     out.total_work += cost;
     longest = std::max(longest, cost);
-    const int owner = static_cast<int>(id % static_cast<size_t>(model.ranks));
-    Slot* slot = earliest_slot(
-        slots, [&](const Slot& s) { return model.distribution == SweepDistribution::CLAIMS || s.rank == owner; });
-    slot->free_at += model.claim_seconds + cost * slowdown_of(model, slot->rank);
-    out.makespan = std::max(out.makespan, slot->free_at);
+    Heap& heap = heaps[shared ? 0 : id % static_cast<size_t>(model.ranks)];
+    auto [free_at, rank, slot] = heap.top();
+    heap.pop();
+    free_at += claim + cost * slowdown_of(model, rank);
+    out.makespan = std::max(out.makespan, free_at);
+    heap.push({free_at, rank, slot});
   }
   // Pigeonhole: of the k x slots + 1 longest points, some slot runs k + 1, each at least as long as the
   // shortest of them. With few points per slot this is tighter than work / capacity.
   std::vector<double> sorted;
   for (const size_t id : order) sorted.push_back(seconds.at(id));
   std::sort(sorted.begin(), sorted.end(), std::greater<>());
-  const size_t all_slots = slots.size();
+  const size_t all_slots = static_cast<size_t>(model.ranks) * static_cast<size_t>(model.slots);
   double pigeonhole = 0;
   for (size_t k = 1; k * all_slots < sorted.size(); ++k)
     pigeonhole = std::max(pigeonhole, static_cast<double>(k + 1) * sorted[k * all_slots]);
