@@ -26,7 +26,8 @@
 // --day-load sets the density of issue 21's goal instead (a simulated day of a 10,000-GPU cluster with 10 M
 // inference requests and 1 M batch jobs), scaled to N GPUs: per node 10 M / 86,400 s x 8 / 10,000 requests/s
 // (Poisson) and a tenth of that in batch jobs (Poisson, 10 kernels each); the training job's steps are one
-// minute each (the step's work x ~100: nothing observes inside a step), and the SLO window is 5 minutes.
+// minute each (the step's work x ~100: nothing observes inside a step), the training jobs start spread over one
+// step, and the SLO window is 5 minutes.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -388,7 +389,11 @@ std::string scenario(const Options& o) {
       << "      tenant: train\n"
       << "      gpus: " << TRAIN_GPUS << "\n"
       << "      memory: 60GiB\n"
-      << "      iterations: " << iterations << "\n"
+      << "      iterations: " << iterations << "\n";
+    // The day load's jobs start spread over one step, as independent jobs do; identical jobs started together
+    // would all move their data and gradients at the same instants (see docs/PERFORMANCE.md, "A simulated day").
+    if (o.day_load) y << "      start: " << num(step_time * k / nodes) << "s\n";
+    y
       << "      placement:\n"
       << "        sharing: [exclusive]\n"
       << "      step:\n"
