@@ -393,8 +393,7 @@ std::string scenario(const Options& o) {
     // The day load's jobs start spread over one step, as independent jobs do; identical jobs started together
     // would all move their data and gradients at the same instants (see docs/PERFORMANCE.md, "A simulated day").
     if (o.day_load) y << "      start: " << num(step_time * k / nodes) << "s\n";
-    y
-      << "      placement:\n"
+    y << "      placement:\n"
       << "        sharing: [exclusive]\n"
       << "      step:\n"
       << "        flops: " << num(400 * step_scale) << "TFLOP\n"
