@@ -359,8 +359,9 @@ bool apply_profile_overrides(const HardwareProfile& base, const std::map<std::st
     return false;  // the base profile loaded before: cannot happen unless the file changed meanwhile
   }
   bool ok = true;
+  std::vector<std::string> names = profile_field_names();
+  names.insert(names.end(), {"hostLink", "nvlinkTopology"});  // keywords: an unbridged H100 PCIe node, say
   for (const auto& [field, value] : overrides) {
-    const auto& names = profile_field_names();
     auto loc_it = locs.find(field);
     const SourceLoc loc = loc_it == locs.end() ? SourceLoc{} : loc_it->second;
     if (std::find(names.begin(), names.end(), field) == names.end()) {
@@ -372,6 +373,11 @@ bool apply_profile_overrides(const HardwareProfile& base, const std::map<std::st
     entry["value"] = value;
     entry["source"] = "(scenario) override at " + loc.file + ":" + std::to_string(loc.line);
     root["spec"][field] = entry;
+    // A pool whose cards have no NVLink drops the base's NVLink rates, unless the scenario gives them too (the
+    // loader then says they do not belong).
+    if (field == "nvlinkTopology" && value == "none")
+      for (const char* key : {"nvlinkPerDirection", "nvlinkAchievable"})
+        if (!overrides.count(key)) root["spec"].remove(key);
   }
   if (!ok) return false;
   YAML::Emitter emitter;

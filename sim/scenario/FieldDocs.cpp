@@ -52,7 +52,8 @@ const std::vector<FieldDoc>& field_docs() {
       {"spec.cluster.nodePools[].hardware", "mapping",
        "Overrides of hardware profile fields for this pool, e.g. {hbmAchievable: 2.2TB/s, computeEfficiency: 0.6}; "
        "the field names are the profile's (`gputwin profiles`), each value is recorded with this location as "
-       "its source."},
+       "its source. nvlinkTopology (nvswitch|bridgedPairs|none) and hostLink (pcie|nvlinkC2C) too: "
+       "{nvlinkTopology: none} for H100 PCIe cards without their bridges."},
       {"spec.cluster.nodePools[].sharing", "mapping", "How each GPU of the pool is shared (default exclusive)."},
       {"spec.cluster.nodePools[].sharing.mode", "enum: exclusive|timeSlicing|mps|mig|vgpu|confidential",
        "Sharing mode. exclusive: one replica per GPU. timeSlicing: up to `replicas` replicas take turns in "

@@ -193,6 +193,27 @@ TEST(Topology, TheFlatTemplateFollowsTheProductsNvlinkTopology) {
   EXPECT_NE(refused.format_all().find("L40S-48GB has nvlinkTopology none"), std::string::npos) << refused.format_all();
 }
 
+// A pool can say its cards are not bridged (H100 PCIe without the bridges): the base's NVLink rates go with it. A
+// product without NVLink cannot be given an NVSwitch without the rates, and the error points at the scenario.
+TEST(Topology, APoolOverridesTheNvlinkTopologyOfItsProfile) {
+  Diagnostics diags;
+  auto p = prepare("scenarios/examples/default.yaml",
+                   {{"spec.cluster.nodePools[0].gpu", "H100-80GB-PCIe"},
+                    {"spec.cluster.nodePools[0].hardware", "{nvlinkTopology: none}"}},
+                   diags);
+  fabric::Topology topo;
+  ASSERT_TRUE(fabric::build_topology(p.spec, p.profiles, topo, diags)) << diags.format_all();
+  EXPECT_EQ(topo.pools[0].nvlink_domains(), std::vector<int>(8, -1));
+  Diagnostics refused;
+  prepare("scenarios/examples/default.yaml",
+          {{"spec.cluster.nodePools[0].gpu", "L40S-48GB"},
+           {"spec.cluster.nodePools[0].hardware", "{nvlinkTopology: nvswitch}"}},
+          refused);
+  EXPECT_NE(refused.format_all().find("nodePools[0].hardware.nvlinkAchievable: required profile field is missing"),
+            std::string::npos)
+      << refused.format_all();
+}
+
 // nvlinkTopology and hostLink are keywords with a source; a product without NVLink has no nvlink* fields.
 TEST(Topology, NvlinkTopologyAndHostLinkAreCheckedInTheProfile) {
   std::string l40s = fabric_test::read("calibration/profiles/L40S-48GB.yaml");
