@@ -1,4 +1,6 @@
 #include <nlohmann/json.hpp>
+#include <ostream>
+#include <sstream>
 
 #include <cmath>
 
@@ -409,10 +411,28 @@ json parameter_provenance_json(const ProvenanceSummary& p) {
           {"fitted", p.fitted},
           {"assumed", p.assumed}};
 }
+
+// `value.dump(2)` as it reads at the second level of a document dumped with indent 2: every line after the
+// first indented by two more spaces. So a section dumped alone is byte for byte what the whole document's dump
+// has there.
+void write_nested(std::ostream& out, const json& value) {
+  const std::string text = value.dump(2);
+  size_t from = 0;
+  for (size_t nl = text.find('\n'); nl != std::string::npos; nl = text.find('\n', from)) {
+    out.write(text.data() + from, static_cast<std::streamsize>(nl + 1 - from));
+    out << "  ";
+    from = nl + 1;
+  }
+  out.write(text.data() + from, static_cast<std::streamsize>(text.size() - from));
+}
+
 }  // namespace
 
-std::string report_json(const ScenarioSpec& spec, const RunResult& run, const Analysis& a, const Provenance& p,
-                        const LeakageReport* leakage, const ComplianceReport* compliance) {
+// The document is written a top-level key at a time, in the document's own key order, each section freed
+// once written, and the largest (leakage) built only when its turn comes: the whole report never exists as one
+// string, and the leakage section's tree never beside the sections written before it.
+void write_report_json(std::ostream& out, const ScenarioSpec& spec, const RunResult& run, const Analysis& a,
+                       const Provenance& p, const LeakageReport* leakage, const ComplianceReport* compliance) {
   json root;
   root["schema_version"] = REPORT_SCHEMA_VERSION;
   root["scenario"] = {{"name", spec.name},
@@ -640,13 +660,30 @@ std::string report_json(const ScenarioSpec& spec, const RunResult& run, const An
   for (const auto& s : run.profile_sha256) profiles.push_back(s);
   root["hardware_profiles"] = profiles;
   root["parameter_provenance"] = parameter_provenance_json(run.parameter_provenance);
-  if (leakage) root["leakage"] = leakage_json(spec, run, *leakage);
+  if (leakage) root["leakage"] = nullptr;  // built when written
   // null when the scenario declares no compliance rules (readers tell "not evaluated" from "all passed").
   root["compliance"] = compliance && compliance->configured ? compliance_json(spec, *compliance) : json();
   root["provenance"] = {{"gputwin_version", p.gputwin_version}, {"simgrid_version", p.simgrid_version},
                         {"command_line", p.command_line},       {"host", p.host},
                         {"started_utc", p.started_utc},         {"wall_seconds", p.wall_seconds}};
-  return root.dump(2) + "\n";
+  std::vector<std::string> keys;
+  for (const auto& item : root.items()) keys.push_back(item.key());
+  out << "{";
+  for (size_t k = 0; k < keys.size(); ++k) {
+    out << (k ? ",\n  " : "\n  ") << json(keys[k]).dump() << ": ";
+    json& section = root[keys[k]];
+    if (keys[k] == "leakage" && leakage) section = leakage_json(spec, run, *leakage);
+    write_nested(out, section);
+    section = nullptr;
+  }
+  out << (keys.empty() ? "}\n" : "\n}\n");
+}
+
+std::string report_json(const ScenarioSpec& spec, const RunResult& run, const Analysis& a, const Provenance& p,
+                        const LeakageReport* leakage, const ComplianceReport* compliance) {
+  std::ostringstream out;
+  write_report_json(out, spec, run, a, p, leakage, compliance);
+  return out.str();
 }
 
 }  // namespace gtw

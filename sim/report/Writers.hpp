@@ -2,6 +2,7 @@
 // Writers for the result files. Each is a plain function of the spec, the run and its analysis,
 // and every file is written to a temporary name in the output directory and renamed into place,
 // so a reader never sees a half-written file.
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,10 @@ struct Provenance {
 std::string report_json(const ScenarioSpec& spec, const RunResult& run, const Analysis& analysis,
                         const Provenance& provenance, const LeakageReport* leakage = nullptr,
                         const ComplianceReport* compliance = nullptr);
+/// The same bytes written to `out` a section at a time: a large run's report never exists whole in memory.
+void write_report_json(std::ostream& out, const ScenarioSpec& spec, const RunResult& run, const Analysis& analysis,
+                       const Provenance& provenance, const LeakageReport* leakage = nullptr,
+                       const ComplianceReport* compliance = nullptr);
 std::string report_markdown(const ScenarioSpec& spec, const RunResult& run, const Analysis& analysis,
                             const LeakageReport* leakage = nullptr, const ComplianceReport* compliance = nullptr);
 /// results.h5: the event log, time series and tables (layout in docs/formats/results-h5.md).

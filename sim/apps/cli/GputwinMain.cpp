@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <iostream>
 #include <optional>
@@ -337,8 +338,12 @@ int cmd_run(const std::string& file, std::string out_dir, const std::optional<st
     write_file_atomic((fs::path(out_dir) / "report.md").string(),
                       report_markdown(spec, run, analysis, &leakage, &compliance));
   if (want_json)
-    write_file_atomic((fs::path(out_dir) / "report.json").string(),
-                      report_json(spec, run, analysis, prov, &leakage, &compliance));
+    produce_file_atomic((fs::path(out_dir) / "report.json").string(), [&](const std::string& temporary) {
+      std::ofstream out(temporary, std::ios::binary);
+      write_report_json(out, spec, run, analysis, prov, &leakage, &compliance);
+      out.close();
+      if (!out) throw RuntimeError("cannot write " + temporary);
+    });
   if (want_sarif)
     write_file_atomic((fs::path(out_dir) / "findings.sarif").string(),
                       findings_sarif(spec, run, leakage, GTW_VERSION, &compliance));
