@@ -559,6 +559,7 @@ void write_report_json(std::ostream& out, const ScenarioSpec& spec, const RunRes
                     {"product", g.layout.product},
                     {"sharing", sharing_mode_name(g.layout.sharing)},
                     {"k8s_resource", g.layout.resource},
+                    {"nvlink_domain", g.layout.nvlink_domain >= 0 ? json(g.layout.nvlink_domain) : json()},
                     {"slots", g.layout.slots},
                     {"tenants", tenant_names},
                     {"utilisation", g.utilisation},

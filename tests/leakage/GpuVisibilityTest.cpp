@@ -99,6 +99,7 @@ TEST(GpuVisibility, OnlyTheRemoteL2ChannelNeedsPeerAccess) {
 TEST(GpuVisibility, NodeVisibilityKeepsTheCrossGpuL2ChannelAtTheA4Rate) {
   TempDir dir;
   const json report = run_with(dir, "node");
+  for (const auto& g : report["gpus"]) EXPECT_EQ(g["nvlink_domain"], 0) << "one NVSwitch: " << g.dump();
   const json& l = report["leakage"];
   EXPECT_EQ(l["options"]["gpu_visibility"], "node");
   const double a4 = channel::published("A4").capacity();
@@ -121,7 +122,9 @@ TEST(GpuVisibility, WithoutNvlinkTheNvlinkAndRemoteL2ChannelsAreClosedEndToEnd) 
       run_process(run_argv(GTW_BINARY, FIXTURE, dir.file("l40s"), "json",
                            {"spec.cluster.nodePools[0].gpu=L40S-48GB", "spec.cluster.nodePools[0].topology=flat"}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const json l = json::parse(read_text(dir.file("l40s") + "/report.json"))["leakage"];
+  const json report = json::parse(read_text(dir.file("l40s") + "/report.json"));
+  for (const auto& g : report["gpus"]) EXPECT_TRUE(g["nvlink_domain"].is_null()) << g.dump();
+  const json& l = report["leakage"];
   for (const auto& [observer, source] : {std::pair{"health", "public"}, std::pair{"public", "health"}}) {
     EXPECT_EQ(channel_of(l, observer, source, "nvlink"), nullptr) << observer << " <- " << source;
     EXPECT_EQ(channel_of(l, observer, source, "l2"), nullptr);
