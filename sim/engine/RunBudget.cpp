@@ -117,14 +117,13 @@ std::optional<double> slices_from_work(const ScenarioSpec& spec, double seconds)
     return std::max(flops / speed->flops, bytes / speed->bytes);
   };
   double gpu_seconds = 0, items = 0, quantum = 0;
+  const auto shortest = [&](const SharingSpec& s) {  // the smallest quantum of the sliced devices
+    if (sliced_devices(s) > 0 && s.time_slice.value > 0)
+      quantum = quantum > 0 ? std::min(quantum, s.time_slice.value) : s.time_slice.value;
+  };
   for (const auto& pool : spec.node_pools) {
-    for (const SharingSpec* s : {&pool.sharing}) {
-      if (sliced_devices(*s) > 0 && s->time_slice.value > 0)
-        quantum = quantum > 0 ? std::min(quantum, s->time_slice.value) : s->time_slice.value;
-    }
-    for (const auto& o : pool.gpu_sharing)
-      if (sliced_devices(o.sharing) > 0 && o.sharing.time_slice.value > 0)
-        quantum = quantum > 0 ? std::min(quantum, o.sharing.time_slice.value) : o.sharing.time_slice.value;
+    shortest(pool.sharing);
+    for (const auto& o : pool.gpu_sharing) shortest(o.sharing);
   }
   if (!(quantum > 0)) return std::nullopt;
   for (const auto& w : spec.workloads) {

@@ -258,6 +258,12 @@ TEST(SweepCommand, PlanReplaysTheScheduleWithoutRunningAndUsesMeasuredTimesOnceT
   EXPECT_EQ(sweep({dir.file("small.yaml"), "-o", dir.file("out"), "--plan", "2", "--plan-claim-ms", "nan"}).exit_code,
             2);
   EXPECT_EQ(sweep({dir.file("small.yaml"), "-o", dir.file("out"), "--plan-straggler", "2"}).exit_code, 2);
+  // An output that is not a folder, or an empty one, is the user's mistake: exit 2, nothing run.
+  test::write_text(dir.file("a-file"), "x\n");
+  const auto not_folder = sweep({dir.file("small.yaml"), "-o", dir.file("a-file"), "--progress", "none"});
+  EXPECT_EQ(not_folder.exit_code, 2) << not_folder.err;
+  EXPECT_NE(not_folder.err.find("is not a folder"), std::string::npos) << not_folder.err;
+  EXPECT_EQ(sweep({dir.file("small.yaml"), "-o", ""}).exit_code, 2);
   // The plan writes nothing, not even the output folder.
   EXPECT_EQ(sweep({dir.file("small.yaml"), "-o", dir.file("never"), "--plan", "2"}).exit_code, 0);
   EXPECT_FALSE(fs::exists(dir.file("never")));

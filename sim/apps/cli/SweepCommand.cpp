@@ -397,6 +397,10 @@ int run_sweep_on_ranks(const SweepCliOptions& o, const Ranks& ranks) {
   // The plan only reads the folder (its measured points), it writes nothing.
   if (!o.plan_ranks.empty()) return ranks.rank() == 0 ? plan_sweep(o, spec, root, points) : EXIT_OK;
   std::error_code ec;
+  if (fs::exists(root, ec) && !fs::is_directory(root, ec)) {  // a file, a FIFO, a device: the user's mistake
+    if (ranks.rank() == 0) std::cerr << "gputwin: error: sweep: -o " << root << " is not a folder; no point was run\n";
+    return EXIT_INVALID_INPUT;
+  }
   fs::create_directories(fs::path(root) / "points", ec);
   if (ec) throw RuntimeError("cannot create " + root + ": " + ec.message());
   // Every rank reads the statuses before the claims' barrier, while no point runs: they agree on what is left.
@@ -561,7 +565,10 @@ Subcommand register_sweep_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("sweep", "Run a design sweep (grid, random or listed designs) and merge the results");
   cmd->add_option("sweep", options->file, "Sweep YAML file")->required();
   cmd->add_option("-j,--jobs", options->parallel, "Points run in parallel (default 1)")->check(CLI::Range(1, 256));
-  cmd->add_option("-o,--output", options->out_dir, "Output folder (default out/sweeps/<name>)");
+  cmd->add_option("-o,--output", options->out_dir, "Output folder (default out/sweeps/<name>)")
+      ->check(CLI::Validator(
+          [](const std::string& text) { return text.empty() ? std::string("must not be empty") : std::string(); },
+          "FOLDER"));
   cmd->add_flag("--retry-failed", options->retry_failed, "Run again the points recorded as failed");
   cmd->add_option("--progress", options->progress, "auto|plain|none (default auto)")
       ->check(CLI::IsMember({"auto", "plain", "none"}));

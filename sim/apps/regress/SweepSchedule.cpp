@@ -17,10 +17,6 @@ double slowdown_of(const ScheduleModel& model, int rank) {
 
 }  // namespace
 
-const char* distribution_name(SweepDistribution distribution) {
-  return distribution == SweepDistribution::STATIC_BY_ID ? "static by id" : "claims";
-}
-
 double ScheduleOutcome::utilisation(const ScheduleModel& model) const {
   const double capacity = makespan * model.ranks * model.slots;
   return capacity > 0 ? total_work / capacity : 1.0;

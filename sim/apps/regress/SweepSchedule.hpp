@@ -38,6 +38,4 @@ struct ScheduleOutcome {
 ScheduleOutcome simulate_sweep_schedule(const std::vector<size_t>& order, const std::vector<double>& seconds,
                                         const ScheduleModel& model);
 
-const char* distribution_name(SweepDistribution distribution);
-
 }  // namespace gtw::regress
