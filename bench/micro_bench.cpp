@@ -202,7 +202,7 @@ void BM_EventLogAppend(benchmark::State& state) {
     for (size_t i = 0; i < N; ++i)
       log.append(Event{static_cast<double>(i) * 1e-3, 0, EventType::GPU_BUSY, 1, 2, 0, static_cast<int32_t>(i & 7), 0.0,
                        static_cast<double>(i) * 1e-3 - 0.002});
-    benchmark::DoNotOptimize(log.blocks().data());
+    benchmark::DoNotOptimize(log.size());
     benchmark::ClobberMemory();
   }
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * N));
@@ -210,6 +210,24 @@ void BM_EventLogAppend(benchmark::State& state) {
       benchmark::Counter(static_cast<double>(state.iterations() * N), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_EventLogAppend)->Unit(benchmark::kMillisecond);
+
+// One pass over a log of 4 M events (61 blocks), all in memory (arg 1) or all spilled to the temporary file
+// but the tail (arg 0): what each analysis pass costs once a long run's log is on disk.
+void BM_EventLogScan(benchmark::State& state) {
+  constexpr size_t N = 4000000;
+  EventLog log(state.range(0) == 1 ? SIZE_MAX : 0);
+  for (size_t i = 0; i < N; ++i)
+    log.append(
+        Event{static_cast<double>(i) * 1e-3, 0, EventType::GPU_BUSY, 1, 2, 0, static_cast<int32_t>(i & 7), 0.0, 1.0});
+  for (auto _ : state) {
+    double sum = 0;
+    for (const Event& e : log.events()) sum += e.aux;
+    benchmark::DoNotOptimize(sum);
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * N));
+  state.counters["spilled_blocks"] = static_cast<double>(log.spilled_blocks());
+}
+BENCHMARK(BM_EventLogScan)->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond);
 
 // ---------------------------------------------------------------- analysis and writers
 

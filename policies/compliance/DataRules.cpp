@@ -354,11 +354,11 @@ class EncryptionAtRest final : public ComplianceRule {
     ComplianceFinding f = start_finding(cfg, "Regulated data is stored only on stores encrypted at rest");
     const auto& spec = in.spec;
     // Every regulated item's store (declared), with the first access to it as the evidence's event.
-    std::map<int, const Event*> first_access;
+    std::map<int, Event> first_access;  // copies: a spilled log block may be gone later
     for (const auto& e : in.run.log.events()) {
       if (e.type != EventType::DATA_MOVE) continue;
       const auto idx = payload::data_movement(e, in.run.data_movements.size());
-      if (idx && in.run.data_movements[*idx].data >= 0) first_access.emplace(in.run.data_movements[*idx].data, &e);
+      if (idx && in.run.data_movements[*idx].data >= 0) first_access.emplace(in.run.data_movements[*idx].data, e);
     }
     for (size_t d = 0; d < spec.data.size(); ++d) {
       const int di = static_cast<int>(d);
@@ -366,7 +366,7 @@ class EncryptionAtRest final : public ComplianceRule {
       ++f.checked;
       if (store_encrypted(spec, cfg, spec.data[d].store)) continue;
       const auto it = first_access.find(di);
-      const Event* e = it == first_access.end() ? nullptr : it->second;
+      const Event* e = it == first_access.end() ? nullptr : &it->second;
       add_violation(f, evidence(e ? static_cast<int64_t>(e->seq) : -1, e ? e->time : 0.0, spec.data[d].name,
                                 "stored on '" + spec.data[d].store + "', which is not encrypted at rest" +
                                     (e ? "" : " (never accessed in the run)"),
@@ -447,14 +447,14 @@ class NetworkSegregation final : public ComplianceRule {
       std::vector<double> starts, max_end;
     };
     std::map<std::pair<std::string, int>, std::vector<std::pair<double, double>>> raw;
-    std::vector<std::pair<const Event*, const DataMovement*>> moves;
+    std::vector<std::pair<Event, const DataMovement*>> moves;  // event copies, as above
     for (const auto& e : in.run.log.events()) {
       if (e.type != EventType::DATA_MOVE) continue;
       const auto idx = payload::data_movement(e, in.run.data_movements.size());
       if (!idx) continue;
       const DataMovement& m = in.run.data_movements[*idx];
       if (!crosses_network(m) || m.tenant < 0) continue;
-      moves.emplace_back(&e, &m);
+      moves.emplace_back(e, &m);
       if (m.segment == "shared")
         for (const auto& l : m.links) raw[{l, m.tenant}].emplace_back(m.start, m.end);
     }
@@ -475,7 +475,7 @@ class NetworkSegregation final : public ComplianceRule {
       if (!mine) continue;
       ++f.checked;
       if (!flow_allowed(spec, m->tenant, m->owner)) {
-        add_violation(f, evidence(static_cast<int64_t>(e->seq), e->time, m->from + " -> " + m->to,
+        add_violation(f, evidence(static_cast<int64_t>(e.seq), e.time, m->from + " -> " + m->to,
                                   tenant_name(spec, m->tenant) + " reached the isolated segment of " +
                                       tenant_name(spec, m->owner) + " without an allowFrom rule",
                                   spec.workloads[static_cast<size_t>(m->workload)].loc));
@@ -495,7 +495,7 @@ class NetworkSegregation final : public ComplianceRule {
         if (!other.empty()) break;
       }
       if (other.empty()) continue;
-      add_violation(f, evidence(static_cast<int64_t>(e->seq), e->time, m->from + " -> " + m->to,
+      add_violation(f, evidence(static_cast<int64_t>(e.seq), e.time, m->from + " -> " + m->to,
                                 tenant_name(spec, m->tenant) + " traffic in the shared segment beside " + other +
                                     " (networkPolicies.isolated is off)",
                                 spec.workloads[static_cast<size_t>(m->workload)].loc));

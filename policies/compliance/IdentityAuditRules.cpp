@@ -48,7 +48,7 @@ std::string grant_action(const std::string& operation) {
 
 /// One audited access in the event log (a data movement or refusal, a key release, an enforcement refusal).
 struct Access {
-  const Event* event = nullptr;
+  Event event;  // a copy: a spilled log block may be gone once the reading moves on
   std::string principal;
   std::string resource;   // data item or secret name
   std::string container;  // the data item's store, or the secret's path (a grant on it covers the item)
@@ -71,7 +71,7 @@ std::vector<Access> audited_accesses(const ComplianceInput& in, const Compliance
   for (size_t k = 0; k < events.size(); ++k) {
     const Event& e = events[k];
     Access a;
-    a.event = &e;
+    a.event = e;
     if (e.type == EventType::DATA_MOVE || e.type == EventType::DATA_DENIED) {
       const DataMovement* m = movement_of(in.run, e);
       if (!m || m->data < 0 || !matches_data(cfg, in.spec, m->data)) continue;
@@ -146,8 +146,8 @@ std::string event_name(const Event& e) {
 
 ComplianceEvidence event_evidence(const Access& a, std::string detail, std::string kind = {}) {
   ComplianceEvidence ev;
-  ev.event = static_cast<int64_t>(a.event->seq);
-  ev.time = a.event->time;
+  ev.event = static_cast<int64_t>(a.event.seq);
+  ev.time = a.event.time;
   ev.resource = a.resource;
   ev.detail = std::move(detail);
   ev.kind = std::move(kind);
@@ -174,14 +174,14 @@ class AuditCompleteness final : public ComplianceRule {
     double worst = 0;
     for (const Access& a : audited_accesses(in, cfg)) {
       ++f.checked;
-      const auto seq = static_cast<int64_t>(a.event->seq);
+      const auto seq = static_cast<int64_t>(a.event.seq);
       if (const auto r = records.find(seq); r != records.end()) {
-        const double delay = r->second->t_written - a.event->time;
+        const double delay = r->second->t_written - a.event.time;
         worst = std::max(worst, delay);
         if (delay > max_delay) {
           ++n_late;
           auto ev = event_evidence(a,
-                                   event_name(*a.event) + " recorded " + seconds_text(delay) + " after it (> " +
+                                   event_name(a.event) + " recorded " + seconds_text(delay) + " after it (> " +
                                        seconds_text(max_delay) + ")",
                                    "late");
           ev.audit_record = static_cast<int64_t>(r->second->index);
@@ -190,10 +190,10 @@ class AuditCompleteness final : public ComplianceRule {
       } else if (const auto l = lost.find(seq); l != lost.end()) {
         ++n_lost;
         add_violation(
-            f, event_evidence(a, event_name(*a.event) + " has no audit record (lost: " + l->second->why + ")", "lost"));
+            f, event_evidence(a, event_name(a.event) + " has no audit record (lost: " + l->second->why + ")", "lost"));
       } else {
         ++n_missing;
-        add_violation(f, event_evidence(a, event_name(*a.event) + " has no audit record", "missing"));
+        add_violation(f, event_evidence(a, event_name(a.event) + " has no audit record", "missing"));
       }
     }
     finish_finding(f, "audited accesses");
@@ -400,14 +400,14 @@ class LoggingGapAlarm final : public ComplianceRule {
     // was recorded (or the end of the run). The monitor (alerting) notices after max_gap of silence.
     size_t i = 0;
     while (i < accesses.size()) {
-      if (records.count(static_cast<int64_t>(accesses[i].event->seq))) {
+      if (records.count(static_cast<int64_t>(accesses[i].event.seq))) {
         ++i;
         continue;
       }
       const size_t first = i;
-      while (i < accesses.size() && !records.count(static_cast<int64_t>(accesses[i].event->seq))) ++i;
-      const double start = accesses[first].event->time;
-      const double end = i < accesses.size() ? accesses[i].event->time : std::max(in.run.end_time, start);
+      while (i < accesses.size() && !records.count(static_cast<int64_t>(accesses[i].event.seq))) ++i;
+      const double start = accesses[first].event.time;
+      const double end = i < accesses.size() ? accesses[i].event.time : std::max(in.run.end_time, start);
       const size_t lost = i - first;
       if (end - start <= max_gap) continue;
       ++f.checked;
@@ -418,7 +418,7 @@ class LoggingGapAlarm final : public ComplianceRule {
       ev.kind = "gap";
       ev.detail = "audit gap from t=" + seconds_text(start) + " to t=" + seconds_text(end) + " (" +
                   seconds_text(end - start) + " > " + seconds_text(max_gap) + "), " + std::to_string(lost) +
-                  " access(es) unrecorded, first " + event_name(*accesses[first].event) + "; " +
+                  " access(es) unrecorded, first " + event_name(accesses[first].event) + "; " +
                   (alerting ? "alert after " + seconds_text(alert_latency) + " > " + seconds_text(alert_within)
                             : std::string("no alert (the audit pipeline has no failure alerting)"));
       add_violation(f, std::move(ev));
@@ -448,7 +448,7 @@ class UniqueIdentity final : public ComplianceRule {
         what = "shared";
       if (what.empty()) continue;
       auto ev = event_evidence(a,
-                               event_name(*a.event) + " by " + what + " principal '" + a.principal + "' (" +
+                               event_name(a.event) + " by " + what + " principal '" + a.principal + "' (" +
                                    (a.success ? "succeeded" : "refused") + ")",
                                what);
       ev.resource = a.principal.empty() ? a.resource : a.principal;
@@ -465,7 +465,7 @@ bool grant_covers(const GrantSpec& g, const Access& a) {
   if (g.principal != a.principal) return false;
   if (g.resource != a.resource && (a.container.empty() || g.resource != a.container)) return false;
   if (!g.actions.empty() && std::find(g.actions.begin(), g.actions.end(), a.action) == g.actions.end()) return false;
-  const double t = a.event->time;
+  const double t = a.event.time;
   return t >= g.from.value && (g.until.value < 0 || t <= g.until.value);
 }
 
@@ -483,10 +483,10 @@ class Authorisation final : public ComplianceRule {
       std::string why = "no grant of " + a.action + " on " + a.resource;
       for (const auto& g : grants) {
         if (g.principal != a.principal || (g.resource != a.resource && g.resource != a.container)) continue;
-        why = "grant on " + g.resource + " does not cover " + a.action + " at t=" + seconds_text(a.event->time);
+        why = "grant on " + g.resource + " does not cover " + a.action + " at t=" + seconds_text(a.event.time);
         break;
       }
-      auto ev = event_evidence(a, event_name(*a.event) + " by '" + a.principal + "': " + why, "ungranted");
+      auto ev = event_evidence(a, event_name(a.event) + " by '" + a.principal + "': " + why, "ungranted");
       add_violation(f, std::move(ev));
     }
     finish_finding(f, "accesses");
@@ -573,7 +573,7 @@ class AiActLogging final : public ComplianceRule {
     const auto records = records_by_event(in.audit);
     const auto lost = lost_by_event(in.audit);
     size_t not_logged = 0;
-    const Event* first_unlogged = nullptr;
+    std::optional<Event> first_unlogged;
     for (const Event& e : in.run.log.events()) {
       if (e.type != EventType::REQUEST_DONE || e.workload < 0 ||
           static_cast<size_t>(e.workload) >= in.spec.workloads.size())
@@ -604,7 +604,7 @@ class AiActLogging final : public ComplianceRule {
                                          "lost",
                                          {}});
       } else {
-        if (!first_unlogged) first_unlogged = &e;
+        if (!first_unlogged) first_unlogged = e;
         ++not_logged;
       }
     }
@@ -641,13 +641,13 @@ class TimelyRevocation final : public ComplianceRule {
       const auto it = revoked.find(a.principal);
       if (it == revoked.end()) continue;
       ++f.checked;
-      if (a.event->time <= it->second + grace) continue;
+      if (a.event.time <= it->second + grace) continue;
       auto ev = event_evidence(
           a,
-          event_name(*a.event) + " by '" + a.principal + "' revoked at t=" + seconds_text(it->second) + ", " +
-              seconds_text(a.event->time - it->second) + " after revocation (grace " + seconds_text(grace) + ")",
+          event_name(a.event) + " by '" + a.principal + "' revoked at t=" + seconds_text(it->second) + ", " +
+              seconds_text(a.event.time - it->second) + " after revocation (grace " + seconds_text(grace) + ")",
           "after-revocation");
-      if (const auto r = records.find(static_cast<int64_t>(a.event->seq)); r != records.end())
+      if (const auto r = records.find(static_cast<int64_t>(a.event.seq)); r != records.end())
         ev.audit_record = static_cast<int64_t>(r->second->index);
       add_violation(f, std::move(ev));
     }
@@ -670,7 +670,7 @@ class AttestationBeforeKeyRelease final : public ComplianceRule {
     const RunIndex& index = in.index ? *in.index : own.emplace(in.spec, in.run);
     const auto records = records_by_event(in.audit);
     for (const Access& a : audited_accesses(in, cfg)) {
-      const Event& e = *a.event;
+      const Event& e = a.event;
       if (e.type == EventType::COMPLIANCE_REFUSED) {
         if (payload::refused(e) == payload::Refused::KEY_RELEASE && static_cast<int>(e.value) == self) ++f.prevented;
         continue;
@@ -736,11 +736,11 @@ class AttestationBeforeKeyRelease final : public ComplianceRule {
       const bool cc = g >= 0 && static_cast<size_t>(g) < in.run.gpus.size() &&
                       in.run.gpus[static_cast<size_t>(g)].sharing == SharingMode::CONFIDENTIAL;
       if (!cc) return "GPU " + std::to_string(g) + " is not in confidential-computing mode";
-      const Event* latest = nullptr;
+      std::optional<Event> latest;
       for (size_t j = k.seq; j-- > 0;) {
         const Event& e = events[j];
         if (e.type == EventType::ATTESTATION && e.gpu == g && e.workload == k.workload && e.replica == k.replica) {
-          latest = &e;
+          latest = e;
           break;
         }
       }

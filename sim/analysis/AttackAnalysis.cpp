@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "ApiExtraction.hpp"
@@ -445,9 +446,10 @@ AttackResult attack_result(const AttackContext& c, size_t w) {
     r.target = a.target;
     r.victim = c.spec.workloads[static_cast<size_t>(a.target_index)].tenant;
   }
-  const Event* done = nullptr;
+  std::optional<Event> last_done;  // a copy: a spilled log block may be gone once the reading moves on
   for (const auto& e : c.run.log.events())
-    if (e.type == EventType::ATTACK_DONE && e.workload == wi) done = &e;
+    if (e.type == EventType::ATTACK_DONE && e.workload == wi) last_done = e;
+  const Event* done = last_done ? &*last_done : nullptr;
   r.ran = done != nullptr;
   const int own = c.device(wi, a.type == AttackType::COVERT_CHANNEL ? 1 : 0);
   switch (a.type) {

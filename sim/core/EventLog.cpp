@@ -1,5 +1,13 @@
 #include "EventLog.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <system_error>
+#include <utility>
+
 namespace gtw {
 
 const char* event_type_name(EventType t) {
@@ -117,6 +125,186 @@ const char* failure_reason_name(FailureReason r) {
     default:
       return "";
   }
+}
+
+// ---- Storage ----------------------------------------------------------------------------------------
+
+// The unlinked temporary file that holds the spilled blocks, and a small cache of blocks read back. A block
+// read back is shared with the iterators that pin it; the cache reuses a buffer only when nothing else holds it.
+struct EventLog::Spill {
+  static constexpr size_t CACHE_BLOCKS = 4;
+
+  int fd = -1;
+  std::vector<int64_t> offset;  // per block: where it is in the file, -1 when it is not there
+  int64_t end = 0;              // bytes written
+  struct Cached {
+    size_t block = 0;
+    std::shared_ptr<Block> events;
+    uint64_t used = 0;
+  };
+  mutable std::vector<Cached> cache;
+  mutable uint64_t clock = 0;
+
+  Spill() = default;
+  Spill(const Spill&) = delete;
+  Spill& operator=(const Spill&) = delete;
+  ~Spill() {
+    if (fd >= 0) ::close(fd);
+  }
+
+  /// An unnamed file in $TMPDIR (else /tmp); false when none can be made.
+  bool open() {
+    const char* env = std::getenv("TMPDIR");
+    const std::string dir = env != nullptr && *env != '\0' ? env : "/tmp";
+#ifdef O_TMPFILE
+    fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+#endif
+    if (fd < 0) {  // no O_TMPFILE on this file system: a named file, unlinked at once
+      std::string path = dir + "/gputwin-events-XXXXXX";
+      fd = ::mkstemp(path.data());
+      if (fd >= 0) ::unlink(path.c_str());
+    }
+    return fd >= 0;
+  }
+
+  /// Appends the block to the file; false (and nothing recorded) when the write fails.
+  bool write(size_t k, const Block& b) {
+    const char* p = reinterpret_cast<const char*>(b.data());
+    size_t left = b.size() * sizeof(Event);
+    int64_t at = end;
+    while (left > 0) {
+      const ssize_t n = ::pwrite(fd, p, left, static_cast<off_t>(at));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return false;
+      p += n;
+      left -= static_cast<size_t>(n);
+      at += n;
+    }
+    if (offset.size() <= k) offset.resize(k + 1, -1);
+    offset[k] = end;
+    end = at;
+    return true;
+  }
+
+  std::shared_ptr<const Block> read(size_t k, size_t events) const {
+    for (auto& c : cache)
+      if (c.block == k && c.events != nullptr) {
+        c.used = ++clock;
+        return c.events;
+      }
+    Cached* slot = nullptr;
+    if (cache.size() < CACHE_BLOCKS) {
+      slot = &cache.emplace_back();
+    } else {
+      slot = &cache.front();
+      for (auto& c : cache)
+        if (c.used < slot->used) slot = &c;
+    }
+    // Reuse the evicted buffer unless an iterator still reads it.
+    if (slot->events == nullptr || slot->events.use_count() > 1) slot->events = std::make_shared<Block>();
+    Block& b = *slot->events;
+    b.resize(events);
+    char* p = reinterpret_cast<char*>(b.data());
+    size_t left = events * sizeof(Event);
+    int64_t at = offset[k];
+    while (left > 0) {
+      const ssize_t n = ::pread(fd, p, left, static_cast<off_t>(at));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0)
+        throw std::system_error(n < 0 ? errno : EIO, std::generic_category(),
+                                "cannot read back block " + std::to_string(k) + " of the event log");
+      p += n;
+      left -= static_cast<size_t>(n);
+      at += n;
+    }
+    slot->block = k;
+    slot->used = ++clock;
+    return slot->events;
+  }
+};
+
+namespace {
+// The developer knobs of EventLog.hpp; an unset or unreadable value keeps the default.
+size_t knob(const char* name, size_t fallback, size_t most) {
+  const char* env = std::getenv(name);
+  if (env == nullptr || *env == '\0') return fallback;
+  char* end = nullptr;
+  const unsigned long long n = std::strtoull(env, &end, 10);
+  return *end == '\0' && n <= most ? static_cast<size_t>(n) : fallback;
+}
+size_t default_resident_blocks() {
+  static const size_t blocks = knob("GPUTWIN_EVENT_LOG_RESIDENT_BLOCKS", EventLog::DEFAULT_RESIDENT_BLOCKS, SIZE_MAX);
+  return blocks;
+}
+size_t default_block_shift() {
+  static const size_t shift = knob("GPUTWIN_EVENT_LOG_BLOCK_SHIFT", EventLog::BLOCK_SHIFT, 20);
+  return shift;
+}
+}  // namespace
+
+EventLog::EventLog()
+    : resident_limit_(default_resident_blocks()),
+      block_shift_(default_block_shift()),
+      block_mask_((size_t{1} << block_shift_) - 1) {}
+EventLog::EventLog(size_t resident_blocks) : resident_limit_(resident_blocks) {}
+EventLog::~EventLog() = default;
+EventLog::EventLog(EventLog&& other) noexcept {
+  *this = std::move(other);
+}
+EventLog& EventLog::operator=(EventLog&& other) noexcept {
+  resident_limit_ = other.resident_limit_;
+  block_shift_ = other.block_shift_;
+  block_mask_ = other.block_mask_;
+  resident_ = std::move(other.resident_);
+  tail_ = std::move(other.tail_);
+  spill_ = std::move(other.spill_);
+  size_ = std::exchange(other.size_, 0);
+  other.resident_.clear();
+  other.tail_ = nullptr;
+  return *this;
+}
+EventLog::EventLog(const EventLog& other) : resident_limit_(other.resident_limit_) {
+  copy_from(other);
+}
+EventLog& EventLog::operator=(const EventLog& other) {
+  if (this != &other) {
+    EventLog copy(other);
+    *this = std::move(copy);
+  }
+  return *this;
+}
+
+void EventLog::copy_from(const EventLog& other) {
+  for (size_t k = 0; k < other.block_count(); ++k) {
+    const BlockView b = other.block(k);
+    for (size_t i = 0; i < b.size(); ++i) append(b.data()[i]);
+  }
+}
+
+void EventLog::seal_tail() {
+  const size_t k = resident_.size();  // the index the new tail gets; the sealed one is k - 1
+  if (tail_ != nullptr && k - 1 >= resident_limit_) {
+    if (spill_ == nullptr) {
+      auto s = std::make_unique<Spill>();
+      if (s->open()) spill_ = std::move(s);
+    }
+    if (spill_ != nullptr && spill_->write(k - 1, *tail_)) resident_[k - 1] = nullptr;
+  }
+  tail_ = std::make_shared<Block>();
+  tail_->reserve(block_events());
+  resident_.push_back(tail_);
+}
+
+EventLog::BlockView EventLog::block(size_t k) const {
+  if (k >= resident_.size()) throw std::out_of_range("block " + std::to_string(k) + " is not in the event log");
+  if (resident_[k] != nullptr) return BlockView(resident_[k]);
+  return BlockView(spill_->read(k, block_events()));
+}
+
+size_t EventLog::spilled_blocks() const {
+  size_t n = 0;
+  for (const auto& b : resident_) n += b == nullptr;
+  return n;
 }
 
 }  // namespace gtw

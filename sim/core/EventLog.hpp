@@ -8,9 +8,11 @@
 #include <cstdint>
 #include <initializer_list>
 #include <iterator>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gtw {
@@ -227,10 +229,39 @@ inline size_t refusing_rule(const Event& e) {
 // Stored in blocks of BLOCK_EVENTS events: appending never copies what is logged (a vector's doubling
 // copies the whole log and needs twice its size for the copy; at millions of events that was the peak
 // memory of a run, docs/PERFORMANCE.md), and each block is contiguous for the writers.
+//
+// Past the first `resident_blocks` blocks, each full block is written to an unlinked temporary file
+// ($TMPDIR, else /tmp) and read back through a small cache when an analysis reaches it, so the log's
+// resident memory stays bounded however long the simulated time (issue 21: a simulated day is ~136 M
+// events, 7.6 GB). Nothing is left on disk: the file has no name and goes with the process. Where no
+// temporary file can be made or written, blocks stay in memory as before.
+//
+// Reading: `operator[]` and the view's indexing return events by value (a spilled block may be evicted
+// from the cache by a later read); an iterator pins its current block, so `*it` and `it->` stay valid
+// while the iterator stays on that event (what range-for needs).
 class EventLog {
  public:
   static constexpr size_t BLOCK_SHIFT = 16;
   static constexpr size_t BLOCK_EVENTS = size_t{1} << BLOCK_SHIFT;  // 3.5 MiB; a multiple of results.h5's chunk
+  static constexpr size_t BLOCK_MASK = BLOCK_EVENTS - 1;
+  // Developer knobs, read once from the environment by the default constructor, so that a whole test run can
+  // put every analysis and writer through the spilled path: GPUTWIN_EVENT_LOG_RESIDENT_BLOCKS (blocks kept in
+  // memory) and GPUTWIN_EVENT_LOG_BLOCK_SHIFT (log2 of the events per block, 0-20).
+  /// 56 MiB of events (about a million) stay in memory; runs that small never touch the disk.
+  static constexpr size_t DEFAULT_RESIDENT_BLOCKS = 16;
+  using Block = std::vector<Event>;
+
+  /// A block held for reading: its events stay valid while the view lives.
+  class BlockView {
+   public:
+    BlockView() = default;
+    explicit BlockView(std::shared_ptr<const Block> b) : block_(std::move(b)) {}
+    const Event* data() const { return block_->data(); }
+    size_t size() const { return block_->size(); }
+
+   private:
+    std::shared_ptr<const Block> block_;
+  };
 
   /// Random-access view of the events in append order (seq order).
   class Range {
@@ -244,21 +275,29 @@ class EventLog {
       using reference = const Event&;
       iterator() = default;
       iterator(const EventLog* log, size_t i) : log_(log), i_(i) {}
-      reference operator*() const { return (*log_)[i_]; }
-      pointer operator->() const { return &(*log_)[i_]; }
-      reference operator[](difference_type n) const {
+      reference operator*() const { return current(); }
+      pointer operator->() const { return &current(); }
+      Event operator[](difference_type n) const {
         return (*log_)[static_cast<size_t>(static_cast<difference_type>(i_) + n)];
       }
       iterator& operator++() {
         ++i_;
         return *this;
       }
-      iterator operator++(int) { return {log_, i_++}; }
+      iterator operator++(int) {
+        iterator old = *this;
+        ++i_;
+        return old;
+      }
       iterator& operator--() {
         --i_;
         return *this;
       }
-      iterator operator--(int) { return {log_, i_--}; }
+      iterator operator--(int) {
+        iterator old = *this;
+        --i_;
+        return old;
+      }
       iterator& operator+=(difference_type n) {
         i_ = static_cast<size_t>(static_cast<difference_type>(i_) + n);
         return *this;
@@ -274,8 +313,21 @@ class EventLog {
       friend auto operator<=>(const iterator& a, const iterator& b) { return a.i_ <=> b.i_; }
 
      private:
+      const Event& current() const {
+        const size_t k = i_ >> log_->block_shift_;
+        if (k != loaded_ || data_ == nullptr) {
+          pin_ = log_->block(k);
+          data_ = pin_.data();
+          loaded_ = k;
+        }
+        return data_[i_ & log_->block_mask_];
+      }
+
       const EventLog* log_ = nullptr;
       size_t i_ = 0;
+      mutable size_t loaded_ = 0;
+      mutable const Event* data_ = nullptr;
+      mutable BlockView pin_;
     };
 
     explicit Range(const EventLog& log) : log_(&log) {}
@@ -283,36 +335,61 @@ class EventLog {
     iterator end() const { return {log_, log_->size()}; }
     size_t size() const { return log_->size(); }
     bool empty() const { return log_->size() == 0; }
-    const Event& operator[](size_t i) const { return (*log_)[i]; }
-    const Event& at(size_t i) const {
+    Event operator[](size_t i) const { return (*log_)[i]; }
+    Event at(size_t i) const {
       if (i >= log_->size()) throw std::out_of_range("event " + std::to_string(i) + " is not in the log");
       return (*log_)[i];
     }
-    const Event& front() const { return (*log_)[0]; }
-    const Event& back() const { return (*log_)[log_->size() - 1]; }
+    Event front() const { return (*log_)[0]; }
+    Event back() const { return (*log_)[log_->size() - 1]; }
 
    private:
     const EventLog* log_;
   };
 
+  EventLog();
+  /// Keeps the first `resident_blocks` full blocks in memory and spills the later ones.
+  explicit EventLog(size_t resident_blocks);
+  ~EventLog();
+  EventLog(const EventLog& other);
+  EventLog& operator=(const EventLog& other);
+  EventLog(EventLog&& other) noexcept;
+  EventLog& operator=(EventLog&& other) noexcept;
+
   void append(Event e) {
-    if ((size_ & (BLOCK_EVENTS - 1)) == 0) {
-      blocks_.emplace_back();
-      blocks_.back().reserve(BLOCK_EVENTS);
-    }
+    if (tail_ == nullptr || tail_->size() == block_mask_ + 1) seal_tail();
     e.seq = static_cast<uint64_t>(size_);
-    blocks_.back().push_back(e);
+    tail_->push_back(e);
     ++size_;
   }
-  const Event& operator[](size_t i) const { return blocks_[i >> BLOCK_SHIFT][i & (BLOCK_EVENTS - 1)]; }
+  Event operator[](size_t i) const {
+    const size_t k = i >> block_shift_;
+    if (k < resident_.size() && resident_[k] != nullptr) return (*resident_[k])[i & block_mask_];
+    return block(k).data()[i & block_mask_];
+  }
   Range events() const { return Range(*this); }
   size_t size() const { return size_; }
-  /// The contiguous blocks, in order: every one but the last holds BLOCK_EVENTS events.
-  const std::vector<std::vector<Event>>& blocks() const { return blocks_; }
+  /// Blocks in order: every one but the last holds block_events() events.
+  size_t block_count() const { return (size_ + block_mask_) >> block_shift_; }
+  /// BLOCK_EVENTS, unless GPUTWIN_EVENT_LOG_BLOCK_SHIFT set another power of two (tests).
+  size_t block_events() const { return block_mask_ + 1; }
+  /// Block `k` (< block_count()), read back from the temporary file when it was spilled.
+  BlockView block(size_t k) const;
+  /// Full blocks written to the temporary file so far.
+  size_t spilled_blocks() const;
 
  private:
-  std::vector<std::vector<Event>> blocks_;
+  struct Spill;  // the temporary file and the cache of blocks read back from it (EventLog.cpp)
+  void seal_tail();
+  void copy_from(const EventLog& other);
+
+  size_t resident_limit_ = DEFAULT_RESIDENT_BLOCKS;
+  size_t block_shift_ = BLOCK_SHIFT;
+  size_t block_mask_ = BLOCK_MASK;
+  std::vector<std::shared_ptr<Block>> resident_;  // per block: the block, or null once spilled
+  std::shared_ptr<Block> tail_;                   // the block being appended to (also in resident_)
   size_t size_ = 0;
+  std::unique_ptr<Spill> spill_;
 };
 
 }  // namespace gtw

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <string>
 #include <vector>
@@ -88,12 +89,12 @@ struct RowBlock {
   size_t n;
 };
 
-/// Writes the rows of `blocks`, in order, as one table (each block a contiguous array of `row_size`-byte
-/// structs). The file type is packed: no padding bytes, so nothing uninitialised reaches the file.
-inline H5Id write_table(hid_t loc, const char* name, const std::vector<RowBlock>& blocks, size_t row_size,
+/// Writes `n` rows, handed over in `block_count` blocks by `block_at(k)` in order, as one table (each block a
+/// contiguous array of `row_size`-byte structs, valid until the next call). The file type is packed: no
+/// padding bytes, so nothing uninitialised reaches the file.
+inline H5Id write_table(hid_t loc, const char* name, size_t n, size_t block_count,
+                        const std::function<RowBlock(size_t)>& block_at, size_t row_size,
                         std::initializer_list<Field> fields, TableOptions options = {}) {
-  size_t n = 0;
-  for (const RowBlock& b : blocks) n += b.n;
   const std::string what = std::string("/") + name;
   H5Id mem(H5Tcreate(H5T_COMPOUND, row_size), H5Tclose, "cannot create memory type for " + what);
   size_t file_size = 0;
@@ -124,12 +125,13 @@ inline H5Id write_table(hid_t loc, const char* name, const std::vector<RowBlock>
   }
   H5Id dset(H5Dcreate2(loc, name, file.get(), space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT), H5Dclose,
             "cannot create dataset " + what);
-  if (blocks.size() == 1 && n > 0) {
-    check(H5Dwrite(dset.get(), mem.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, blocks.front().rows), "cannot write " + what);
+  if (block_count == 1 && n > 0) {
+    check(H5Dwrite(dset.get(), mem.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, block_at(0).rows), "cannot write " + what);
     return dset;
   }
   hsize_t offset_rows = 0;
-  for (const RowBlock& b : blocks) {
+  for (size_t k = 0; k < block_count; ++k) {
+    const RowBlock b = block_at(k);
     if (b.n == 0) continue;
     const hsize_t start[1] = {offset_rows};
     const hsize_t count[1] = {static_cast<hsize_t>(b.n)};
@@ -143,10 +145,24 @@ inline H5Id write_table(hid_t loc, const char* name, const std::vector<RowBlock>
   return dset;
 }
 
+/// Writes the rows of `blocks`, in order, as one table.
+inline H5Id write_table(hid_t loc, const char* name, const std::vector<RowBlock>& blocks, size_t row_size,
+                        std::initializer_list<Field> fields, TableOptions options = {}) {
+  size_t n = 0;
+  for (const RowBlock& b : blocks) n += b.n;
+  return write_table(
+      loc, name, n, blocks.size(), [&](size_t k) { return blocks[k]; }, row_size, fields, options);
+}
+
 /// Writes `n` rows starting at `rows` (a contiguous array of `row_size`-byte structs).
 inline H5Id write_table(hid_t loc, const char* name, const void* rows, size_t n, size_t row_size,
                         std::initializer_list<Field> fields, TableOptions options = {}) {
-  return write_table(loc, name, std::vector<RowBlock>{{rows, n}}, row_size, fields, options);
+  return write_table(
+      loc, name, n, 1,
+      [&](size_t) {
+        return RowBlock{rows, n};
+      },
+      row_size, fields, options);
 }
 
 template <class Row>

@@ -164,11 +164,15 @@ void write_meta(hid_t root, const ScenarioSpec& spec, const RunResult& run, cons
 void write_events(hid_t root, const RunResult& run) {
   const H5Id mem_enum = event_type_enum(H5T_NATIVE_UINT8);
   const H5Id file_enum = event_type_enum(H5T_STD_U8LE);
-  // Written straight from the log's blocks: no copy of what may be millions of events.
-  std::vector<h5::RowBlock> blocks;
-  for (const auto& b : run.log.blocks()) blocks.push_back({b.data(), b.size()});
+  // Written straight from the log's blocks, one at a time (spilled ones read back): no copy of what may be
+  // millions of events.
+  EventLog::BlockView current;
+  const auto block_at = [&](size_t k) {
+    current = run.log.block(k);
+    return h5::RowBlock{current.data(), current.size()};
+  };
   const H5Id dset = write_table(
-      root, "events", blocks, sizeof(Event),
+      root, "events", run.log.size(), run.log.block_count(), block_at, sizeof(Event),
       {GTW_FIELD(Event, time, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE),
        GTW_FIELD(Event, seq, H5T_NATIVE_UINT64, H5T_STD_U64LE), GTW_FIELD(Event, type, mem_enum.get(), file_enum.get()),
        GTW_FIELD(Event, tenant, H5T_NATIVE_INT32, H5T_STD_I32LE),

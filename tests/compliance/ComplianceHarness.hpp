@@ -36,7 +36,7 @@ struct Outcome {
       if (e.type == type && (workload < 0 || e.workload == workload)) out.push_back(e);
     return out;
   }
-  const Event& event(int64_t seq) const { return run.log.events().at(static_cast<size_t>(seq)); }
+  Event event(int64_t seq) const { return run.log.events().at(static_cast<size_t>(seq)); }
 };
 
 inline Outcome run_fixture(const std::string& name, const std::vector<std::string>& sets = {}) {

@@ -160,16 +160,27 @@ TEST(RunCli, ProgressJsonIsOneObjectPerLine) {
       run_process({GTW_BINARY, "run", TWO_TENANTS, "-o", dir.file("o"), "--progress", "json", "--format", "json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   size_t lines = 0;
+  std::vector<std::string> stages;
   std::istringstream in(r.err);
   std::string line;
   while (std::getline(in, line)) {
     if (line.empty() || line[0] != '{') continue;
     const auto j = json::parse(line);
-    EXPECT_EQ(j["phase"], "run");
-    EXPECT_TRUE(j.contains("sim_time_s"));
-    ++lines;
+    if (j["phase"] == "run") {
+      EXPECT_TRUE(j.contains("sim_time_s"));
+      EXPECT_TRUE(stages.empty()) << "run lines come before the stages after the engine";
+      ++lines;
+    } else {
+      stages.push_back(j["phase"]);
+      EXPECT_GE(j["wall_s"].get<double>(), 0.0);
+      EXPECT_GT(j["rss_mb"].get<double>(), 0.0);
+      EXPECT_GE(j["peak_rss_mb"].get<double>(), j["rss_mb"].get<double>());
+    }
   }
   EXPECT_GE(lines, 50u);
+  // Only the formats asked for have a stage of their own.
+  EXPECT_EQ(stages, (std::vector<std::string>{"engine", "index", "analysis", "leakage", "compliance", "report.json",
+                                              "writers"}));
 }
 
 TEST(RunCli, ExitCodesFollowTheContract) {

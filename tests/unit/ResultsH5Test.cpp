@@ -413,15 +413,20 @@ TEST_F(ResultsH5Test, ClosesEveryHandle) {
 }
 
 // A log longer than one of its blocks is written whole and in order (the last block partly full).
-TEST_F(ResultsH5Test, ALogOfSeveralBlocksIsWrittenWholeAndInOrder) {
+// With no block resident, the blocks are read back from the log's temporary file.
+class ResultsH5LogBlocks : public ResultsH5Test, public ::testing::WithParamInterface<size_t> {};
+INSTANTIATE_TEST_SUITE_P(Resident, ResultsH5LogBlocks, ::testing::Values(EventLog::DEFAULT_RESIDENT_BLOCKS, 0));
+
+TEST_P(ResultsH5LogBlocks, ALogOfSeveralBlocksIsWrittenWholeAndInOrder) {
   Inputs in = make_inputs();
-  in.run.log = EventLog{};
+  in.run.log = EventLog{GetParam()};
   const size_t n = EventLog::BLOCK_EVENTS * 2 + EventLog::BLOCK_EVENTS / 2 + 7;
   for (size_t i = 0; i < n; ++i)
     in.run.log.append(Event{static_cast<double>(i) * 1e-3, 0, i % 2 ? EventType::GPU_BUSY : EventType::CONTEXT_SWITCH,
                             static_cast<int32_t>(i % 3), 0, 0, static_cast<int32_t>(i % 8),
                             static_cast<double>(i) * 0.5, 0});
-  ASSERT_EQ(in.run.log.blocks().size(), 3u);
+  ASSERT_EQ(in.run.log.block_count(), 3u);
+  EXPECT_EQ(in.run.log.spilled_blocks(), GetParam() == 0 ? 2u : 0u);
   EXPECT_EQ(in.run.log.events()[n - 1].seq, n - 1);
   const std::string p = write(in);
   Id file{H5Fopen(p.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose};

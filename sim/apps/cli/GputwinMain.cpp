@@ -17,9 +17,11 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <limits>
 #include <optional>
 #include <regex>
 #include <sstream>
+#include <utility>
 
 #include "Analysis.hpp"
 #include "AuditWriters.hpp"
@@ -48,6 +50,20 @@ namespace fs = std::filesystem;
 using namespace gtw;
 
 namespace {
+
+// Resident and peak resident memory of this process in MB, from /proc/self/status (-1 where not Linux).
+std::pair<double, double> resident_megabytes() {
+  std::ifstream in("/proc/self/status");
+  double rss = -1, peak = -1;
+  std::string key;
+  double kib = 0;
+  while (in >> key) {
+    if (key == "VmRSS:" && in >> kib) rss = kib / 1024.0;
+    if (key == "VmHWM:" && in >> kib) peak = kib / 1024.0;
+    in.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+  }
+  return {rss, peak};
+}
 
 // SOURCE_DATE_EPOCH (the reproducible-builds convention) pins the provenance clock, so that two runs
 // of one scenario can be compared byte for byte, results.h5 included (scripts/same-outputs.sh).
@@ -316,10 +332,27 @@ int cmd_run(const std::string& file, std::string out_dir, const std::optional<st
   };
   if (progress == ProgressMode::NONE) options.on_progress = nullptr;
 
+  // After the engine, one line per stage (plain and json progress): where a long run's wall time and memory go.
+  const auto wall_start = std::chrono::steady_clock::now();
+  const auto stage_done = [&](const char* stage) {
+    if (progress != ProgressMode::PLAIN && progress != ProgressMode::JSON) return;
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+    const auto [rss, peak] = resident_megabytes();
+    if (progress == ProgressMode::JSON)
+      std::fprintf(stderr,
+                   "{\"phase\":\"%s\",\"scenario\":\"%s\",\"wall_s\":%.3f,\"rss_mb\":%.0f,\"peak_rss_mb\":%.0f}\n",
+                   stage, name_json.c_str(), wall, rss, peak);
+    else
+      std::fprintf(stderr, "gputwin: %s done  %.1f s wall  %.0f MB resident (peak %.0f MB)\n", stage, wall, rss, peak);
+  };
+
   const std::string started = utc_now();
   RunResult run = run_simulation(spec, prepared.profiles, options);
+  stage_done("engine");
   const RunIndex index(spec, run);  // one reading of the log for every analysis and compliance rule
+  stage_done("index");
   Analysis analysis = analyse(spec, run, index);
+  stage_done("analysis");
   Provenance prov;
   prov.gputwin_version = GTW_VERSION;
   prov.simgrid_version = std::to_string(SIMGRID_VERSION_MAJOR) + "." + std::to_string(SIMGRID_VERSION_MINOR) + "." +
@@ -330,20 +363,28 @@ int cmd_run(const std::string& file, std::string out_dir, const std::optional<st
   prov.wall_seconds = source_date_epoch() ? 0.0 : run.wall_seconds;
 
   const LeakageReport leakage = analyse_leakage(spec, run, index, catalogue, isolation_options(spec));
+  stage_done("leakage");
   const ComplianceReport compliance = evaluate_compliance(spec, run, &leakage, index);
+  stage_done("compliance");
 
-  if (want_h5)
+  if (want_h5) {
     write_results_h5((fs::path(out_dir) / "results.h5").string(), spec, run, analysis, prov, &leakage, &compliance);
-  if (want_md)
+    stage_done("results.h5");
+  }
+  if (want_md) {
     write_file_atomic((fs::path(out_dir) / "report.md").string(),
                       report_markdown(spec, run, analysis, &leakage, &compliance));
-  if (want_json)
+    stage_done("report.md");
+  }
+  if (want_json) {
     produce_file_atomic((fs::path(out_dir) / "report.json").string(), [&](const std::string& temporary) {
       std::ofstream out(temporary, std::ios::binary);
       write_report_json(out, spec, run, analysis, prov, &leakage, &compliance);
       out.close();
       if (!out) throw RuntimeError("cannot write " + temporary);
     });
+    stage_done("report.json");
+  }
   if (want_sarif)
     write_file_atomic((fs::path(out_dir) / "findings.sarif").string(),
                       findings_sarif(spec, run, leakage, GTW_VERSION, &compliance));
@@ -358,6 +399,7 @@ int cmd_run(const std::string& file, std::string out_dir, const std::optional<st
   if (want_metrics)
     write_file_atomic((fs::path(out_dir) / "metrics.prom").string(), metrics_openmetrics(spec, run, analysis, index));
   if (want_trace) write_file_atomic((fs::path(out_dir) / "trace.json").string(), trace_json(spec, run, index));
+  stage_done("writers");
   // audit.jsonl: only when the run has an audit trail (tagged data, spec.identity or spec.audit); the
   // stream evaluate_compliance built (building it again would hash every record again).
   if (want_audit && audit_applies(spec))
