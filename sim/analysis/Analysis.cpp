@@ -306,11 +306,40 @@ void on_workload_event(const Event& e, WorkloadTally& t, WorkloadResult& wr) {
 
 // One pass over the log for what the stays do not say: busy intervals, switches, requests, jobs, faults,
 // reconfigurations, failures.
+// The tally's per-GPU and per-workload arrays, sized exactly by a counting pass first: a long run's log holds
+// millions of busy intervals and requests, and growing the arrays by doubling left up to half of them unused.
+void reserve_tally(const RunResult& run, Tally& t) {
+  std::vector<size_t> busy(t.busy.size(), 0), switches(t.switches.size(), 0), done(t.workloads.size(), 0),
+      tokens(t.workloads.size(), 0), dropped(t.workloads.size(), 0);
+  for (const auto& e : run.log.events()) {
+    const auto g = static_cast<size_t>(e.gpu);
+    const auto w = static_cast<size_t>(e.workload);
+    if (e.type == EventType::GPU_BUSY && g < busy.size()) ++busy[g];
+    if (e.type == EventType::CONTEXT_SWITCH && e.value > 0 && g < switches.size()) ++switches[g];
+    if (w >= done.size()) continue;
+    done[w] += e.type == EventType::REQUEST_DONE;
+    tokens[w] += e.type == EventType::REQUEST_TOKENS;
+    dropped[w] += e.type == EventType::REQUEST_DROPPED;
+  }
+  for (size_t g = 0; g < busy.size(); ++g) t.busy[g].reserve(busy[g]);
+  for (size_t g = 0; g < switches.size(); ++g) t.switches[g].reserve(switches[g]);
+  for (size_t w = 0; w < done.size(); ++w) {
+    auto& wt = t.workloads[w];
+    wt.latencies.reserve(done[w]);
+    wt.queueing.reserve(done[w]);
+    wt.completions.reserve(done[w]);
+    wt.requests.reserve(done[w] + dropped[w]);
+    wt.ttft.reserve(tokens[w]);
+    wt.tpot.reserve(tokens[w]);
+  }
+}
+
 Tally tally_events(const ScenarioSpec& spec, const RunResult& run, Analysis& a) {
   Tally t;
   t.busy.resize(run.gpus.size());
   t.switches.resize(run.gpus.size());
   t.workloads.resize(spec.workloads.size());
+  reserve_tally(run, t);
   for (const auto& e : run.log.events()) {
     const size_t w = e.workload >= 0 ? static_cast<size_t>(e.workload) : 0;
     switch (e.type) {

@@ -118,8 +118,20 @@ std::string blocker_closure(const channel::Catalogue& catalogue, Resource r, Blo
   return "";
 }
 
+// Appends `more` to `into`, joining `into` (normalise, no bridge) whenever it has doubled since it was last
+// joined: only the joined union is measured, joining part of a list first gives the same union (the same
+// doubles), and a long run's co-activity lists would otherwise hold every interval of every pair.
+void append_joined(Intervals& into, const Intervals& more, size_t& join_at) {
+  into.insert(into.end(), more.begin(), more.end());
+  if (into.size() >= join_at) {
+    into = normalise(std::move(into));
+    join_at = std::max<size_t>(1024, 2 * into.size());
+  }
+}
+
 struct Meeting {
-  Intervals intervals;                             // co-activity, not yet normalised
+  Intervals intervals;  // co-activity, joined now and then (append_joined), not yet normalised
+  size_t join_at = 1024;
   std::set<std::pair<std::string, double>> rates;  // (product, time slice) of the shared devices
   std::set<int> source_gpus;
 };
@@ -161,35 +173,55 @@ Activity activity(const ScenarioSpec& spec, const RunResult& run, const RunIndex
                   const std::vector<std::optional<Mode>>& gpu_mode) {
   const size_t n_tenants = spec.tenants.size();
   const size_t n_gpus = run.gpus.size();
-  std::vector<std::vector<std::pair<size_t, Intervals>>> busy(n_gpus);  // [gpu] -> (tenant, busy intervals)
+  // The join across gaps needs each device's switch cost (its largest), so that comes first.
   std::vector<double> switch_cost(n_gpus, 0.0);
-  const auto busy_of = [&](size_t gpu, size_t tenant) -> Intervals& {
-    for (auto& [t, intervals] : busy[gpu])
-      if (t == tenant) return intervals;
-    return busy[gpu].emplace_back(tenant, Intervals{}).second;
-  };
-  for (const auto& e : run.log.events()) {
-    const bool on_gpu = e.gpu >= 0 && static_cast<size_t>(e.gpu) < n_gpus;
-    if (e.type == EventType::GPU_BUSY && on_gpu && e.tenant >= 0 && static_cast<size_t>(e.tenant) < n_tenants)
-      busy_of(static_cast<size_t>(e.gpu), static_cast<size_t>(e.tenant)).emplace_back(payload::start_time(e), e.time);
-    else if (e.type == EventType::CONTEXT_SWITCH && on_gpu)
+  for (const auto& e : run.log.events())
+    if (e.type == EventType::CONTEXT_SWITCH && e.gpu >= 0 && static_cast<size_t>(e.gpu) < n_gpus)
       switch_cost[static_cast<size_t>(e.gpu)] = std::max(switch_cost[static_cast<size_t>(e.gpu)], e.value);
-  }
   std::vector<int> contexts(n_gpus, 0);  // placements on the device
   for (const auto& s : index.stays())
     if (s.tenant >= 0) ++contexts[static_cast<size_t>(s.gpu)];
+  std::vector<double> bridge(n_gpus, 0.0);
+  for (size_t g = 0; g < n_gpus; ++g)
+    if (gpu_mode[g] == Mode::TIME_SLICING || gpu_mode[g] == Mode::VGPU) {
+      const double k = std::max(run.gpus[g].slots, contexts[g]);
+      bridge[g] = (k - 1) * time_slice_of(spec, run.gpus[g]) + k * switch_cost[g] + 1e-9;
+    }
+
+  // Busy intervals per device and tenant, joined as they come in whenever a list has doubled since it was last
+  // joined: a long run has millions of them, and joining is a closure (joining part of a list first gives the
+  // same result, the same doubles), so the lists stay near the size of what they join to.
+  struct Busy {
+    size_t tenant;
+    Intervals intervals;
+    size_t join_at;
+  };
+  constexpr size_t FIRST_JOIN = 1024;
+  std::vector<std::vector<Busy>> busy(n_gpus);  // [gpu] -> a tenant's busy intervals
+  const auto busy_of = [&](size_t gpu, size_t tenant) -> Busy& {
+    for (auto& b : busy[gpu])
+      if (b.tenant == tenant) return b;
+    return busy[gpu].emplace_back(Busy{tenant, Intervals{}, FIRST_JOIN});
+  };
+  for (const auto& e : run.log.events()) {
+    if (e.type != EventType::GPU_BUSY || e.gpu < 0 || static_cast<size_t>(e.gpu) >= n_gpus || e.tenant < 0 ||
+        static_cast<size_t>(e.tenant) >= n_tenants)
+      continue;
+    const auto g = static_cast<size_t>(e.gpu);
+    Busy& b = busy_of(g, static_cast<size_t>(e.tenant));
+    b.intervals.emplace_back(payload::start_time(e), e.time);
+    if (b.intervals.size() >= b.join_at) {
+      b.intervals = normalise(std::move(b.intervals), bridge[g]);
+      b.join_at = std::max(FIRST_JOIN, 2 * b.intervals.size());
+    }
+  }
   Activity a;
   a.active.resize(n_gpus);
   for (size_t g = 0; g < n_gpus; ++g) {
-    double bridge = 0;
-    if (gpu_mode[g] == Mode::TIME_SLICING || gpu_mode[g] == Mode::VGPU) {
-      const double k = std::max(run.gpus[g].slots, contexts[g]);
-      bridge = (k - 1) * time_slice_of(spec, run.gpus[g]) + k * switch_cost[g] + 1e-9;
-    }
-    std::sort(busy[g].begin(), busy[g].end(), [](const auto& x, const auto& y) { return x.first < y.first; });
-    for (auto& [t, intervals] : busy[g]) {
-      Intervals active = normalise(std::move(intervals), bridge);
-      if (!active.empty()) a.active[g].emplace_back(t, std::move(active));
+    std::sort(busy[g].begin(), busy[g].end(), [](const Busy& x, const Busy& y) { return x.tenant < y.tenant; });
+    for (auto& b : busy[g]) {
+      Intervals active = normalise(std::move(b.intervals), bridge[g]);
+      if (!active.empty()) a.active[g].emplace_back(b.tenant, std::move(active));
     }
   }
   return a;
@@ -208,7 +240,7 @@ std::map<MeetingKey, Meeting> meetings(const ScenarioSpec& spec, const RunResult
         Intervals both = intersect(observer_active, source_active);
         if (both.empty()) continue;
         Meeting& m = out[{static_cast<int>(o), static_cast<int>(s), mode, blocker}];
-        m.intervals.insert(m.intervals.end(), both.begin(), both.end());
+        append_joined(m.intervals, both, m.join_at);
         m.source_gpus.insert(static_cast<int>(gs));
         const double slice = go == gs ? time_slice_of(spec, run.gpus[gs]) : 0.0;
         m.rates.insert({run.gpus[gs].product, slice});
@@ -244,27 +276,29 @@ std::map<MeetingKey, Meeting> meetings(const ScenarioSpec& spec, const RunResult
 // Per (observer, source, relation) the co-activity, split by what closes NVLink/L2.
 struct Merged {
   Intervals all, free, blocked;  // every meeting; no closing endpoint; a MIG or CC endpoint
+  size_t all_join_at = 1024, free_join_at = 1024, blocked_join_at = 1024;
   Blocker blocker = Blocker::NONE;
   std::set<std::pair<std::string, double>> rates, free_rates;
   std::set<int> gpus, free_gpus;
 };
 
-std::map<std::tuple<int, int, Mode>, Merged> merge_meetings(const std::map<MeetingKey, Meeting>& meetings) {
+std::map<std::tuple<int, int, Mode>, Merged> merge_meetings(std::map<MeetingKey, Meeting> meetings) {
   std::map<std::tuple<int, int, Mode>, Merged> merged;
-  for (const auto& [key, m] : meetings) {
+  for (auto& [key, m] : meetings) {
     const auto& [o, s, mode, blocker] = key;
     Merged& out = merged[{o, s, mode}];
-    out.all.insert(out.all.end(), m.intervals.begin(), m.intervals.end());
+    append_joined(out.all, m.intervals, out.all_join_at);
     out.rates.insert(m.rates.begin(), m.rates.end());
     out.gpus.insert(m.source_gpus.begin(), m.source_gpus.end());
     if (blocker == Blocker::NONE) {
-      out.free.insert(out.free.end(), m.intervals.begin(), m.intervals.end());
+      append_joined(out.free, m.intervals, out.free_join_at);
       out.free_rates.insert(m.rates.begin(), m.rates.end());
       out.free_gpus.insert(m.source_gpus.begin(), m.source_gpus.end());
     } else {
-      out.blocked.insert(out.blocked.end(), m.intervals.begin(), m.intervals.end());
+      append_joined(out.blocked, m.intervals, out.blocked_join_at);
       out.blocker = std::max(out.blocker, blocker);
     }
+    Intervals().swap(m.intervals);  // merged: free it now, not when every meeting is
   }
   return merged;
 }

@@ -20,9 +20,13 @@ namespace {
 // arrival and a completion plus, at worst one per request, a batch start, end and GPU-busy interval;
 // an iteration a step and a busy interval per GPU; a job submit, start, end and a busy interval per kernel.
 constexpr double EVENTS_PER_REQUEST = 5;
-constexpr double EVENTS_PER_SLICE = 2;       // the GPU_BUSY interval that ends and the CONTEXT_SWITCH
-constexpr double BYTES_PER_EVENT = 200;      // 48-byte records, vector growth, the analysis' per-request arrays
-constexpr double BYTES_PER_GPU = 64 * 1024;  // platform hosts, links, device state
+constexpr double EVENTS_PER_SLICE = 2;  // the GPU_BUSY interval that ends and the CONTEXT_SWITCH
+// The log itself spills to a temporary file past its first million events (sim/core/EventLog.hpp); what stays
+// per event is the analysis' arrays (busy intervals, request latencies) and the leakage analysis' intervals, at
+// most ~40 bytes when every event is a busy interval (28-53 bytes all told measured on the day load,
+// docs/PERFORMANCE.md): 100 is an upper bound with margin.
+constexpr double BYTES_PER_EVENT = 100;
+constexpr double BYTES_PER_GPU = 64 * 1024;             // platform hosts, links, device state
 constexpr double RESIDENT_BYTES_PER_ACTOR = 64 * 1024;  // the touched part of each stack, actor state
 constexpr double BASE_BYTES = 64.0 * (1 << 20);         // the process, SimGrid, the loaded scenario
 
