@@ -1,0 +1,76 @@
+// The event log spills its full blocks to a temporary file past the resident ones (sim/core/EventLog.hpp).
+// Every analysis and writer must read a spilled log as it reads one in memory: shipped scenarios that exercise
+// attacks, compliance and audit, serving and MIG run twice, once with 8-event blocks of which none stays in
+// memory, and write the same report.json (outside provenance), report.md, CSV tables, trace.json and
+// metrics.prom.
+#include <gtest/gtest.h>
+
+#include <cctype>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "Subprocess.hpp"
+
+namespace gtw::test {
+namespace {
+
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+const std::string SRC = GTW_SOURCE_DIR;
+
+ProcessResult run_scenario(const std::string& scenario, const std::string& out, bool spill) {
+  ProcessOptions options;
+  options.env = {{"SOURCE_DATE_EPOCH", "0"}};
+  if (spill) {
+    options.env.emplace_back("GPUTWIN_EVENT_LOG_BLOCK_SHIFT", "3");
+    options.env.emplace_back("GPUTWIN_EVENT_LOG_RESIDENT_BLOCKS", "0");
+  }
+  return run_process(
+      {GTW_BINARY, "run", scenario, "-o", out, "--progress", "none", "--format", "json,md,csv,trace,metrics"}, options);
+}
+
+class SpilledLog : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(SpilledLog, WritesWhatTheLogInMemoryWrites) {
+  TempDir dir;
+  const std::string scenario = SRC + "/scenarios/" + GetParam();
+  const auto a = run_scenario(scenario, dir.file("memory"), false);
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  const auto b = run_scenario(scenario, dir.file("spilled"), true);
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  EXPECT_EQ(a.out.substr(0, a.out.find('\n')), b.out.substr(0, b.out.find('\n'))) << "the verdict line";
+  size_t files = 0;
+  for (const auto& entry : fs::directory_iterator(dir.file("memory"))) {
+    const std::string name = entry.path().filename().string();
+    const std::string spilled = dir.file("spilled") + "/" + name;
+    ASSERT_TRUE(fs::exists(spilled)) << name;
+    ++files;
+    if (name == "report.json") {
+      auto x = json::parse(read_text(entry.path().string()));
+      auto y = json::parse(read_text(spilled));
+      x.erase("provenance");
+      y.erase("provenance");
+      EXPECT_EQ(x.dump(), y.dump()) << name;
+    } else {
+      EXPECT_EQ(read_text(entry.path().string()), read_text(spilled)) << name;
+    }
+  }
+  EXPECT_GE(files, 5u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Shipped, SpilledLog,
+                         ::testing::Values("examples/default.yaml", "attacks/l2-covert-mps.yaml",
+                                           "compliance/design-us-burst.yaml", "labs/07-agents-secrets.yaml",
+                                           "examples/serving/mps.yaml", "examples/mig-reconfigure.yaml",
+                                           "examples/quota-reclaim.yaml"),
+                         [](const ::testing::TestParamInfo<std::string>& param) {
+                           std::string name = param.param;
+                           for (char& c : name)
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           return name;
+                         });
+
+}  // namespace
+}  // namespace gtw::test
