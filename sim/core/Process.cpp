@@ -3,10 +3,14 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -47,8 +51,12 @@ std::vector<std::string> child_environment(const ChildJob& job) {
   return out;
 }
 
-pid_t spawn(const ChildJob& job) {
-  if (job.argv.empty()) return -1;
+constexpr const char* PARENT_PID_VARIABLE = "GPUTWIN_PARENT_PID";
+
+pid_t spawn(const ChildJob& given) {
+  if (given.argv.empty()) return -1;
+  ChildJob job = given;
+  job.env.emplace_back(PARENT_PID_VARIABLE, std::to_string(::getpid()));
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
@@ -103,6 +111,22 @@ InterruptGuard::~InterruptGuard() {
 
 int interrupted() {
   return caught_signal;
+}
+
+void end_with_parent() {
+  const char* text = std::getenv(PARENT_PID_VARIABLE);
+  if (text == nullptr || *text == '\0') return;
+  char* end = nullptr;
+  const long parent = std::strtol(text, &end, 10);
+  ::unsetenv(PARENT_PID_VARIABLE);  // this process's own children name it, not its parent
+  if (*end != '\0' || parent <= 1) return;
+  const auto spawner = static_cast<pid_t>(parent);
+  // Not its child: a launcher in between (mpiexec, a shell) passed the variable on; the launcher is the parent.
+  if (::getppid() != spawner && ::kill(spawner, 0) == 0) return;
+#ifdef __linux__
+  ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+#endif
+  if (::getppid() != spawner) ::raise(SIGTERM);  // the spawner died before the request
 }
 
 void run_children(const std::function<std::optional<ChildJob>()>& next_job, int parallel,

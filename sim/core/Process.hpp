@@ -67,6 +67,13 @@ int interrupted();
 /// Runs one job to its end (no timeout when timeout_seconds is infinite).
 ChildResult run_child(const ChildJob& job);
 
+/// Every child gets GPUTWIN_PARENT_PID (the spawning process). A gputwin child calls this first: it asks the
+/// kernel (Linux) for SIGTERM when its parent dies, and ends at once if the parent is already gone, so that a
+/// coordinator killed with SIGKILL (an MPI rank lost, `kill -9`) does not leave its points running. A process
+/// whose parent is not that process while it lives (started through mpiexec or a shell) is left alone. The
+/// signal follows the death of the thread that spawned the child; the coordinators spawn from their main thread.
+void end_with_parent();
+
 inline constexpr double NO_TIMEOUT = std::numeric_limits<double>::infinity();
 
 /// The running gputwin executable (/proc/self/exe), for re-running itself as `gputwin run`.

@@ -6,12 +6,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <set>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "Subprocess.hpp"
 #include "Sweep.hpp"
@@ -379,6 +383,76 @@ TEST(SweepCommand, InterruptedPointsAreLeftUndoneNotFailedAndTheRerunCompletesTh
     EXPECT_EQ(resumed.exit_code, 1) << resumed.err;
     EXPECT_NE(resumed.err.find(std::to_string(recorded.size()) + " already done"), std::string::npos) << resumed.err;
     EXPECT_EQ(test::read_text(out + "/sweep.csv"), test::read_text(dir.file("whole/sweep.csv")));
+  }
+}
+
+// The children of a process, from /proc (Linux), living or not yet reaped.
+std::vector<pid_t> children_of(pid_t parent) {
+  std::vector<pid_t> found;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator("/proc", ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.empty() || !std::isdigit(static_cast<unsigned char>(name[0]))) continue;
+    const std::string stat = test::read_text(e.path().string() + "/stat");
+    // pid (comm) state ppid ...: comm may hold spaces, so read after the last ')'.
+    const size_t close = stat.rfind(')');
+    if (close == std::string::npos) continue;
+    char state = 0;
+    int ppid = 0;
+    if (std::sscanf(stat.c_str() + close + 1, " %c %d", &state, &ppid) == 2 && ppid == parent)
+      found.push_back(static_cast<pid_t>(std::stoi(name)));
+  }
+  return found;
+}
+
+// A process that has ended (gone, or a zombie nobody reaps: the test's container may have no init that does).
+bool ended(pid_t pid) {
+  std::error_code ec;
+  const std::string path = "/proc/" + std::to_string(pid) + "/stat";
+  if (!fs::exists(path, ec)) return true;
+  const std::string stat = test::read_text(path);
+  const size_t close = stat.rfind(')');
+  return close != std::string::npos && close + 2 < stat.size() && (stat[close + 2] == 'Z' || stat[close + 2] == 'X');
+}
+
+// A coordinator killed alone with SIGKILL (no signal handler runs: an MPI rank lost, `kill -9`) does not leave
+// its points running: each child asked the kernel for SIGTERM when its parent dies (end_with_parent). The
+// points here run for about half a minute each, so only that ends them within the few seconds allowed.
+TEST(SweepCommand, AChildEndsWhenItsCoordinatorIsKilled) {
+  test::TempDir dir;
+  const std::string long_points = R"(kind: Sweep
+name: long
+scenario: )" + SRC + R"(/scenarios/ci/exclusive.yaml
+seeds: [1, 2]
+designs:
+  - name: long
+    set:
+      spec.duration: 100h
+metrics:
+  chat_p99_s: tenants[name=chat].workloads[name=chat-svc].latency.p99_s
+)";
+  test::write_text(dir.file("long.yaml"), long_points);
+  const pid_t pid = start_sweep_in_own_group(dir.file("long.yaml"), dir.file("out"), "2");
+  ASSERT_GT(pid, 0);
+  std::vector<pid_t> children;
+  const auto started = std::chrono::steady_clock::now();
+  while (children.size() < 2 && std::chrono::steady_clock::now() - started < std::chrono::seconds(60)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    children = children_of(pid);
+  }
+  ASSERT_EQ(children.size(), 2u) << "the sweep did not start its two points";
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  const auto killed = std::chrono::steady_clock::now();
+  bool all_ended = false;
+  while (!all_ended && std::chrono::steady_clock::now() - killed < std::chrono::seconds(10)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    all_ended = std::all_of(children.begin(), children.end(), ended);
+  }
+  for (const pid_t child : children) {
+    EXPECT_TRUE(ended(child)) << "point process " << child << " outlived its coordinator";
+    if (!ended(child)) kill(child, SIGKILL);
   }
 }
 

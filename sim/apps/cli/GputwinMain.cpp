@@ -36,6 +36,7 @@
 #include "PackCommand.hpp"
 #include "ParameterProvenance.hpp"
 #include "Placement.hpp"
+#include "Process.hpp"
 #include "RunBudget.hpp"
 #include "ServingCommand.hpp"
 #include "Setup.hpp"
@@ -561,6 +562,7 @@ int cmd_models() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  end_with_parent();  // a child of a sweep or test coordinator ends with it (sim/core/Process.hpp)
   std::string command_line;
   for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + std::string(argv[i]);
 
