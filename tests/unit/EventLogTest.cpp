@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -97,6 +99,22 @@ TEST(EventLog, SpilledBlocksReadBackAsAppended) {
   const auto at =
       std::lower_bound(events.begin(), events.end(), t, [](const Event& e, double x) { return e.time < x; });
   EXPECT_EQ(at - events.begin(), static_cast<std::ptrdiff_t>(t));
+}
+
+// Where no temporary file can be made, the blocks stay in memory: the run goes on, with the memory it had before.
+TEST(EventLog, WithoutATemporaryFileTheBlocksStayInMemory) {
+  const char* old = std::getenv("TMPDIR");
+  const std::string saved = old != nullptr ? old : "";
+  ::setenv("TMPDIR", "/nonexistent/gputwin-test", 1);
+  const EventLog log = log_of(3 * EventLog::BLOCK_EVENTS + 1, 0);
+  if (old != nullptr) {
+    ::setenv("TMPDIR", saved.c_str(), 1);
+  } else {
+    ::unsetenv("TMPDIR");
+  }
+  EXPECT_EQ(log.spilled_blocks(), 0u);
+  ASSERT_EQ(log.size(), 3 * EventLog::BLOCK_EVENTS + 1);
+  for (size_t i = 0; i < log.size(); i += 7919) ASSERT_EQ(log[i].seq, i);
 }
 
 TEST(EventLog, ACopyOrMoveOfASpilledLogReadsTheSame) {
