@@ -130,7 +130,7 @@ struct JobOutcome {
   double completion, ideal, submitted;
 };
 struct WorkloadTally {
-  std::vector<double> latencies, queueing, ttft, tpot;
+  std::vector<double> queueing;  // latencies, TTFT and TPOT are in `requests` (once: millions of requests a day)
   double preempted = 0;
   double batch_sum = 0, batch_count = 0, completion_sum = 0, slowdown_sum = 0;
   std::vector<RequestOutcome> requests;
@@ -258,15 +258,12 @@ void on_workload_event(const Event& e, WorkloadTally& t, WorkloadResult& wr) {
       break;
     case EventType::REQUEST_DONE:
       ++wr.requests_completed;
-      t.latencies.push_back(e.value);
       t.queueing.push_back(payload::queueing_delay(e));
       t.requests.push_back({e.time - e.value, e.value, e.gpu});
       t.completions.push_back(e.time);
       break;
     case EventType::REQUEST_TOKENS:
       // Emitted right after the request's REQUEST_DONE, by the same replica.
-      t.ttft.push_back(e.value);
-      t.tpot.push_back(e.aux);
       if (!t.requests.empty()) {
         t.requests.back().ttft = e.value;
         t.requests.back().tpot = e.aux;
@@ -304,13 +301,11 @@ void on_workload_event(const Event& e, WorkloadTally& t, WorkloadResult& wr) {
   }
 }
 
-// One pass over the log for what the stays do not say: busy intervals, switches, requests, jobs, faults,
-// reconfigurations, failures.
 // The tally's per-GPU and per-workload arrays, sized exactly by a counting pass first: a long run's log holds
 // millions of busy intervals and requests, and growing the arrays by doubling left up to half of them unused.
 void reserve_tally(const RunResult& run, Tally& t) {
   std::vector<size_t> busy(t.busy.size(), 0), switches(t.switches.size(), 0), done(t.workloads.size(), 0),
-      tokens(t.workloads.size(), 0), dropped(t.workloads.size(), 0);
+      dropped(t.workloads.size(), 0);
   for (const auto& e : run.log.events()) {
     const auto g = static_cast<size_t>(e.gpu);
     const auto w = static_cast<size_t>(e.workload);
@@ -318,22 +313,20 @@ void reserve_tally(const RunResult& run, Tally& t) {
     if (e.type == EventType::CONTEXT_SWITCH && e.value > 0 && g < switches.size()) ++switches[g];
     if (w >= done.size()) continue;
     done[w] += e.type == EventType::REQUEST_DONE;
-    tokens[w] += e.type == EventType::REQUEST_TOKENS;
     dropped[w] += e.type == EventType::REQUEST_DROPPED;
   }
   for (size_t g = 0; g < busy.size(); ++g) t.busy[g].reserve(busy[g]);
   for (size_t g = 0; g < switches.size(); ++g) t.switches[g].reserve(switches[g]);
   for (size_t w = 0; w < done.size(); ++w) {
     auto& wt = t.workloads[w];
-    wt.latencies.reserve(done[w]);
     wt.queueing.reserve(done[w]);
     wt.completions.reserve(done[w]);
     wt.requests.reserve(done[w] + dropped[w]);
-    wt.ttft.reserve(tokens[w]);
-    wt.tpot.reserve(tokens[w]);
   }
 }
 
+// One pass over the log for what the stays do not say: busy intervals, switches, requests, jobs, faults,
+// reconfigurations, failures.
 Tally tally_events(const ScenarioSpec& spec, const RunResult& run, Analysis& a) {
   Tally t;
   t.busy.resize(run.gpus.size());
@@ -390,14 +383,25 @@ void summarise_workloads(Analysis& a, Tally& t) {
     wr.gpus.erase(std::unique(wr.gpus.begin(), wr.gpus.end()), wr.gpus.end());
     wr.replicas_placed = static_cast<int>(wt.placed_replicas.size());
     wr.replicas_failed = wr.replicas_requested - wr.replicas_placed + static_cast<int>(wt.failed_replicas.size());
-    wr.latency = stats_of(wt.latencies);
-    if (!wt.latencies.empty()) {
-      std::sort(wt.latencies.begin(), wt.latencies.end());
-      for (double p : latency_cdf_percentiles()) wr.latency_cdf.push_back(percentile_sorted(wt.latencies, p));
+    // The completed requests' latencies, TTFT and TPOT, in completion order, from their outcomes (a dropped
+    // request's latency is +inf; one without REQUEST_TOKENS has none).
+    std::vector<double> latencies, ttft, tpot;
+    latencies.reserve(wt.queueing.size());
+    for (const auto& o : wt.requests) {
+      if (o.latency == INF) continue;
+      latencies.push_back(o.latency);
+      if (o.ttft == INF) continue;
+      ttft.push_back(o.ttft);
+      tpot.push_back(o.tpot);
+    }
+    wr.latency = stats_of(latencies);
+    if (!latencies.empty()) {
+      std::sort(latencies.begin(), latencies.end());
+      for (double p : latency_cdf_percentiles()) wr.latency_cdf.push_back(percentile_sorted(latencies, p));
     }
     wr.queueing = stats_of(wt.queueing);
-    wr.ttft = stats_of(wt.ttft);
-    wr.tpot = stats_of(wt.tpot);
+    wr.ttft = stats_of(ttft);
+    wr.tpot = stats_of(tpot);
     wr.mean_batch = wt.batch_count > 0 ? wt.batch_sum / wt.batch_count : 0;
     if (wr.jobs_completed > 0) {
       wr.mean_completion = wt.completion_sum / static_cast<double>(wr.jobs_completed);
