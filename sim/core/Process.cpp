@@ -6,14 +6,18 @@
 #ifdef __linux__
 #include <sys/prctl.h>
 #endif
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <thread>
 
@@ -117,16 +121,23 @@ void end_with_parent() {
   const char* text = std::getenv(PARENT_PID_VARIABLE);
   if (text == nullptr || *text == '\0') return;
   char* end = nullptr;
+  errno = 0;
   const long parent = std::strtol(text, &end, 10);
   ::unsetenv(PARENT_PID_VARIABLE);  // this process's own children name it, not its parent
-  if (*end != '\0' || parent <= 1) return;
+  if (*end != '\0' || errno != 0 || parent <= 1 || parent > std::numeric_limits<pid_t>::max()) return;
   const auto spawner = static_cast<pid_t>(parent);
   // Not its child: a launcher in between (mpiexec, a shell) passed the variable on; the launcher is the parent.
   if (::getppid() != spawner && ::kill(spawner, 0) == 0) return;
 #ifdef __linux__
   ::prctl(PR_SET_PDEATHSIG, SIGTERM);
 #endif
-  if (::getppid() != spawner) ::raise(SIGTERM);  // the spawner died before the request
+  if (::getppid() != spawner) {  // the spawner died before the request (or the variable came from elsewhere)
+    std::fprintf(stderr,
+                 "gputwin: stopping: the process that started this one (pid %ld, %s) has ended; unset %s to run "
+                 "it by hand\n",
+                 parent, PARENT_PID_VARIABLE, PARENT_PID_VARIABLE);
+    ::raise(SIGTERM);
+  }
 }
 
 void run_children(const std::function<std::optional<ChildJob>()>& next_job, int parallel,
@@ -225,6 +236,12 @@ double resident_memory_bytes() {
   double pages_total = 0, pages_resident = 0;
   if (!(statm >> pages_total >> pages_resident)) return 0;
   return pages_resident * static_cast<double>(sysconf(_SC_PAGESIZE));
+}
+
+double peak_resident_memory_bytes() {
+  struct rusage usage {};
+  if (getrusage(RUSAGE_SELF, &usage) != 0) return 0;
+  return static_cast<double>(usage.ru_maxrss) * 1024.0;  // KiB on Linux
 }
 
 }  // namespace gtw

@@ -81,6 +81,8 @@ std::string self_executable(const char* argv0_fallback);
 
 /// This process's resident memory in bytes (/proc/self/statm), 0 where it cannot be read.
 double resident_memory_bytes();
+/// The most resident memory this process has had, in bytes (getrusage), 0 where it cannot be read.
+double peak_resident_memory_bytes();
 
 /// Last `max_bytes` of a file (a child's stderr), for messages.
 std::string tail_of_file(const std::string& path, size_t max_bytes = 2000);

@@ -6,6 +6,7 @@
 
 #include <simgrid/version.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <chrono>
@@ -17,11 +18,9 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
-#include <limits>
 #include <optional>
 #include <regex>
 #include <sstream>
-#include <utility>
 
 #include "Analysis.hpp"
 #include "AuditWriters.hpp"
@@ -51,20 +50,6 @@ namespace fs = std::filesystem;
 using namespace gtw;
 
 namespace {
-
-// Resident and peak resident memory of this process in MB, from /proc/self/status (-1 where not Linux).
-std::pair<double, double> resident_megabytes() {
-  std::ifstream in("/proc/self/status");
-  double rss = -1, peak = -1;
-  std::string key;
-  double kib = 0;
-  while (in >> key) {
-    if (key == "VmRSS:" && in >> kib) rss = kib / 1024.0;
-    if (key == "VmHWM:" && in >> kib) peak = kib / 1024.0;
-    in.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
-  }
-  return {rss, peak};
-}
 
 // SOURCE_DATE_EPOCH (the reproducible-builds convention) pins the provenance clock, so that two runs
 // of one scenario can be compared byte for byte, results.h5 included (scripts/same-outputs.sh).
@@ -338,7 +323,9 @@ int cmd_run(const std::string& file, std::string out_dir, const std::optional<st
   const auto stage_done = [&](const char* stage) {
     if (progress != ProgressMode::PLAIN && progress != ProgressMode::JSON) return;
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-    const auto [rss, peak] = resident_megabytes();
+    const double rss = resident_memory_bytes() / (1 << 20);
+    // The kernel updates the high-water mark lazily: it can trail the resident size just read.
+    const double peak = std::max(rss, peak_resident_memory_bytes() / (1 << 20));
     if (progress == ProgressMode::JSON)
       std::fprintf(stderr,
                    "{\"phase\":\"%s\",\"scenario\":\"%s\",\"wall_s\":%.3f,\"rss_mb\":%.0f,\"peak_rss_mb\":%.0f}\n",
