@@ -171,21 +171,30 @@ struct PlacementResult {
   std::string end_reason;  // "", done, out_of_memory, not_placed, unfinished, fault, reconfigured, preempted, ...
 };
 
-/// A tenant's GPU quota over the run (docs/models/quotas.md).
+/// One resource of a tenant's quota over the run: devices of it (GPUs, MIG instances) admitted.
+struct QuotaResourceResult {
+  std::string resource;  // nvidia.com/gpu, nvidia.com/mig-<profile>, ...
+  int nominal = 0;
+  int borrowing_limit = -1;            // < 0: no limit
+  int lending_limit = -1;              // < 0: all of the nominal quota may be lent
+  int peak = 0;                        // devices admitted at once, at most
+  double device_seconds = 0;           // admitted device time
+  double borrowed_device_seconds = 0;  // of it, beyond the nominal quota
+};
+
+/// A tenant's quota over the run (docs/models/quotas.md): `gpu` is its nvidia.com/gpu resource (zero, no limits,
+/// without one); `resources` has every resource of its quota.
 struct QuotaResult {
   std::string tenant;
-  int nominal = 0;
-  int borrowing_limit = -1;         // < 0: no limit
-  int lending_limit = -1;           // < 0: all of the nominal quota may be lent
-  int peak_gpus = 0;                // GPUs admitted at once, at most
-  double gpu_seconds = 0;           // admitted GPU time
-  double borrowed_gpu_seconds = 0;  // of it, beyond the nominal quota
+  QuotaResourceResult gpu;
+  std::vector<QuotaResourceResult> resources;  // in resource name order
   int admissions = 0;
   int queued = 0;         // times one of its workloads had to wait (submission or requeue)
   double total_wait = 0;  // seconds its workloads waited for quota
   double max_wait = 0;
-  int preempted = 0;                      // its workloads evicted by a reclaiming tenant
-  int reclaimed = 0;                      // workloads of others it evicted to get its nominal quota back
+  int preempted = 0;                      // its workloads evicted (by another tenant or its own higher priority)
+  int preempted_within_queue = 0;         // of them, by its own workloads of higher priority
+  int reclaimed = 0;                      // workloads of other tenants it evicted (reclaim, borrowWithinCohort)
   std::vector<std::string> still_queued;  // workloads waiting when the run ended
 };
 

@@ -117,8 +117,7 @@ class Simulation {
         if (pool.name == result_.gpus[i].pool) result_.gpus[i].price_per_gpu_hour = pool.price_per_gpu_hour;
     }
     ctx_.observer = [this](const Event& e) { observe(e); };
-    if (std::any_of(spec_.tenants.begin(), spec_.tenants.end(),
-                    [](const TenantSpec& t) { return t.quota_gpus >= 0; })) {
+    if (std::any_of(spec_.tenants.begin(), spec_.tenants.end(), [](const TenantSpec& t) { return t.has_quota; })) {
       quota_.emplace(spec_.tenants);
       quota_mutex_ = sg4::Mutex::create();
       quota_cv_ = sg4::ConditionVariable::create();
@@ -655,26 +654,61 @@ class Simulation {
     return replica_count(ws) * ws.gpus;
   }
 
-  void submit_to_quota(size_t w) {
+  QuotaRequest quota_request(size_t w) const {
     const auto& ws = spec_.workloads[w];
-    if (try_admit(w)) return;
-    pending_.push_back(w);
+    return {.workload = static_cast<int>(w),
+            .tenant = ws.tenant_index,
+            .resource = ws.quota_resource(),
+            .amount = quota_gpus(ws),
+            .priority = ws.priority,
+            .submitted = ws.start.value};
+  }
+
+  // Kueue's queue order: higher priority first, then the earlier submission.
+  bool queued_before(size_t a, size_t b) const {
+    const auto& wa = spec_.workloads[a];
+    const auto& wb = spec_.workloads[b];
+    if (wa.priority != wb.priority) return wa.priority > wb.priority;
+    if (wa.start.value != wb.start.value) return wa.start.value < wb.start.value;
+    return a < b;
+  }
+
+  void enqueue(size_t w) {
+    const auto& ws = spec_.workloads[w];
+    pending_.insert(std::upper_bound(pending_.begin(), pending_.end(), w,
+                                     [this](size_t a, size_t b) { return queued_before(a, b); }),
+                    w);
     ctx_.emit({.time = sg4::Engine::get_clock(),
                .type = EventType::QUOTA_QUEUED,
                .tenant = ws.tenant_index,
                .workload = static_cast<int>(w),
                .value = static_cast<double>(quota_gpus(ws)),
-               .aux = static_cast<double>(quota_->used(ws.tenant_index))});
+               .aux = static_cast<double>(quota_->used(ws.tenant_index, ws.quota_resource()))});
   }
 
-  // Admits the workload if its quota allows (preempting borrowers when it reclaims its nominal quota)
+  // A StrictFIFO queue admits nothing past a waiting workload ahead of it.
+  bool blocked_by_queue_head(size_t w) const {
+    const auto& ws = spec_.workloads[w];
+    if (!spec_.tenants[static_cast<size_t>(ws.tenant_index)].strict_fifo) return false;
+    return std::any_of(pending_.begin(), pending_.end(), [&](size_t p) {
+      return p != w && spec_.workloads[p].tenant_index == ws.tenant_index && queued_before(p, w);
+    });
+  }
+
+  void submit_to_quota(size_t w) {
+    if (!blocked_by_queue_head(w) && try_admit(w)) return;
+    enqueue(w);
+  }
+
+  // Admits the workload if its quota allows (preempting the victims its tenant's preemption policy picks)
   // and every replica can be placed; false leaves everything as it was.
   bool try_admit(size_t w) {
     const auto& ws = spec_.workloads[w];
-    const int tenant = ws.tenant_index, gpus = quota_gpus(ws);
+    const QuotaRequest request = quota_request(w);
+    const int tenant = ws.tenant_index, gpus = request.amount;
     std::vector<int> victims;
-    if (!quota_->fits(tenant, gpus)) {
-      auto v = quota_->victims(tenant, gpus);
+    if (!quota_->fits(request)) {
+      auto v = quota_->victims(request);
       if (!v) return false;
       victims = std::move(*v);
     }
@@ -682,7 +716,7 @@ class Simulation {
     for (int v : victims) release_slots(trial, static_cast<size_t>(v));
     if (!would_place(w, std::move(trial))) return false;
     for (int v : victims) preempt(static_cast<size_t>(v), tenant);
-    const int borrowed = quota_->admit(static_cast<int>(w), tenant, gpus);
+    const int borrowed = quota_->admit(request);
     ctx_.emit({.time = sg4::Engine::get_clock(),
                .type = EventType::QUOTA_ADMITTED,
                .tenant = tenant,
@@ -757,17 +791,8 @@ class Simulation {
                .value = static_cast<double>(quota_gpus(ws))});
     for (int r = 0; r < replica_count(ws); ++r)
       if (by_index_[w]->placement(r)) by_index_[w]->kill_replica(r, FailureReason::PREEMPTED);
-    // Requeued in submission order (Kueue requeues an evicted workload).
-    pending_.push_back(w);
-    std::stable_sort(pending_.begin(), pending_.end(), [this](size_t a, size_t b) {
-      return spec_.workloads[a].start.value < spec_.workloads[b].start.value;
-    });
-    ctx_.emit({.time = now,
-               .type = EventType::QUOTA_QUEUED,
-               .tenant = ws.tenant_index,
-               .workload = static_cast<int>(w),
-               .value = static_cast<double>(quota_gpus(ws)),
-               .aux = static_cast<double>(quota_->used(ws.tenant_index))});
+    // Requeued in queue order (Kueue requeues an evicted workload).
+    enqueue(w);
   }
 
   // Events as they happen: a training job that ends returns its GPUs (to the view, and to its quota).
@@ -791,17 +816,17 @@ class Simulation {
     }
   }
 
-  // Admits queued workloads when GPUs return to the quota (best-effort FIFO: a later workload that
-  // fits goes ahead of an earlier one that does not).
+  // Admits queued workloads in queue order when devices return to the quota (BestEffortFIFO: a later workload
+  // that fits goes ahead of an earlier one that does not; StrictFIFO: not within its queue). Workloads that an
+  // admission preempts are requeued and wait for the next return.
   void quota_admission() {
     std::unique_lock lock(*quota_mutex_);
     for (;;) {
       quota_cv_->wait(lock);
-      for (size_t i = 0; i < pending_.size();) {
-        if (try_admit(pending_[i]))
-          pending_.erase(pending_.begin() + static_cast<long>(i));
-        else
-          ++i;
+      const std::vector<size_t> waiting = pending_;
+      for (size_t w : waiting) {
+        if (blocked_by_queue_head(w) || !try_admit(w)) continue;
+        pending_.erase(std::find(pending_.begin(), pending_.end(), w));
       }
     }
   }

@@ -1,82 +1,223 @@
 #include "Quota.hpp"
 
 #include <algorithm>
+#include <set>
 
 namespace gtw {
 
-QuotaBook::QuotaBook(const std::vector<TenantSpec>& tenants) : tree_(tenants) {
-  for (const auto& t : tenants) tenants_.push_back({t.quota_gpus, t.borrowing_limit, t.lending_limit, 0});
+QuotaBook::QuotaBook(const std::vector<TenantSpec>& tenants) {
+  std::set<std::string> names;
+  for (const auto& t : tenants) {
+    if (!t.has_quota) continue;
+    for (const auto& [name, q] : t.quotas) names.insert(name);
+  }
+  resources_.assign(names.begin(), names.end());
+  for (const auto& name : resources_) trees_.emplace_back(tenants, name);
+  for (const auto& t : tenants) {
+    Tenant tq;
+    tq.managed = t.has_quota;
+    tq.preemption = t.preemption;
+    for (const auto& name : resources_) {
+      const auto it = t.quotas.find(name);
+      tq.nominal.push_back(t.has_quota && it != t.quotas.end() ? it->second.nominal : -1);
+    }
+    tq.used.assign(resources_.size(), 0);
+    tenants_.push_back(std::move(tq));
+  }
 }
 
 bool QuotaBook::managed(int tenant) const {
-  return tenant >= 0 && static_cast<size_t>(tenant) < tenants_.size() &&
-         tenants_[static_cast<size_t>(tenant)].nominal >= 0;
+  return tenant >= 0 && static_cast<size_t>(tenant) < tenants_.size() && tenants_[static_cast<size_t>(tenant)].managed;
 }
 
-int QuotaBook::borrowed(int tenant) const {
+int QuotaBook::resource_index(const std::string& resource) const {
+  const auto it = std::lower_bound(resources_.begin(), resources_.end(), resource);
+  return it != resources_.end() && *it == resource ? static_cast<int>(it - resources_.begin()) : -1;
+}
+
+bool QuotaBook::covers(int tenant, const std::string& resource) const {
+  const int r = resource_index(resource);
+  return managed(tenant) && r >= 0 && tenants_[static_cast<size_t>(tenant)].nominal[static_cast<size_t>(r)] >= 0;
+}
+
+int QuotaBook::nominal(int tenant, const std::string& resource) const {
+  return covers(tenant, resource)
+             ? tenants_[static_cast<size_t>(tenant)].nominal[static_cast<size_t>(resource_index(resource))]
+             : 0;
+}
+
+int QuotaBook::used(int tenant, const std::string& resource) const {
+  const int r = resource_index(resource);
+  return managed(tenant) && r >= 0 ? tenants_[static_cast<size_t>(tenant)].used[static_cast<size_t>(r)] : 0;
+}
+
+int QuotaBook::borrowed_at(int tenant, int resource) const {
   const auto& t = tenants_.at(static_cast<size_t>(tenant));
-  return std::max(0, t.used - t.nominal);
+  const auto r = static_cast<size_t>(resource);
+  return std::max(0, t.used[r] - std::max(0, t.nominal[r]));
 }
 
-std::vector<int> QuotaBook::used_gpus() const {
+int QuotaBook::borrowed(int tenant, const std::string& resource) const {
+  const int r = resource_index(resource);
+  return managed(tenant) && r >= 0 ? borrowed_at(tenant, r) : 0;
+}
+
+std::vector<int> QuotaBook::used_by_tenant(int resource) const {
   std::vector<int> used;
   used.reserve(tenants_.size());
-  for (const auto& t : tenants_) used.push_back(t.used);
+  for (const auto& t : tenants_) used.push_back(t.used[static_cast<size_t>(resource)]);
   return used;
 }
 
 // Kueue's lendingLimit and borrowingLimit, at every level of the cohort tree (QuotaTree::available).
-bool QuotaBook::fits(int tenant, int gpus) const {
-  return tree_.available(tenant, used_gpus()) >= gpus;
+bool QuotaBook::fits_at(const QuotaRequest& r, int resource, bool allow_borrowing) const {
+  const auto& t = tenants_.at(static_cast<size_t>(r.tenant));
+  const auto i = static_cast<size_t>(resource);
+  if (t.nominal[i] < 0) return false;
+  if (!allow_borrowing && t.used[i] + r.amount > t.nominal[i]) return false;
+  return trees_[i].available(r.tenant, used_by_tenant(resource)) >= r.amount;
 }
 
-bool QuotaBook::within_nominal(int tenant, int gpus) const {
-  const auto& t = tenants_.at(static_cast<size_t>(tenant));
-  return t.used + gpus <= t.nominal;
+bool QuotaBook::fits(const QuotaRequest& r, bool allow_borrowing) const {
+  const int resource = resource_index(r.resource);
+  return managed(r.tenant) && resource >= 0 && fits_at(r, resource, allow_borrowing);
 }
 
-std::optional<std::vector<int>> QuotaBook::victims(int tenant, int gpus) const {
-  if (!within_nominal(tenant, gpus)) return std::nullopt;
-  // Simulate the releases on a copy, newest admission first.
-  QuotaBook trial = *this;
-  std::vector<Admission> newest = admitted_;
-  std::sort(newest.begin(), newest.end(), [](const Admission& a, const Admission& b) { return a.order > b.order; });
-  std::vector<int> out;
-  for (const auto& a : newest) {
-    if (trial.fits(tenant, gpus)) break;
-    if (a.tenant == tenant || trial.borrowed(a.tenant) <= 0 || !tree_.same_tree(a.tenant, tenant)) continue;
-    // Only a borrower whose GPUs would come back to this tenant is preempted: one that borrows inside a cohort
-    // that lends nothing up to it (lendingLimit) frees nothing here.
-    std::vector<int> used = trial.used_gpus();
-    const int before = tree_.available(tenant, used);
-    used[static_cast<size_t>(a.tenant)] -= a.gpus;
-    if (tree_.available(tenant, used) <= before) continue;
-    trial.release(a.workload);
-    out.push_back(a.workload);
+// Kueue's findCandidates: its own queue's lower priorities (withinClusterQueue), and the workloads of the other
+// queues of its tree that borrow the resource (reclaimWithinCohort: any of them, or those of lower priority).
+std::vector<QuotaBook::Admission> QuotaBook::candidates(const QuotaRequest& r, int resource) const {
+  const QuotaPreemptionSpec& policy = tenants_[static_cast<size_t>(r.tenant)].preemption;
+  std::vector<Admission> out;
+  for (const Admission& a : admitted_) {
+    const QuotaRequest& c = a.request;
+    if (c.resource != r.resource) continue;
+    if (c.tenant == r.tenant) {
+      if (policy.within_cluster_queue == PreemptionPolicy::NEVER || c.priority > r.priority) continue;
+      const bool newer_equal =
+          policy.within_cluster_queue == PreemptionPolicy::LOWER_OR_NEWER_EQUAL_PRIORITY && r.submitted < c.submitted;
+      if (c.priority == r.priority && !newer_equal) continue;
+    } else {
+      if (policy.reclaim_within_cohort == PreemptionPolicy::NEVER) continue;
+      if (!trees_[static_cast<size_t>(resource)].same_tree(c.tenant, r.tenant) || borrowed_at(c.tenant, resource) <= 0)
+        continue;
+      if (policy.reclaim_within_cohort == PreemptionPolicy::LOWER_PRIORITY && c.priority >= r.priority) continue;
+    }
+    out.push_back(a);
   }
-  if (!trial.fits(tenant, gpus)) return std::nullopt;
+  // Other queues' first, then lower priority, then the most recently admitted.
+  std::sort(out.begin(), out.end(), [&](const Admission& a, const Admission& b) {
+    const bool a_other = a.request.tenant != r.tenant, b_other = b.request.tenant != r.tenant;
+    if (a_other != b_other) return a_other;
+    if (a.request.priority != b.request.priority) return a.request.priority < b.request.priority;
+    return a.order > b.order;
+  });
   return out;
 }
 
-int QuotaBook::admit(int workload, int tenant, int gpus) {
-  auto& t = tenants_.at(static_cast<size_t>(tenant));
-  const int before = std::max(0, t.used - t.nominal);
-  t.used += gpus;
-  admitted_.push_back({workload, tenant, gpus, next_order_++});
-  return std::max(0, t.used - t.nominal) - before;
+// Kueue's minimalPreemptions: remove candidates in order until the request fits (another queue's workload only
+// while that queue still borrows, and only when its release gives the claimant devices back: one borrowing
+// inside a cohort that lends nothing up to the claimant frees nothing for it), then put back, from the last but
+// one down, each whose return still leaves room. While borrowing (borrowWithinCohort), a victim at or above
+// `borrow_below_priority` in another queue means the request must then fit without borrowing.
+std::optional<std::vector<int>> QuotaBook::minimal_preemptions(const QuotaRequest& r, int resource,
+                                                               const std::vector<Admission>& candidates,
+                                                               bool allow_borrowing,
+                                                               std::optional<int> borrow_below_priority) const {
+  QuotaBook trial = *this;
+  const QuotaTree& tree = trees_[static_cast<size_t>(resource)];
+  std::vector<Admission> targets;
+  bool fits = false;
+  for (const Admission& a : candidates) {
+    const int victim_tenant = a.request.tenant;
+    if (victim_tenant != r.tenant) {
+      if (trial.borrowed_at(victim_tenant, resource) <= 0) continue;
+      std::vector<int> used = trial.used_by_tenant(resource);
+      const int before = tree.available(r.tenant, used);
+      used[static_cast<size_t>(victim_tenant)] -= a.request.amount;
+      if (tree.available(r.tenant, used) <= before) continue;
+      if (borrow_below_priority && a.request.priority >= *borrow_below_priority) allow_borrowing = false;
+    }
+    trial.remove(a);
+    targets.push_back(a);
+    if (trial.fits_at(r, resource, allow_borrowing)) {
+      fits = true;
+      break;
+    }
+  }
+  if (!fits) return std::nullopt;
+  for (size_t i = targets.size() >= 2 ? targets.size() - 1 : 0; i-- > 0;) {
+    trial.add(targets[i]);
+    if (trial.fits_at(r, resource, allow_borrowing))
+      targets.erase(targets.begin() + static_cast<long>(i));
+    else
+      trial.remove(targets[i]);
+  }
+  std::vector<int> out;
+  for (const Admission& a : targets) out.push_back(a.request.workload);
+  return out;
+}
+
+// Kueue's classical preemption (GetTargets): when every candidate is the tenant's own, preempt them and borrow;
+// with borrowWithinCohort, try lower priorities of the cohort while borrowing; otherwise reclaim only while
+// under the nominal quota, without borrowing; last, the tenant's own workloads, borrowing.
+std::optional<std::vector<int>> QuotaBook::victims(const QuotaRequest& r) const {
+  const int resource = resource_index(r.resource);
+  if (!managed(r.tenant) || resource < 0 ||
+      tenants_[static_cast<size_t>(r.tenant)].nominal[static_cast<size_t>(resource)] < 0)
+    return std::nullopt;
+  if (fits_at(r, resource, true)) return std::vector<int>{};
+  const std::vector<Admission> all = candidates(r, resource);
+  if (all.empty()) return std::nullopt;
+  std::vector<Admission> own;
+  for (const Admission& a : all)
+    if (a.request.tenant == r.tenant) own.push_back(a);
+  if (own.size() == all.size()) return minimal_preemptions(r, resource, all, true, std::nullopt);
+  const QuotaPreemptionSpec& policy = tenants_[static_cast<size_t>(r.tenant)].preemption;
+  const auto& t = tenants_[static_cast<size_t>(r.tenant)];
+  if (policy.borrow_within_cohort) {
+    int threshold = r.priority;
+    if (policy.max_priority_threshold && *policy.max_priority_threshold < threshold)
+      threshold = *policy.max_priority_threshold + 1;
+    if (auto v = minimal_preemptions(r, resource, all, true, threshold)) return v;
+  } else if (t.used[static_cast<size_t>(resource)] < t.nominal[static_cast<size_t>(resource)]) {
+    if (auto v = minimal_preemptions(r, resource, all, false, std::nullopt)) return v;
+  }
+  return minimal_preemptions(r, resource, own, true, std::nullopt);
+}
+
+void QuotaBook::add(const Admission& a) {
+  const int resource = resource_index(a.request.resource);
+  tenants_.at(static_cast<size_t>(a.request.tenant)).used.at(static_cast<size_t>(resource)) += a.request.amount;
+  admitted_.push_back(a);
+}
+
+void QuotaBook::remove(const Admission& a) {
+  auto it = std::find_if(admitted_.begin(), admitted_.end(),
+                         [&](const Admission& x) { return x.request.workload == a.request.workload; });
+  if (it == admitted_.end()) return;
+  const int resource = resource_index(it->request.resource);
+  tenants_.at(static_cast<size_t>(it->request.tenant)).used.at(static_cast<size_t>(resource)) -= it->request.amount;
+  admitted_.erase(it);
+}
+
+int QuotaBook::admit(const QuotaRequest& r) {
+  const int resource = resource_index(r.resource);
+  const int before = borrowed_at(r.tenant, resource);
+  add({r, next_order_++});
+  return borrowed_at(r.tenant, resource) - before;
 }
 
 bool QuotaBook::release(int workload) {
-  auto it =
-      std::find_if(admitted_.begin(), admitted_.end(), [&](const Admission& a) { return a.workload == workload; });
-  if (it == admitted_.end()) return false;
-  tenants_.at(static_cast<size_t>(it->tenant)).used -= it->gpus;
-  admitted_.erase(it);
+  if (!admitted(workload)) return false;
+  Admission a;
+  a.request.workload = workload;
+  remove(a);
   return true;
 }
 
 bool QuotaBook::admitted(int workload) const {
-  return std::any_of(admitted_.begin(), admitted_.end(), [&](const Admission& a) { return a.workload == workload; });
+  return std::any_of(admitted_.begin(), admitted_.end(),
+                     [&](const Admission& a) { return a.request.workload == workload; });
 }
 
 }  // namespace gtw

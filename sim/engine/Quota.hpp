@@ -1,13 +1,15 @@
 #pragma once
-// Kueue-like GPU quotas (docs/models/quotas.md): the bookkeeping, free of SimGrid so it can be tested
-// alone. Tenants with a quota are the leaves of a tree of cohorts (QuotaTree: the scenario's own quotas
-// share one implicit cohort; Kueue ClusterQueues are in their cohorts, which may have parents and quotas of
-// their own): a workload is admitted whole when its GPUs fit what the tree leaves its tenant (its nominal
-// quota, and what the cohorts above have unused, within the borrowing limits on the way). A tenant asking for
-// GPUs within its nominal quota reclaims them from borrowers of its tree: their most recently admitted
-// workloads are preempted, only as many as needed and only while their tenant is still borrowing.
+// Kueue-like quotas (docs/models/quotas.md): the bookkeeping, free of SimGrid so it can be tested alone. Each
+// Kubernetes resource a quota names (nvidia.com/gpu, nvidia.com/mig-<profile>, ...) has its own tree of cohorts
+// (QuotaTree: the scenario's own quotas share one implicit cohort; Kueue ClusterQueues are in their cohorts,
+// which may have parents and quotas of their own). A workload asks for devices of one resource and is admitted
+// whole when they fit what the tree leaves its tenant (its nominal quota, and what the cohorts above have
+// unused, within the borrowing limits on the way). When they do not, Kueue's classical preemption picks victims
+// by the tenant's policy (QuotaPreemptionSpec): borrowers of other queues to reclaim the nominal quota, lower
+// priorities within its own queue, lower priorities of borrowing queues while borrowing; only as many as needed.
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "QuotaTree.hpp"
@@ -15,46 +17,67 @@
 
 namespace gtw {
 
+/// What a workload asks of its tenant's quota.
+struct QuotaRequest {
+  int workload = -1;
+  int tenant = -1;
+  std::string resource = GPU_RESOURCE;
+  int amount = 0;        // devices of the resource: replicas x GPUs (MIG instances) per replica
+  int priority = 0;      // higher is admitted first and may preempt lower
+  double submitted = 0;  // queue-order time (its start): LowerOrNewerEqualPriority spares older workloads
+};
+
 class QuotaBook {
  public:
   explicit QuotaBook(const std::vector<TenantSpec>& tenants);
 
   bool managed(int tenant) const;
-  int nominal(int tenant) const { return tenants_.at(static_cast<size_t>(tenant)).nominal; }
-  int used(int tenant) const { return tenants_.at(static_cast<size_t>(tenant)).used; }
-  /// GPUs in use beyond the nominal quota.
-  int borrowed(int tenant) const;
-  /// Whether `gpus` more GPUs for the tenant fit what its quota tree leaves it.
-  bool fits(int tenant, int gpus) const;
-  /// Whether `gpus` more stay within the tenant's nominal quota (it may then reclaim).
-  bool within_nominal(int tenant, int gpus) const;
+  /// Whether the tenant's quota has the resource (Kueue never admits a workload asking for another).
+  bool covers(int tenant, const std::string& resource) const;
+  /// The tenant's nominal quota of the resource (0 when it has none).
+  int nominal(int tenant, const std::string& resource) const;
+  /// Devices of the resource in use by the tenant's admitted workloads.
+  int used(int tenant, const std::string& resource) const;
+  /// Devices in use beyond the nominal quota.
+  int borrowed(int tenant, const std::string& resource) const;
+  /// Whether the request fits what the tenant's quota tree leaves it (without borrowing: within its nominal quota).
+  bool fits(const QuotaRequest& r, bool allow_borrowing = true) const;
 
-  /// The admitted workloads to preempt so that `gpus` more fit for the tenant (newest first), or
-  /// nullopt when it is not entitled to reclaim or preempting every borrower would not be enough.
-  std::optional<std::vector<int>> victims(int tenant, int gpus) const;
+  /// The admitted workloads to preempt so that the request fits (Kueue's classical preemption: the fewest of
+  /// the candidates, other queues' first, lower priority first, newest first), an empty list when it fits
+  /// already, or nullopt when its policy allows no set of victims that would make it fit.
+  std::optional<std::vector<int>> victims(const QuotaRequest& r) const;
 
-  /// Records an admission (the workload's GPUs now count) and returns the GPUs of it borrowed.
-  int admit(int workload, int tenant, int gpus);
-  /// Returns a workload's GPUs to the quota; false if it was not admitted.
+  /// Records an admission (its devices now count) and returns how many of them are borrowed.
+  int admit(const QuotaRequest& r);
+  /// Returns a workload's devices to the quota; false if it was not admitted.
   bool release(int workload);
   bool admitted(int workload) const;
 
  private:
-  struct Tenant {
-    int nominal = -1;
-    int borrowing_limit = -1;
-    int lending_limit = -1;  // < 0: all of the nominal quota may be lent
-    int used = 0;
-  };
   struct Admission {
-    int workload;
-    int tenant;
-    int gpus;
+    QuotaRequest request;
     uint64_t order;  // admission order: newest are preempted first
   };
-  std::vector<int> used_gpus() const;
+  struct Tenant {
+    bool managed = false;
+    QuotaPreemptionSpec preemption;
+    std::vector<int> nominal;  // by resource index; -1: no quota of the resource
+    std::vector<int> used;     // by resource index
+  };
+  int resource_index(const std::string& resource) const;
+  std::vector<int> used_by_tenant(int resource) const;
+  int borrowed_at(int tenant, int resource) const;
+  bool fits_at(const QuotaRequest& r, int resource, bool allow_borrowing) const;
+  std::vector<Admission> candidates(const QuotaRequest& r, int resource) const;
+  std::optional<std::vector<int>> minimal_preemptions(const QuotaRequest& r, int resource,
+                                                      const std::vector<Admission>& candidates, bool allow_borrowing,
+                                                      std::optional<int> borrow_below_priority) const;
+  void add(const Admission& a);
+  void remove(const Admission& a);
 
-  QuotaTree tree_;
+  std::vector<std::string> resources_;  // in name order
+  std::vector<QuotaTree> trees_;        // by resource index
   std::vector<Tenant> tenants_;
   std::vector<Admission> admitted_;
   uint64_t next_order_ = 0;

@@ -626,21 +626,33 @@ void write_report_json(std::ostream& out, const ScenarioSpec& spec, const RunRes
                   {"idle", a.cost.idle}};
   if (!a.quotas.empty()) {
     json quotas = json::array();
-    for (const auto& q : a.quotas)
+    for (const auto& q : a.quotas) {
+      json resources = json::array();
+      for (const auto& r : q.resources)
+        resources.push_back({{"resource", r.resource},
+                             {"nominal", r.nominal},
+                             {"borrowing_limit", r.borrowing_limit >= 0 ? json(r.borrowing_limit) : json()},
+                             {"lending_limit", r.lending_limit >= 0 ? json(r.lending_limit) : json()},
+                             {"peak", r.peak},
+                             {"device_seconds", r.device_seconds},
+                             {"borrowed_device_seconds", r.borrowed_device_seconds}});
       quotas.push_back({{"tenant", q.tenant},
-                        {"nominal_gpus", q.nominal},
-                        {"borrowing_limit", q.borrowing_limit >= 0 ? json(q.borrowing_limit) : json()},
-                        {"lending_limit", q.lending_limit >= 0 ? json(q.lending_limit) : json()},
-                        {"peak_gpus", q.peak_gpus},
-                        {"gpu_seconds", q.gpu_seconds},
-                        {"borrowed_gpu_seconds", q.borrowed_gpu_seconds},
+                        {"nominal_gpus", q.gpu.nominal},
+                        {"borrowing_limit", q.gpu.borrowing_limit >= 0 ? json(q.gpu.borrowing_limit) : json()},
+                        {"lending_limit", q.gpu.lending_limit >= 0 ? json(q.gpu.lending_limit) : json()},
+                        {"peak_gpus", q.gpu.peak},
+                        {"gpu_seconds", q.gpu.device_seconds},
+                        {"borrowed_gpu_seconds", q.gpu.borrowed_device_seconds},
                         {"admissions", q.admissions},
                         {"queued", q.queued},
                         {"total_wait_s", q.total_wait},
                         {"max_wait_s", q.max_wait},
                         {"preempted", q.preempted},
+                        {"preempted_within_queue", q.preempted_within_queue},
                         {"reclaimed", q.reclaimed},
-                        {"still_queued", q.still_queued}});
+                        {"still_queued", q.still_queued},
+                        {"resources", resources}});
+    }
     root["quotas"] = quotas;
   }
   json faults = json::array();

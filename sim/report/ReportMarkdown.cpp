@@ -244,6 +244,25 @@ void leakage_markdown(std::ostringstream& md, const ScenarioSpec& spec, const Le
 }
 
 // One line on what the numbers rest on (report.json parameter_provenance has the names).
+// Per resource, when a quota counts more than whole GPUs (MIG instances, a renamed resource): devices admitted
+// of each, as Kueue keeps each resource's quota apart.
+void quota_resources_markdown(std::ostringstream& md, const std::vector<QuotaResult>& quotas) {
+  const bool beyond_gpus = std::any_of(quotas.begin(), quotas.end(), [](const QuotaResult& q) {
+    return std::any_of(q.resources.begin(), q.resources.end(),
+                       [](const QuotaResourceResult& r) { return r.resource != GPU_RESOURCE; });
+  });
+  if (!beyond_gpus) return;
+  md << "\nBy resource (devices of each resource counted apart):\n\n";
+  md << "| tenant | resource | nominal | borrowing limit | lending limit | peak | device time | borrowed |\n"
+        "|---|---|---|---|---|---|---|---|\n";
+  const auto limit = [](int v) { return v >= 0 ? std::to_string(v) : std::string("none"); };
+  for (const auto& q : quotas)
+    for (const auto& r : q.resources)
+      md << "| " << q.tenant << " | " << r.resource << " | " << r.nominal << " | " << limit(r.borrowing_limit) << " | "
+         << limit(r.lending_limit) << " | " << r.peak << " | " << format_duration(Seconds(r.device_seconds)) << " | "
+         << format_duration(Seconds(r.borrowed_device_seconds)) << " |\n";
+}
+
 std::string parameter_provenance_line(const ProvenanceSummary& p) {
   if (p.total() == 0) return "";
   return "Parameters behind these numbers: " + std::to_string(p.total()) + " (" + p.describe() + "); " +
@@ -372,13 +391,14 @@ std::string report_markdown(const ScenarioSpec& spec, const RunResult& run, cons
     for (const auto& q : a.quotas) {
       std::string waiting;
       for (const auto& w : q.still_queued) waiting += (waiting.empty() ? "" : ", ") + w;
-      md << "| " << q.tenant << " | " << q.nominal << " | "
-         << (q.borrowing_limit >= 0 ? std::to_string(q.borrowing_limit) : std::string("none")) << " | " << q.peak_gpus
-         << " | " << format_duration(Seconds(q.gpu_seconds)) << " | "
-         << format_duration(Seconds(q.borrowed_gpu_seconds)) << " | " << q.admissions << " | " << q.queued << " | "
-         << format_duration(Seconds(q.max_wait)) << " | " << q.preempted << " | " << q.reclaimed << " | "
+      md << "| " << q.tenant << " | " << q.gpu.nominal << " | "
+         << (q.gpu.borrowing_limit >= 0 ? std::to_string(q.gpu.borrowing_limit) : std::string("none")) << " | "
+         << q.gpu.peak << " | " << format_duration(Seconds(q.gpu.device_seconds)) << " | "
+         << format_duration(Seconds(q.gpu.borrowed_device_seconds)) << " | " << q.admissions << " | " << q.queued
+         << " | " << format_duration(Seconds(q.max_wait)) << " | " << q.preempted << " | " << q.reclaimed << " | "
          << (waiting.empty() ? "-" : waiting) << " |\n";
     }
+    quota_resources_markdown(md, a.quotas);
   }
 
   if (!a.boundaries.empty()) {

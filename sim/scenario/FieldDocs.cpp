@@ -196,29 +196,63 @@ const std::vector<FieldDoc>& field_docs() {
       {"spec.cluster.storage[].encryptedAtRest", "bool", "Data is encrypted at rest (default false)."},
       {"spec.cluster.storage[].allow", "list of string",
        "Storage ACL: tenants allowed to read and write (default: every tenant). Others are refused, with an event."},
+      {"spec.priorityClasses", "mapping",
+       "Priority classes read verbatim from a Kubernetes YAML file: Kueue WorkloadPriorityClass "
+       "(kueue.x-k8s.io/v1beta1|v1beta2) and PriorityClass (scheduling.k8s.io/v1) documents; workloads name one in "
+       "priorityClass (docs/models/quotas.md)."},
+      {"spec.priorityClasses.file", "path", "The file (several documents allowed); relative to this file."},
       {"spec.tenants", "list", "Tenants: teams or customers who share the cluster."},
       {"spec.tenants[].name", "string", "Tenant name, unique."},
       {"spec.tenants[].region", "string", "Home region of the tenant's data."},
       {"spec.tenants[].classification", "enum: public|internal|confidential|restricted",
        "Data classification (default internal)."},
       {"spec.tenants[].quota", "mapping",
-       "Kueue-like GPU quota: workloads are admitted whole within the nominal quota, may borrow other "
-       "tenants' unused quota, and are preempted when a lender needs it back (docs/models/quotas.md)."},
-      {"spec.tenants[].quota.gpus", "int", "Nominal quota: GPUs the tenant is guaranteed."},
+       "Kueue-like quota: workloads are admitted whole within the nominal quota of the resource they ask for "
+       "(nvidia.com/gpu, nvidia.com/mig-<profile>), may borrow other tenants' unused quota, and are preempted as "
+       "quota.preemption says (default: when a lender needs its quota back) (docs/models/quotas.md)."},
+      {"spec.tenants[].quota.gpus", "int",
+       "Nominal quota of nvidia.com/gpu: GPUs the tenant is guaranteed (required unless resources is given)."},
       {"spec.tenants[].quota.borrowingLimit", "int",
        "GPUs it may borrow beyond its nominal quota from other tenants' unused quota (default: no limit)."},
       {"spec.tenants[].quota.lendingLimit", "int",
        "At most this many of its nominal GPUs, while unused, may be lent to other tenants; the rest stays "
        "guaranteed to it (Kueue lendingLimit; default: all may be lent)."},
+      {"spec.tenants[].quota.resources", "list",
+       "Quotas of other device resources, each counted apart as Kueue does: MIG instances "
+       "(nvidia.com/mig-1g.10gb) or a device plugin's renamed resource (nvidia.com/gpu.shared). A workload counts "
+       "against the resource its placement names (placement.resource, else placement.migProfile's "
+       "nvidia.com/mig-<profile>, else nvidia.com/gpu)."},
+      {"spec.tenants[].quota.resources[].name", "string", "The resource: nvidia.com/mig-<profile> or nvidia.com/..."},
+      {"spec.tenants[].quota.resources[].nominal", "int", "Nominal quota: devices of the resource guaranteed."},
+      {"spec.tenants[].quota.resources[].borrowingLimit", "int", "As quota.borrowingLimit, for this resource."},
+      {"spec.tenants[].quota.resources[].lendingLimit", "int", "As quota.lendingLimit, for this resource."},
+      {"spec.tenants[].quota.preemption", "mapping",
+       "Kueue's ClusterQueue preemption policy (kueue.sigs.k8s.io, concepts Preemption); the default reclaims "
+       "within the cohort from any borrower and never preempts within the tenant's queue."},
+      {"spec.tenants[].quota.preemption.reclaimWithinCohort", "enum: Never|LowerPriority|Any",
+       "A workload within its nominal quota preempts other tenants' workloads while they borrow: any of them, those "
+       "of lower priority, or none (default Any here; Kueue's default, Never, for quota.kueue)."},
+      {"spec.tenants[].quota.preemption.withinClusterQueue", "enum: Never|LowerPriority|LowerOrNewerEqualPriority",
+       "A workload that does not fit preempts the tenant's own workloads of lower priority (or also newer ones of "
+       "equal priority) (default Never)."},
+      {"spec.tenants[].quota.preemption.borrowWithinCohort", "mapping",
+       "While borrowing, preempt lower-priority workloads of the cohort's borrowers (needs reclaimWithinCohort other "
+       "than Never)."},
+      {"spec.tenants[].quota.preemption.borrowWithinCohort.policy", "enum: Never|LowerPriority", "Default Never."},
+      {"spec.tenants[].quota.preemption.borrowWithinCohort.maxPriorityThreshold", "int",
+       "Only workloads of at most this priority may be preempted while borrowing (default: any lower priority)."},
+      {"spec.tenants[].quota.queueingStrategy", "enum: BestEffortFIFO|StrictFIFO",
+       "BestEffortFIFO (default): a later workload that fits goes ahead of one that does not; StrictFIFO: the "
+       "tenant's waiting workload at the head (highest priority, then earliest) blocks those behind it."},
       {"spec.tenants[].quota.kueue", "mapping",
        "Instead of gpus / borrowingLimit / lendingLimit: the quota of a Kueue ClusterQueue, read verbatim from a "
-       "Kubernetes YAML file (kueue.x-k8s.io/v1beta1 or v1beta2: ResourceFlavor, ClusterQueue, LocalQueue, Cohort): "
-       "the nvidia.com/gpu nominalQuota, borrowingLimit and lendingLimit of its flavor become gpus, borrowingLimit "
-       "and lendingLimit; its cohort and the Cohort objects above it (parent, own GPU quota and limits) place it in a "
-       "tree of cohorts (docs/models/quotas.md). No two tenants may share a ClusterQueue; StrictFIFO and "
-       "preemption other than reclaim within the cohort are refused at their location; CPU and memory quotas are named "
-       "in a warning and "
-       "ignored."},
+       "Kubernetes YAML file (kueue.x-k8s.io/v1beta1 or v1beta2: ResourceFlavor, ClusterQueue, LocalQueue, Cohort, "
+       "WorkloadPriorityClass; scheduling.k8s.io/v1 PriorityClass): the nominalQuota, borrowingLimit and lendingLimit "
+       "of its flavor's nvidia.com/gpu and nvidia.com/mig-<profile> resources, its preemption policy and queueing "
+       "strategy; its cohort and the Cohort objects above it (parent, own quotas and limits) place it in a tree of "
+       "cohorts (docs/models/quotas.md); the file's priority classes are what workloads' priorityClass names. No two "
+       "tenants may share a ClusterQueue; device quotas in two flavors are refused at their location; CPU and "
+       "memory quotas and fair-sharing weights are named in a warning and ignored."},
       {"spec.tenants[].quota.kueue.file", "path", "The Kueue file (several documents allowed); relative to this file."},
       {"spec.tenants[].quota.kueue.clusterQueue", "string", "The ClusterQueue to take the quota from."},
       {"spec.tenants[].quota.kueue.localQueue", "string",
@@ -292,6 +326,13 @@ const std::vector<FieldDoc>& field_docs() {
        "Device memory per GPU; required for training and batch; inference default: weights x 1.3 (KV cache) for the "
        "static batcher, kvCache.gpuMemoryUtilization of the partition for continuous batching."},
       {"spec.workloads[].start", "duration", "When the workload starts (default 0)."},
+      {"spec.workloads[].priority", "int",
+       "Quota priority (Kueue's workload priority, default 0): higher waits ahead of lower and may preempt it as "
+       "its tenant's quota.preemption allows."},
+      {"spec.workloads[].priorityClass", "string",
+       "Instead of priority: a WorkloadPriorityClass or PriorityClass (spec.priorityClasses.file, or a tenant's "
+       "quota.kueue file: classes are cluster-wide), whose value is the priority; a globalDefault PriorityClass "
+       "applies to workloads naming none."},
       {"spec.workloads[].runtime", "enum: auto|runc|gvisor|kata|vm|cvm",
        "What the workload's processes run in: auto (default: a runc container, or a confidential VM on a GPU in "
        "confidential-computing mode), runc, gvisor, kata, vm (GPU passthrough), cvm (confidential VM). Sets the "
@@ -878,6 +919,11 @@ const std::vector<FieldRange>& field_ranges() {
       {"spec.tenants[].quota.gpus", 0, 1000000},
       {"spec.tenants[].quota.borrowingLimit", 0, 1000000},
       {"spec.tenants[].quota.lendingLimit", 0, 1000000},
+      {"spec.tenants[].quota.resources[].nominal", 0, 1000000},
+      {"spec.tenants[].quota.resources[].borrowingLimit", 0, 1000000},
+      {"spec.tenants[].quota.resources[].lendingLimit", 0, 1000000},
+      {"spec.tenants[].quota.preemption.borrowWithinCohort.maxPriorityThreshold", -2147483648.0, 2147483647.0},
+      {"spec.workloads[].priority", -2147483648.0, 2147483647.0},
       {"spec.tenants[].slos[].minAvailability", 0, 1},
       {"spec.tenants[].slos[].percentile", 1e-9, 100},
       {"spec.tenants[].slos[].openslo.percentile", 1e-9, 100},

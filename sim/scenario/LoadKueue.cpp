@@ -8,6 +8,8 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <charconv>
+#include <cstdint>
 #include <set>
 #include <utility>
 
@@ -28,8 +30,14 @@ std::string meta_field(const YAML::Node& doc, const char* key) {
 }
 
 const std::vector<std::string>& kueue_kinds() {
-  static const std::vector<std::string> kinds{"ResourceFlavor", "ClusterQueue", "LocalQueue", "Cohort"};
+  static const std::vector<std::string> kinds{"ResourceFlavor", "ClusterQueue",          "LocalQueue",
+                                              "Cohort",         "WorkloadPriorityClass", "PriorityClass"};
   return kinds;
+}
+
+// Resources a quota counts: whole GPUs, MIG instances and a device plugin's renamed resources.
+bool device_resource(const std::string& name) {
+  return name.rfind("nvidia.com/", 0) == 0;
 }
 
 const Ctx* find_doc(const std::vector<Ctx>& docs, const std::string& kind, const std::string& name) {
@@ -96,12 +104,19 @@ void Loader::read_kueue_quota(const Ctx& sel, TenantSpec& t) {
                                                   "the placement policy places every replica")
                                     : "a document of kind '" + (kind.empty() ? std::string("(none)") : kind) +
                                           "' is not read here (quota.kueue reads ResourceFlavor, ClusterQueue, "
-                                          "LocalQueue and Cohort)");
+                                          "LocalQueue, Cohort, WorkloadPriorityClass and PriorityClass)");
       continue;
     }
     const std::string api = field_of(doc.node, "apiVersion");
     const bool alpha_cohort = kind == "Cohort" && api == "kueue.x-k8s.io/v1alpha1";  // where Cohort began
-    if (api != "kueue.x-k8s.io/v1beta1" && api != "kueue.x-k8s.io/v1beta2" && !alpha_cohort) {
+    if (kind == "PriorityClass") {
+      if (api != "scheduling.k8s.io/v1") {
+        const auto at = child(doc, "apiVersion");
+        d_.error(at ? at->loc() : doc.loc(), doc.path + ".apiVersion",
+                 "apiVersion '" + api + "' is not read; expected scheduling.k8s.io/v1 for a PriorityClass");
+        continue;
+      }
+    } else if (api != "kueue.x-k8s.io/v1beta1" && api != "kueue.x-k8s.io/v1beta2" && !alpha_cohort) {
       const auto at = child(doc, "apiVersion");
       d_.error(at ? at->loc() : doc.loc(), doc.path + ".apiVersion",
                "apiVersion '" + api + "' is not read; expected kueue.x-k8s.io/v1beta1 or kueue.x-k8s.io/v1beta2" +
@@ -117,6 +132,7 @@ void Loader::read_kueue_quota(const Ctx& sel, TenantSpec& t) {
       continue;
     }
     docs.push_back(doc);
+    if (kind == "WorkloadPriorityClass" || kind == "PriorityClass") read_priority_class(doc, t.priority_classes);
   }
   if (cq_name.empty()) {
     // Through LocalQueues: the one named, or those of the namespace (default: the tenant's name).
@@ -183,15 +199,8 @@ void Loader::read_cluster_queue(const Ctx& cq, const std::vector<Ctx>& docs, Ten
              "a Kueue ClusterQueue");
   get_string(*spec, "cohort", t.cohort, false);
   get_string(*spec, "cohortName", t.cohort, false);  // v1beta2
+  read_queueing_strategy(*spec, t);
   std::string value;
-  get_string(*spec, "queueingStrategy", value, false);
-  if (auto at = child(*spec, "queueingStrategy"); at && value != "BestEffortFIFO")
-    d_.error(at->loc(), at->path,
-             "queueingStrategy '" + value +
-                 "' is not simulated: the twin's admission is BestEffortFIFO (a later "
-                 "workload that fits goes ahead of one that does not)" +
-                 suggest(value, {"BestEffortFIFO"}));
-  value.clear();
   get_string(*spec, "stopPolicy", value, false);
   if (auto at = child(*spec, "stopPolicy"); at && value != "None")
     d_.error(at->loc(), at->path, "stopPolicy '" + value + "' is not simulated: the queue admits for the whole run");
@@ -204,13 +213,9 @@ void Loader::read_cluster_queue(const Ctx& cq, const std::vector<Ctx>& docs, Ten
                      "admission checks, no fair-sharing weights)");
   if (auto sel = child(*spec, "namespaceSelector"); sel && sel->node.IsMap() && sel->node.size() > 0)
     d_.warning(sel->loc(), sel->path, "namespace labels are not modelled: the tenant's namespace is taken as selected");
-  if (auto p = child(*spec, "preemption"))
-    read_kueue_preemption(*p, !t.cohort.empty());
-  else if (!t.cohort.empty())
-    d_.warning(spec->loc(), spec->path + ".preemption",
-               "no preemption: Kueue's default reclaimWithinCohort is Never, but the twin's quota model always "
-               "reclaims lent GPUs by preempting borrowers (as Any); set preemption.reclaimWithinCohort: Any to say "
-               "so");
+  t.preemption = QuotaPreemptionSpec{};
+  t.preemption.reclaim_within_cohort = PreemptionPolicy::NEVER;  // Kueue's default
+  if (auto p = child(*spec, "preemption")) read_kueue_preemption(*p, t.preemption);
   auto groups = child(*spec, "resourceGroups");
   if (!groups) {
     missing(*spec, "resourceGroups");
@@ -285,13 +290,11 @@ void Loader::read_cohort_object(const Ctx& cohort, const std::vector<Ctx>& docs,
   own.cohort = c.parent;
   own.cluster_queue = c.name;
   read_kueue_resource_groups(*groups, docs, own, QuotaOwner::COHORT);
-  c.quota_gpus = std::max(0, own.quota_gpus);
-  c.borrowing_limit = own.borrowing_limit;
-  c.lending_limit = own.lending_limit;
+  c.quotas = own.quotas;
   warn_other_flavor(*groups, "Cohort '" + c.name + "'", own.gpu_flavor, t);
 }
 
-// A ClusterQueue of the tenant's tree that may be no tenant's: it lends its nvidia.com/gpu quota (QuotaTree
+// A ClusterQueue of the tenant's tree that may be no tenant's: it lends its device quotas (QuotaTree
 // skips it when another tenant has it).
 void Loader::read_lender_queue(const Ctx& cq, const std::vector<Ctx>& docs, TenantSpec& t, const std::string& cohort) {
   auto spec = child(cq, "spec");
@@ -301,31 +304,30 @@ void Loader::read_lender_queue(const Ctx& cq, const std::vector<Ctx>& docs, Tena
   other.cohort = cohort;
   other.cluster_queue = meta_field(cq.node, "name");
   read_kueue_resource_groups(*groups, docs, other, QuotaOwner::LENDER_QUEUE);
-  if (other.quota_gpus <= 0) return;
+  if (other.quotas.empty()) return;
   CohortSpec q;
   q.name = other.cluster_queue;
   q.parent = cohort;
-  q.quota_gpus = other.quota_gpus;
-  q.borrowing_limit = other.borrowing_limit;
-  q.lending_limit = other.lending_limit;
+  q.quotas = other.quotas;
   q.loc = cq.loc();
   q.cluster_queue = true;
   t.cohort_tree.push_back(q);
   warn_other_flavor(*groups, "ClusterQueue '" + q.name + "'", other.gpu_flavor, t);
 }
 
-// The twin's quota has one GPU flavor: quota of another flavor in the tenant's tree is counted as if it were
-// the tenant's (Kueue would keep the flavors apart).
+// The twin's quota has one GPU flavor: device quota of another flavor in the tenant's tree is counted as if it
+// were the tenant's (Kueue would keep the flavors apart).
 void Loader::warn_other_flavor(const Ctx& groups, const std::string& who, const std::string& flavor,
                                const TenantSpec& t) {
   if (flavor.empty() || t.gpu_flavor.empty() || flavor == t.gpu_flavor) return;
   d_.warning(groups.loc(), groups.path,
-             who + " gives its nvidia.com/gpu quota in flavor '" + flavor + "', ClusterQueue '" + t.cluster_queue +
-                 "' in '" + t.gpu_flavor +
+             who + " gives its device quotas in flavor '" + flavor + "', ClusterQueue '" + t.cluster_queue + "' in '" +
+                 t.gpu_flavor +
                  "': the twin's quota has one GPU flavor and counts both as one (Kueue keeps flavors apart)");
 }
 
-// resourceGroups[].flavors[].resources[]: the one flavor with an nvidia.com/gpu quota gives the tenant's quota.
+// resourceGroups[].flavors[].resources[]: the device resources (nvidia.com/gpu, nvidia.com/mig-<profile>, a
+// device plugin's renamed resource) of one flavor give the quotas; that flavor's nodeLabels select the node pool.
 void Loader::read_kueue_resource_groups(const Ctx& groups, const std::vector<Ctx>& docs, TenantSpec& t,
                                         QuotaOwner owner) {
   std::vector<std::string> ignored;
@@ -346,49 +348,58 @@ void Loader::read_kueue_resource_groups(const Ctx& groups, const std::vector<Ctx
         missing(fl, "resources");
         continue;
       }
+      std::string flavor;
+      get_string(fl, "name", flavor, false);
       for (const auto& r : items(*resources)) {
         if (!expect_map(r)) continue;
         allow_keys(r, {"name", "nominalQuota", "borrowingLimit", "lendingLimit"}, "a Kueue resource quota");
         std::string name;
         get_string(r, "name", name, true);
-        if (owner == QuotaOwner::LENDER_QUEUE && name != "nvidia.com/gpu") {
-          continue;  // another queue's other resources are not the tenant's concern
-        } else if (name.rfind("nvidia.com/mig-", 0) == 0) {
-          const auto at = child(r, "name");
-          d_.error(
-              at->loc(), at->path,
-              "a quota of MIG instances ('" + name + "') is not in the twin's quota model, which counts whole GPUs");
-        } else if (name != "nvidia.com/gpu") {
-          if (!name.empty() && std::find(ignored.begin(), ignored.end(), name) == ignored.end())
+        if (!device_resource(name)) {
+          if (owner != QuotaOwner::LENDER_QUEUE && !name.empty() &&
+              std::find(ignored.begin(), ignored.end(), name) == ignored.end())
             ignored.push_back(name);
-        } else if (gpu_flavor) {
-          d_.error(fl.loc(), fl.path,
-                   "a second flavor with an nvidia.com/gpu quota: per-flavor GPU quotas are not in the twin's quota "
-                   "model (one GPU quota per tenant); keep one flavor");
-        } else {
-          gpu_flavor = fl;
-          get_string(fl, "name", t.gpu_flavor, false);
-          read_kueue_gpu_quota(r, t, owner);
+          continue;
         }
+        const auto at = child(r, "name");
+        if (t.quotas.count(name)) {
+          d_.error(at->loc(), at->path,
+                   "a second flavor with a quota of " + name +
+                       ": per-flavor quotas of one resource are not in the twin's quota model; keep one flavor");
+          continue;
+        }
+        if (gpu_flavor && flavor != t.gpu_flavor) {
+          d_.error(fl.loc(), fl.path,
+                   "device quotas in two flavors ('" + t.gpu_flavor + "' and '" + flavor +
+                       "'): the twin reads one GPU flavor per queue; keep every nvidia.com/ resource in one flavor");
+          continue;
+        }
+        if (!gpu_flavor) {
+          gpu_flavor = fl;
+          t.gpu_flavor = flavor;
+        }
+        read_kueue_resource_quota(r, t.quotas[name], !t.cohort.empty(), owner);
       }
     }
   }
   if (!ignored.empty())
     d_.warning(groups.loc(), groups.path,
-               "quotas of " + joined(ignored) + " are ignored: the twin's quota counts GPUs (nvidia.com/gpu) only");
-  if (owner != QuotaOwner::TENANT_QUEUE) return;  // GPUs or none; its flavor selects no pool
+               "quotas of " + joined(ignored) +
+                   " are ignored: the twin's quota counts devices (nvidia.com/gpu, nvidia.com/mig-<profile>) only");
+  if (owner != QuotaOwner::TENANT_QUEUE) return;  // devices or none; its flavor selects no pool
   if (!gpu_flavor) {
     d_.error(groups.loc(), groups.path,
              "ClusterQueue '" + t.cluster_queue +
-                 "' has no nvidia.com/gpu quota: Kueue would admit no workload "
-                 "asking for GPUs through it; add a resource {name: nvidia.com/gpu, nominalQuota: N}");
+                 "' has no device quota: Kueue would admit no workload asking for GPUs through it; add a resource "
+                 "{name: nvidia.com/gpu (or nvidia.com/mig-<profile>), nominalQuota: N}");
     return;
   }
+  t.has_quota = true;
   read_kueue_flavor(*gpu_flavor, docs, t);
 }
 
-// {name: nvidia.com/gpu, nominalQuota, borrowingLimit, lendingLimit}.
-void Loader::read_kueue_gpu_quota(const Ctx& r, TenantSpec& t, QuotaOwner owner) {
+// {name, nominalQuota, borrowingLimit, lendingLimit} of a device resource.
+void Loader::read_kueue_resource_quota(const Ctx& r, ResourceQuota& q, bool has_cohort, QuotaOwner owner) {
   for (const char* key : {"nominalQuota", "borrowingLimit", "lendingLimit"}) {
     auto at = child(r, key);
     if (!at) {
@@ -397,26 +408,25 @@ void Loader::read_kueue_gpu_quota(const Ctx& r, TenantSpec& t, QuotaOwner owner)
     }
     std::string s;
     int n = 0;
-    if (!scalar(*at, s, "a number of GPUs")) continue;
+    if (!scalar(*at, s, "a number of devices")) continue;
     if (!gpu_count(s, n)) {
       d_.error(at->loc(), at->path,
-               "expected a whole number of GPUs (a Kubernetes quantity such as 8), got \"" + s + "\"");
+               "expected a whole number of devices (a Kubernetes quantity such as 8), got \"" + s + "\"");
       continue;
     }
-    (std::string(key) == "nominalQuota"     ? t.quota_gpus
-     : std::string(key) == "borrowingLimit" ? t.borrowing_limit
-                                            : t.lending_limit) = n;
+    (std::string(key) == "nominalQuota"     ? q.nominal
+     : std::string(key) == "borrowingLimit" ? q.borrowing_limit
+                                            : q.lending_limit) = n;
   }
-  if (auto at = child(r, "borrowingLimit"); at && t.cohort.empty())
+  if (auto at = child(r, "borrowingLimit"); at && !has_cohort)
     d_.error(at->loc(), at->path, "a borrowingLimit needs a cohort to borrow from (Kueue refuses it without one)");
-  if (auto at = child(r, "lendingLimit"); at && t.cohort.empty())
+  if (auto at = child(r, "lendingLimit"); at && !has_cohort)
     d_.error(at->loc(), at->path, "a lendingLimit needs a cohort to lend to (Kueue refuses it without one)");
   // A cohort lends from its whole subtree, so its lendingLimit may pass its own nominal quota.
-  if (auto at = child(r, "lendingLimit");
-      at && owner != QuotaOwner::COHORT && t.quota_gpus >= 0 && t.lending_limit > t.quota_gpus)
+  if (auto at = child(r, "lendingLimit"); at && owner != QuotaOwner::COHORT && q.lending_limit > q.nominal)
     d_.error(at->loc(), at->path,
-             "lendingLimit " + std::to_string(t.lending_limit) + " is more than the nominalQuota " +
-                 std::to_string(t.quota_gpus));
+             "lendingLimit " + std::to_string(q.lending_limit) + " is more than the nominalQuota " +
+                 std::to_string(q.nominal));
 }
 
 // The ResourceFlavor of the GPU quota: its nodeLabels select the node pool (by name, in check_references).
@@ -452,37 +462,127 @@ void Loader::read_kueue_flavor(const Ctx& flavor_quota, const std::vector<Ctx>& 
   }
 }
 
-// preemption: {reclaimWithinCohort, borrowWithinCohort, withinClusterQueue}. The twin reclaims within the
-// cohort (Any) and has no priorities, so nothing else can be honoured.
-void Loader::read_kueue_preemption(const Ctx& p, bool cohort) {
+// preemption: {reclaimWithinCohort, withinClusterQueue, borrowWithinCohort: {policy, maxPriorityThreshold}}, as
+// Kueue's ClusterQueue gives it (also a scenario's own quota.preemption).
+void Loader::read_kueue_preemption(const Ctx& p, QuotaPreemptionSpec& out) {
   if (!expect_map(p)) return;
   allow_keys(p, {"reclaimWithinCohort", "borrowWithinCohort", "withinClusterQueue"}, "a Kueue preemption policy");
-  std::string reclaim;
-  get_string(p, "reclaimWithinCohort", reclaim, false);
-  if (auto at = child(p, "reclaimWithinCohort"); at && reclaim != "Any" && cohort)
-    d_.error(at->loc(), at->path,
-             "reclaimWithinCohort '" + reclaim +
-                 "' is not simulated: the twin's quota model reclaims lent GPUs "
-                 "from any borrower (Any; its workloads have no priorities)" +
-                 suggest(reclaim, {"Any"}));
-  std::string within;
-  get_string(p, "withinClusterQueue", within, false);
-  if (auto at = child(p, "withinClusterQueue"); at && within != "Never")
-    d_.error(at->loc(), at->path,
-             "withinClusterQueue '" + within +
-                 "' is not simulated: the twin preempts only to reclaim lent GPUs, "
-                 "never within a tenant's queue (no priorities)" +
-                 suggest(within, {"Never"}));
-  if (auto b = child(p, "borrowWithinCohort"); b && expect_map(*b)) {
-    allow_keys(*b, {"policy", "maxPriorityThreshold"}, "a Kueue borrowWithinCohort");
-    std::string policy;
-    get_string(*b, "policy", policy, false);
-    if (auto at = child(*b, "policy"); at && policy != "Never")
-      d_.error(at->loc(), at->path,
-               "borrowWithinCohort policy '" + policy +
-                   "' is not simulated: a borrower never preempts (no "
-                   "priorities)" +
-                   suggest(policy, {"Never"}));
+  static const std::vector<std::string> names{"Never", "LowerPriority", "LowerOrNewerEqualPriority", "Any"};
+  const auto policy = [&](const Ctx& holder, const char* key, PreemptionPolicy& value,
+                          const std::vector<PreemptionPolicy>& allowed) {
+    auto at = child(holder, key);
+    if (!at) return;
+    std::string s;
+    if (!scalar(*at, s, "a preemption policy")) return;
+    std::vector<std::string> valid;
+    for (PreemptionPolicy a : allowed) valid.push_back(names[static_cast<size_t>(a)]);
+    const auto it = std::find(valid.begin(), valid.end(), s);
+    if (it == valid.end()) {
+      d_.error(at->loc(), at->path, "unknown " + std::string(key) + " '" + s + "'" + suggest(s, valid));
+      return;
+    }
+    value = allowed[static_cast<size_t>(it - valid.begin())];
+  };
+  using P = PreemptionPolicy;
+  policy(p, "reclaimWithinCohort", out.reclaim_within_cohort, {P::NEVER, P::LOWER_PRIORITY, P::ANY});
+  policy(p, "withinClusterQueue", out.within_cluster_queue,
+         {P::NEVER, P::LOWER_PRIORITY, P::LOWER_OR_NEWER_EQUAL_PRIORITY});
+  auto b = child(p, "borrowWithinCohort");
+  if (!b || !expect_map(*b)) return;
+  allow_keys(*b, {"policy", "maxPriorityThreshold"}, "a Kueue borrowWithinCohort");
+  PreemptionPolicy borrow = P::NEVER;
+  policy(*b, "policy", borrow, {P::NEVER, P::LOWER_PRIORITY});
+  out.borrow_within_cohort = borrow == P::LOWER_PRIORITY;
+  if (int threshold = 0; read_int32(*b, "maxPriorityThreshold", threshold, false))
+    out.max_priority_threshold = threshold;
+  if (out.borrow_within_cohort && out.reclaim_within_cohort == P::NEVER)
+    d_.warning(b->loc(), b->path,
+               "borrowWithinCohort preempts among the cohort's candidates, which reclaimWithinCohort: Never leaves "
+               "empty (as in Kueue): it has no effect");
+}
+
+// queueingStrategy: BestEffortFIFO (a later workload that fits goes ahead of one that does not) or StrictFIFO
+// (the queue's head blocks those behind it).
+void Loader::read_queueing_strategy(const Ctx& holder, TenantSpec& t) {
+  enum class Strategy { BEST_EFFORT_FIFO, STRICT_FIFO };
+  Strategy strategy = t.strict_fifo ? Strategy::STRICT_FIFO : Strategy::BEST_EFFORT_FIFO;
+  get_enum(holder, "queueingStrategy", strategy, {"BestEffortFIFO", "StrictFIFO"}, false);
+  t.strict_fifo = strategy == Strategy::STRICT_FIFO;
+}
+
+// A WorkloadPriorityClass (kueue.x-k8s.io) or PriorityClass (scheduling.k8s.io/v1): its name and value, which
+// workloads name in priorityClass. A PriorityClass with globalDefault gives the value of workloads that name
+// none, as Kubernetes gives it to their pods.
+void Loader::read_priority_class(const Ctx& doc, PriorityClasses& classes) {
+  const std::string kind = field_of(doc.node, "kind");
+  const std::string in = "a " + kind;
+  allow_keys(doc, {"apiVersion", "kind", "metadata", "value", "description", "globalDefault", "preemptionPolicy"},
+             in.c_str());
+  const std::string name = meta_field(doc.node, "name");
+  int value = 0;
+  if (!read_int32(doc, "value", value, true)) return;
+  if (name.empty()) {
+    d_.error(doc.loc(), doc.path + ".metadata.name", "a " + kind + " without metadata.name");
+    return;
+  }
+  if (auto prior = classes.values.find(name); prior != classes.values.end() && prior->second != value) {
+    const SourceLoc& first = classes.locs[name];
+    d_.error(doc.loc(), doc.path,
+             "priority class '" + name + "' is defined again with another value (first at " + first.file + ":" +
+                 std::to_string(first.line) + "); priority classes are cluster-wide");
+    return;
+  }
+  classes.values[name] = value;
+  classes.locs.emplace(name, doc.loc());
+  bool global = false;
+  if (kind == "PriorityClass") get_bool(doc, "globalDefault", global);
+  if (global) classes.global_default = value;
+  if (auto at = child(doc, "preemptionPolicy"))
+    d_.warning(at->loc(), at->path,
+               "preemptionPolicy acts on the kube-scheduler's pod preemption, which the twin does not simulate; "
+               "Kueue's quota preemption follows the ClusterQueue's policy");
+}
+
+// A Kubernetes int32 (a priority value or threshold), in the documents read verbatim and the scenario alike.
+bool Loader::read_int32(const Ctx& holder, const char* key, int& out, bool required) {
+  const auto at = child(holder, key);
+  if (!at) {
+    if (required) missing(holder, key);
+    return false;
+  }
+  std::string s;
+  if (!scalar(*at, s, "a whole number")) return false;
+  long long v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size() || v < INT32_MIN || v > INT32_MAX) {
+    d_.error(at->loc(), at->path, "expected a whole number from -2147483648 to 2147483647 (int32), got \"" + s + "\"");
+    return false;
+  }
+  out = static_cast<int>(v);
+  return true;
+}
+
+// spec.priorityClasses: {file}: the WorkloadPriorityClass and PriorityClass documents of a Kubernetes YAML file.
+void Loader::read_priority_classes_file(const Ctx& sel, PriorityClasses& classes) {
+  if (!check_map(sel)) return;
+  auto f = read_k8s_file(sel, "file");
+  if (!f) return;
+  for (auto doc : f->documents) {
+    if (!expect_map(doc)) continue;
+    const std::string kind = field_of(doc.node, "kind");
+    doc.path = doc.alt_path =
+        (kind.empty() ? std::string("(no kind)") : kind) + "[" + meta_field(doc.node, "name") + "]";
+    const std::string api = field_of(doc.node, "apiVersion");
+    const bool kueue_class =
+        kind == "WorkloadPriorityClass" && (api == "kueue.x-k8s.io/v1beta1" || api == "kueue.x-k8s.io/v1beta2");
+    if (kueue_class || (kind == "PriorityClass" && api == "scheduling.k8s.io/v1")) {
+      read_priority_class(doc, classes);
+      continue;
+    }
+    d_.warning(doc.loc(), doc.path,
+               "a document of kind '" + (kind.empty() ? std::string("(none)") : kind) + "' (apiVersion '" + api +
+                   "') is not read here (priorityClasses reads WorkloadPriorityClass of kueue.x-k8s.io and "
+                   "PriorityClass of scheduling.k8s.io/v1)");
   }
 }
 

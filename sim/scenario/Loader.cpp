@@ -589,6 +589,7 @@ void Loader::read_spec(const Ctx& c, ScenarioSpec& spec) {
       spec.network_policies.push_back(std::move(n));
     }
   }
+  if (auto x = child(c, "priorityClasses")) read_priority_classes_file(*x, spec.priority_classes);
   if (auto x = child(c, "compliance")) read_compliance(*x, spec.compliance);
   if (auto x = child(c, "identity")) read_identity(*x, spec.identity);
   if (auto x = child(c, "audit")) read_audit(*x, spec.audit);
@@ -864,6 +865,61 @@ void Loader::read_node_pool(const Ctx& c, NodePoolSpec& pool) {
     apply_mig_config(pool, {}, c.path + ".migConfig", d_);
 }
 
+// quota: {gpus, borrowingLimit, lendingLimit} for nvidia.com/gpu, resources[] for the others (MIG instances, a
+// device plugin's renamed resource), preemption and queueingStrategy as a Kueue ClusterQueue gives them.
+void Loader::read_native_quota(const Ctx& quota, TenantSpec& t) {
+  t.has_quota = true;
+  const auto resources = child(quota, "resources");
+  const auto check_lending = [&](const Ctx& holder, const ResourceQuota& q, const char* nominal_key) {
+    if (auto at = child(holder, "lendingLimit"); at && q.lending_limit > q.nominal)
+      d_.error(at->loc(), at->path,
+               "lendingLimit " + std::to_string(q.lending_limit) + " is more than the nominal quota (" + nominal_key +
+                   " " + std::to_string(q.nominal) + ") it lends from");
+  };
+  if (child(quota, "gpus") || !resources) {
+    ResourceQuota& q = t.quotas[GPU_RESOURCE];
+    get_int(quota, "gpus", q.nominal, true);
+    get_int(quota, "borrowingLimit", q.borrowing_limit, false);
+    get_int(quota, "lendingLimit", q.lending_limit, false);
+    check_lending(quota, q, "gpus");
+  } else {
+    for (const char* key : {"borrowingLimit", "lendingLimit"})
+      if (auto at = child(quota, key))
+        d_.error(at->loc(), at->path,
+                 std::string(key) +
+                     " limits quota.gpus, which is not given; give the limits of a resource in its "
+                     "quota.resources[] item");
+  }
+  if (resources) {
+    for (const auto& r : items(*resources)) {
+      if (!check_map(r)) continue;
+      std::string name;
+      get_string(r, "name", name, true);
+      if (name.empty()) continue;
+      const auto name_at = child(r, "name");
+      if (name.rfind("nvidia.com/", 0) != 0) {
+        d_.error(name_at->loc(), name_at->path,
+                 "'" + name +
+                     "' is no device resource: a quota counts nvidia.com/gpu (quota.gpus), nvidia.com/mig-<profile> "
+                     "or a device plugin's renamed resource (nvidia.com/...)");
+        continue;
+      }
+      if (t.quotas.count(name)) {
+        d_.error(name_at->loc(), name_at->path,
+                 "a second quota of " + name + (name == GPU_RESOURCE ? " (quota.gpus gives it)" : ""));
+        continue;
+      }
+      ResourceQuota& q = t.quotas[name];
+      get_int(r, "nominal", q.nominal, true);
+      get_int(r, "borrowingLimit", q.borrowing_limit, false);
+      get_int(r, "lendingLimit", q.lending_limit, false);
+      check_lending(r, q, "nominal");
+    }
+  }
+  if (auto p = child(quota, "preemption")) read_kueue_preemption(*p, t.preemption);
+  read_queueing_strategy(quota, t);
+}
+
 void Loader::read_tenant(const Ctx& c, TenantSpec& t) {
   t.loc = c.loc();
   if (!check_map(c)) return;
@@ -878,13 +934,7 @@ void Loader::read_tenant(const Ctx& c, TenantSpec& t) {
         d_.error(quota->loc(), quota->path, "give quota.kueue or quota.gpus / borrowingLimit, not both");
       read_kueue_quota(*kueue, t);
     } else if (check_map(*quota)) {
-      get_int(*quota, "gpus", t.quota_gpus, true);
-      get_int(*quota, "borrowingLimit", t.borrowing_limit, false);
-      get_int(*quota, "lendingLimit", t.lending_limit, false);
-      if (auto at = child(*quota, "lendingLimit"); at && t.lending_limit > t.quota_gpus && t.quota_gpus >= 0)
-        d_.error(at->loc(), at->path,
-                 "lendingLimit " + std::to_string(t.lending_limit) + " is more than the nominal quota " +
-                     std::to_string(t.quota_gpus) + " it lends from");
+      read_native_quota(*quota, t);
     }
   }
   if (auto slos = child(c, "slos")) {
@@ -1025,6 +1075,12 @@ void Loader::read_workload(const Ctx& c, WorkloadSpec& w) {
   w.loc = c.loc();
   if (!check_map(c)) return;
   get_string(c, "name", w.name, true);
+  get_int(c, "priority", w.priority, false);
+  get_string(c, "priorityClass", w.priority_class, false);
+  const auto priority = child(c, "priority"), priority_class = child(c, "priorityClass");
+  if (priority_class) w.priority_loc = priority_class->loc();
+  if (priority) w.priority_loc = priority->loc();
+  if (priority && priority_class) d_.error(priority->loc(), priority->path, "give priority or priorityClass, not both");
   get_enum(c, "kind", w.kind, workload_kind_names(), true);
   get_string(c, "tenant", w.tenant, true);
   if (auto t = child(c, "tenant")) w.tenant_loc = t->loc();

@@ -167,7 +167,12 @@ class Loader {
   // ---- Kueue ResourceFlavor/ClusterQueue/LocalQueue/Cohort as a tenant's quota (LoadKueue.cpp) ----
   void read_kueue_quota(const Ctx& sel, TenantSpec& t);
   void read_cluster_queue(const Ctx& cq, const std::vector<Ctx>& docs, TenantSpec& t);
-  void read_kueue_preemption(const Ctx& p, bool cohort);
+  void read_native_quota(const Ctx& quota, TenantSpec& t);
+  void read_kueue_preemption(const Ctx& p, QuotaPreemptionSpec& out);
+  void read_queueing_strategy(const Ctx& holder, TenantSpec& t);
+  void read_priority_class(const Ctx& doc, PriorityClasses& classes);
+  bool read_int32(const Ctx& holder, const char* key, int& out, bool required);
+  void read_priority_classes_file(const Ctx& sel, PriorityClasses& classes);
   void read_kueue_cohort(const std::vector<Ctx>& docs, TenantSpec& t);
   void read_cohort_object(const Ctx& cohort, const std::vector<Ctx>& docs, const TenantSpec& t, CohortSpec& c);
   void read_lender_queue(const Ctx& cq, const std::vector<Ctx>& docs, TenantSpec& t, const std::string& cohort);
@@ -175,7 +180,7 @@ class Loader {
   // Whose resourceGroups are read: the tenant's ClusterQueue, a Cohort above it, or another ClusterQueue of its tree.
   enum class QuotaOwner { TENANT_QUEUE, COHORT, LENDER_QUEUE };
   void read_kueue_resource_groups(const Ctx& groups, const std::vector<Ctx>& docs, TenantSpec& t, QuotaOwner owner);
-  void read_kueue_gpu_quota(const Ctx& resource, TenantSpec& t, QuotaOwner owner);
+  void read_kueue_resource_quota(const Ctx& resource, ResourceQuota& q, bool has_cohort, QuotaOwner owner);
   void read_kueue_flavor(const Ctx& flavor_quota, const std::vector<Ctx>& docs, TenantSpec& t);
   void read_tenant(const Ctx& c, TenantSpec& tenant);
   void read_slo(const Ctx& c, SloSpec& slo);

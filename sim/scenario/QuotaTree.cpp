@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <limits>
+#include <utility>
 
 namespace gtw {
 
@@ -20,8 +21,13 @@ bool same_file(const std::string& a, const std::string& b) {
 }
 
 bool has_object(const CohortSpec& c) {
-  return !c.loc.file.empty() || c.loc.line > 0 || !c.parent.empty() || c.quota_gpus != 0 || c.borrowing_limit >= 0 ||
-         c.lending_limit >= 0;
+  return !c.loc.file.empty() || c.loc.line > 0 || !c.parent.empty() || !c.quotas.empty();
+}
+
+// The quota of one resource; a resource not listed has none (nominal 0, no limits).
+ResourceQuota quota_of(const ResourceQuotas& quotas, const std::string& resource) {
+  const auto it = quotas.find(resource);
+  return it == quotas.end() ? ResourceQuota{} : it->second;
 }
 }  // namespace
 
@@ -41,8 +47,7 @@ void QuotaTree::define_cohort(const CohortSpec& c, std::vector<const CohortSpec*
   if (!has_object(c)) return;
   defined.resize(nodes_.size(), nullptr);
   if (const CohortSpec* before = defined[static_cast<size_t>(n)]) {
-    const bool same = before->parent == c.parent && before->quota_gpus == c.quota_gpus &&
-                      before->borrowing_limit == c.borrowing_limit && before->lending_limit == c.lending_limit;
+    const bool same = before->parent == c.parent && before->quotas == c.quotas;
     if (!same && diags)
       diags->error(c.loc, "Cohort[" + c.name + "]",
                    "Cohort '" + c.name + "' is defined differently here than at " + before->loc.file + ":" +
@@ -52,9 +57,10 @@ void QuotaTree::define_cohort(const CohortSpec& c, std::vector<const CohortSpec*
   defined[static_cast<size_t>(n)] = &c;
   const int parent = c.parent.empty() ? -1 : cohort_node(c.parent);
   Node& node = nodes_[static_cast<size_t>(n)];
-  node.nominal = c.quota_gpus;
-  node.borrowing_limit = c.borrowing_limit;
-  node.lending_limit = c.lending_limit;
+  const ResourceQuota q = quota_of(c.quotas, resource_);
+  node.nominal = q.nominal;
+  node.borrowing_limit = q.borrowing_limit;
+  node.lending_limit = q.lending_limit;
   node.parent = parent;
   node.loc = c.loc;
 }
@@ -67,9 +73,10 @@ void QuotaTree::add_lender_queue(const CohortSpec& q, const std::vector<TenantSp
     if (n.lender_queue && n.name == q.name) return;
   Node n;
   n.name = q.name;
-  n.nominal = q.quota_gpus;
-  n.borrowing_limit = q.borrowing_limit;
-  n.lending_limit = q.lending_limit;
+  const ResourceQuota quota = quota_of(q.quotas, resource_);
+  n.nominal = quota.nominal;
+  n.borrowing_limit = quota.borrowing_limit;
+  n.lending_limit = quota.lending_limit;
   n.lender_queue = true;
   n.loc = q.loc;
   nodes_.push_back(n);
@@ -77,18 +84,20 @@ void QuotaTree::add_lender_queue(const CohortSpec& q, const std::vector<TenantSp
   nodes_.back().parent = parent;
 }
 
-QuotaTree::QuotaTree(const std::vector<TenantSpec>& tenants, Diagnostics* diags) {
+QuotaTree::QuotaTree(const std::vector<TenantSpec>& tenants, std::string resource, Diagnostics* diags)
+    : resource_(std::move(resource)) {
   leaf_of_.assign(tenants.size(), -1);
   std::vector<const CohortSpec*> defined;  // by node index, the Cohort object that defined it
   for (size_t t = 0; t < tenants.size(); ++t) {
     const TenantSpec& ts = tenants[t];
-    if (ts.quota_gpus < 0) continue;
+    const auto quota = ts.quotas.find(resource_);
+    if (!ts.has_quota || quota == ts.quotas.end()) continue;  // no quota of this resource: not in its tree
     leaf_of_[t] = static_cast<int>(nodes_.size());
     Node leaf;
     leaf.name = ts.name;
-    leaf.nominal = ts.quota_gpus;
-    leaf.borrowing_limit = ts.borrowing_limit;
-    leaf.lending_limit = ts.lending_limit;
+    leaf.nominal = quota->second.nominal;
+    leaf.borrowing_limit = quota->second.borrowing_limit;
+    leaf.lending_limit = quota->second.lending_limit;
     leaf.tenant = static_cast<int>(t);
     leaf.loc = ts.cluster_queue_loc;
     nodes_.push_back(leaf);

@@ -1,12 +1,12 @@
 #pragma once
-// The tree of GPU quotas that Kueue's cohorts form (docs/models/quotas.md): ClusterQueues are its leaves (the
-// tenants', and those of the file that no tenant has, which lend their quota unused), cohorts its inner nodes.
-// A node's subtree quota is its own nominal quota plus what its children lend (their subtree quota less the
-// part their lendingLimit keeps back, the guaranteed part); its usage counts against its guaranteed part first
-// and the rest against its parent. What a tenant may still take is its guaranteed part left plus what its
-// parent has left, capped by its borrowingLimit, up to the root: Kueue's hierarchical-cohort rule for one
-// resource. Tenants whose quota is the scenario's own (no ClusterQueue) share one implicit cohort, as the flat
-// model always had them; a ClusterQueue without a cohort stands alone.
+// The tree of one resource's quotas that Kueue's cohorts form (docs/models/quotas.md): ClusterQueues are its leaves
+// (the tenants', and those of the file that no tenant has, which lend their quota unused), cohorts its inner nodes. A
+// node's subtree quota is its own nominal quota plus what its children lend (their subtree quota less the part their
+// lendingLimit keeps back, the guaranteed part); its usage counts against its guaranteed part first and the rest
+// against its parent. What a tenant may still take is its guaranteed part left plus what its parent has left, capped by
+// its borrowingLimit, up to the root: Kueue's hierarchical-cohort rule for one resource (Kueue keeps each resource's
+// quota apart: one tree per resource). Tenants whose quota is the scenario's own (no ClusterQueue) share one implicit
+// cohort, as the flat model always had them; a ClusterQueue without a cohort stands alone.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -18,11 +18,12 @@ namespace gtw {
 
 class QuotaTree {
  public:
-  /// The tree of `tenants`' quotas; inconsistent cohort definitions (one name, two definitions; a parent cycle)
-  /// are reported to `diags` when given.
-  explicit QuotaTree(const std::vector<TenantSpec>& tenants, Diagnostics* diags = nullptr);
+  /// The tree of `tenants`' quotas of `resource` (tenants without a quota of it are not in it); inconsistent
+  /// cohort definitions (one name, two definitions; a parent cycle) are reported to `diags` when given.
+  QuotaTree(const std::vector<TenantSpec>& tenants, std::string resource, Diagnostics* diags = nullptr);
 
-  /// GPUs the tenant may still take with `used[t]` GPUs in use per tenant (0 for a tenant without a quota).
+  const std::string& resource() const { return resource_; }
+  /// Devices the tenant may still take with `used[t]` in use per tenant (0 for a tenant without a quota).
   int available(int tenant, const std::vector<int>& used) const;
   /// Whether two tenants' quotas are in one tree (they lend to and borrow from each other, directly or not).
   bool same_tree(int a, int b) const;
@@ -50,6 +51,7 @@ class QuotaTree {
   int64_t usage(int node, const std::vector<int>& used) const;
   int64_t available_at(int node, const std::vector<int>& used) const;
 
+  std::string resource_;
   std::vector<Node> nodes_;
   std::vector<std::vector<int>> children_;
   std::vector<int64_t> subtree_quota_;  // own nominal + what the children lend

@@ -162,14 +162,48 @@ struct SloSpec {
   SourceLoc time_window_loc;
 };
 
-/// A Kueue Cohort read with a tenant's ClusterQueue (quota.kueue): its parent and its own GPU quota, which its
+/// The Kubernetes resource of whole GPUs; MIG instances are nvidia.com/mig-<profile>.
+inline constexpr const char* GPU_RESOURCE = "nvidia.com/gpu";
+
+/// A quota of one Kubernetes resource (Kueue's resourceGroups[].flavors[].resources[] entry): the nominal
+/// quota, how much more may be borrowed (< 0: no limit) and how much of the nominal quota may be lent (< 0: all).
+struct ResourceQuota {
+  int nominal = 0;
+  int borrowing_limit = -1;
+  int lending_limit = -1;
+  bool operator==(const ResourceQuota&) const = default;
+};
+/// Quotas by resource name (nvidia.com/gpu, nvidia.com/mig-1g.10gb, a device plugin's rename), in name order.
+using ResourceQuotas = std::map<std::string, ResourceQuota>;
+
+/// Kueue's ClusterQueue preemption policy (kueue.sigs.k8s.io, concepts "Preemption"), for a tenant's quota.
+enum class PreemptionPolicy { NEVER, LOWER_PRIORITY, LOWER_OR_NEWER_EQUAL_PRIORITY, ANY };
+struct QuotaPreemptionSpec {
+  // A workload within its nominal quota preempts other queues' borrowers: Any (the scenario's own quotas'
+  // default), LowerPriority, or Never (Kueue's default).
+  PreemptionPolicy reclaim_within_cohort = PreemptionPolicy::ANY;
+  // A workload that does not fit preempts its own queue's: Never, LowerPriority, LowerOrNewerEqualPriority.
+  PreemptionPolicy within_cluster_queue = PreemptionPolicy::NEVER;
+  // borrowWithinCohort LowerPriority: a workload that must borrow preempts lower-priority workloads of the
+  // cohort's borrowing queues (those at most max_priority_threshold, when given).
+  bool borrow_within_cohort = false;
+  std::optional<int> max_priority_threshold;
+};
+
+/// Priority classes (Kueue WorkloadPriorityClass, Kubernetes PriorityClass) by name: cluster-wide, as in
+/// Kubernetes, whichever file defines them. A workload's priorityClass names one.
+struct PriorityClasses {
+  std::map<std::string, int> values;
+  std::map<std::string, SourceLoc> locs;
+  std::optional<int> global_default;  // a PriorityClass with globalDefault: the priority of workloads naming none
+};
+
+/// A Kueue Cohort read with a tenant's ClusterQueue (quota.kueue): its parent and its own quotas, which its
 /// subtree shares, with the limits on what it borrows from and lends to its parent (< 0: none).
 struct CohortSpec {
   std::string name;
   std::string parent;  // "": a root cohort
-  int quota_gpus = 0;
-  int borrowing_limit = -1;
-  int lending_limit = -1;
+  ResourceQuotas quotas;
   SourceLoc loc;  // the Cohort object; unknown for a plain cohort (a name without an object)
   // A ClusterQueue of the tree that is no tenant's: a leaf that lends its quota and uses none (parent: its cohort).
   bool cluster_queue = false;
@@ -180,15 +214,15 @@ struct TenantSpec {
   std::string region;
   Classification classification = Classification::INTERNAL;
   std::vector<SloSpec> slos;
-  // Kueue-like GPU quota (docs/models/quotas.md): the tenant's workloads are admitted whole while
-  // its GPUs in use stay within quota_gpus (nominal) plus what it may borrow from the unused nominal
-  // quota of the other tenants with quotas (at most borrowing_limit; < 0: no limit). quota_gpus < 0:
-  // no quota (admitted at start, as without quotas).
-  int quota_gpus = -1;
-  int borrowing_limit = -1;
-  // At most this many of its nominal GPUs, unused, may be lent to the cohort (Kueue lendingLimit; < 0: all).
-  int lending_limit = -1;
+  // Kueue-like quota (docs/models/quotas.md): the tenant's workloads are admitted whole while the devices of
+  // their resource in use stay within its nominal quota plus what it may borrow from the unused nominal quota
+  // of its cohort (ResourceQuota). No quota: admitted at start, as without quotas.
+  bool has_quota = false;
+  ResourceQuotas quotas;
+  QuotaPreemptionSpec preemption;
+  bool strict_fifo = false;  // queueingStrategy StrictFIFO: the queue's head blocks the workloads behind it
   SourceLoc quota_loc;
+  PriorityClasses priority_classes;  // those its quota.kueue file defines
   // When the quota comes from a Kueue ClusterQueue (quota.kueue): its name, its cohort ("": none) and
   // its GPU flavor's nodeLabels (which select a node pool by name), checked across tenants by
   // check_references (one flat cohort; one ClusterQueue per tenant).
@@ -200,7 +234,7 @@ struct TenantSpec {
   // The rest of the tree the file gives: every other Cohort object under the same root cohort, and every other
   // ClusterQueue in it (those no tenant has lend their quota, unused).
   std::vector<CohortSpec> cohort_tree;
-  std::string gpu_flavor;  // the ResourceFlavor of the ClusterQueue's nvidia.com/gpu quota
+  std::string gpu_flavor;  // the ResourceFlavor of the ClusterQueue's GPU quotas (nvidia.com/gpu, mig-*)
   std::vector<std::pair<std::string, std::string>> flavor_node_labels;  // the GPU flavor's nodeLabels
   SourceLoc cluster_queue_loc;
   SourceLoc flavor_loc;
@@ -395,6 +429,18 @@ struct WorkloadSpec {
   std::string k8s_resource;
   SourceLoc k8s_resource_loc;
   Seconds start{0};
+  // Quota priority (Kueue's workload priority): `priority`, or the value of `priority_class` in the tenant's
+  // Kueue file (resolved by validation). Higher is admitted first and may preempt lower (QuotaPreemptionSpec).
+  int priority = 0;
+  std::string priority_class;
+  SourceLoc priority_loc;
+
+  /// The Kubernetes resource its quota counts: the resource its pods name, a MIG profile's, else whole GPUs.
+  std::string quota_resource() const {
+    if (!k8s_resource.empty()) return k8s_resource;
+    if (!mig_profile.empty()) return "nvidia.com/mig-" + mig_profile;
+    return GPU_RESOURCE;
+  }
 
   // INFERENCE
   ModelSpec model;
@@ -538,6 +584,7 @@ struct ScenarioSpec {
   std::vector<NodePoolSpec> node_pools;
   std::vector<TenantSpec> tenants;
   std::vector<WorkloadSpec> workloads;
+  PriorityClasses priority_classes;  // spec.priorityClasses.file (tenants' Kueue files add theirs)
   std::vector<FaultSpec> faults;
   std::vector<ReconfigurationSpec> reconfigurations;
   PolicyRef placement{"first-fit", {}, {}, {}};

@@ -121,25 +121,102 @@ void check_attack(ScenarioSpec& spec, size_t i, const std::map<std::string, int>
   }
 }
 
-// A workload of a tenant with a quota is admitted whole: one that needs more GPUs than its tenant can
-// ever hold (what its quota tree leaves it with nothing in use: its nominal quota, what the cohorts above lend,
-// within the borrowing limits) would wait forever.
-void check_quotas(const ScenarioSpec& spec, Diagnostics& diags) {
-  const QuotaTree tree(spec.tenants, &diags);
+std::string resource_names(const ResourceQuotas& quotas) {
+  std::string out;
+  for (const auto& [name, q] : quotas) out += (out.empty() ? "" : ", ") + name;
+  return out;
+}
+
+// The cluster's priority classes: spec.priorityClasses' and those of the tenants' Kueue files (cluster-wide, as
+// in Kubernetes: one name, one value).
+PriorityClasses cluster_priority_classes(const ScenarioSpec& spec, Diagnostics& diags) {
+  PriorityClasses all = spec.priority_classes;
+  for (const auto& t : spec.tenants) {
+    for (const auto& [name, value] : t.priority_classes.values) {
+      const auto [it, added] = all.values.emplace(name, value);
+      const SourceLoc& here = t.priority_classes.locs.at(name);
+      if (added) {
+        all.locs[name] = here;
+      } else if (it->second != value) {
+        const SourceLoc& first = all.locs[name];
+        diags.error(here, "PriorityClass[" + name + "]",
+                    "priority class '" + name + "' is defined again with another value (first at " + first.file + ":" +
+                        std::to_string(first.line) + "); priority classes are cluster-wide");
+      }
+    }
+    if (t.priority_classes.global_default && !all.global_default)
+      all.global_default = t.priority_classes.global_default;
+  }
+  return all;
+}
+
+// A workload's quota priority: `priority`, the value of its `priorityClass`, or the globalDefault PriorityClass's.
+void resolve_priority(WorkloadSpec& w, const std::string& path, const PriorityClasses& classes, Diagnostics& diags) {
+  if (w.priority_class.empty()) {
+    if (w.priority_loc.line == 0 && classes.global_default) w.priority = *classes.global_default;
+    return;
+  }
+  const auto it = classes.values.find(w.priority_class);
+  if (it != classes.values.end()) {
+    w.priority = it->second;
+    return;
+  }
+  std::vector<std::string> names;
+  for (const auto& [name, value] : classes.values) names.push_back(name);
+  diags.error(w.priority_loc, path + ".priorityClass",
+              "no priority class '" + w.priority_class + "'" +
+                  (names.empty() ? std::string(": no WorkloadPriorityClass or PriorityClass is defined (spec."
+                                               "priorityClasses.file, or a tenant's quota.kueue file); or give "
+                                               "priority: N")
+                                 : suggest(w.priority_class, names)));
+}
+
+// A workload of a tenant with a quota is admitted whole, counting devices of its resource (nvidia.com/gpu, a MIG
+// profile's nvidia.com/mig-<profile>, the resource its pods name): one whose resource its tenant's quota lacks
+// (Kueue never admits it), or that needs more than its tenant can ever hold (what the resource's quota tree
+// leaves it with nothing in use: its nominal quota, what the cohorts above lend, within the borrowing limits),
+// would wait forever.
+void check_quotas(ScenarioSpec& spec, Diagnostics& diags) {
+  const PriorityClasses classes = cluster_priority_classes(spec, diags);
+  for (size_t i = 0; i < spec.workloads.size(); ++i)
+    resolve_priority(spec.workloads[i], "spec.workloads[" + std::to_string(i) + "]", classes, diags);
+  std::map<std::string, QuotaTree> trees;
+  bool first = true;
+  for (const auto& t : spec.tenants)
+    for (const auto& [name, q] : t.quotas)
+      if (t.has_quota && !trees.count(name)) {
+        // Cohort definitions are checked once: they do not depend on the resource.
+        trees.emplace(name, QuotaTree(spec.tenants, name, first ? &diags : nullptr));
+        first = false;
+      }
   const std::vector<int> idle(spec.tenants.size(), 0);
   for (size_t i = 0; i < spec.workloads.size(); ++i) {
     const auto& w = spec.workloads[i];
     if (w.tenant_index < 0) continue;
     const auto& t = spec.tenants[static_cast<size_t>(w.tenant_index)];
-    if (t.quota_gpus < 0) continue;
+    if (!t.has_quota) continue;
+    const std::string resource = w.quota_resource();
+    const std::string path = "spec.workloads[" + std::to_string(i) + "]";
+    const auto quota = t.quotas.find(resource);
+    if (quota == t.quotas.end()) {
+      diags.error(w.loc, path,
+                  "workload '" + w.name + "' asks for " + resource + ", which tenant '" + t.name +
+                      "''s quota does not cover (it has " + resource_names(t.quotas) +
+                      "): Kueue would never admit it; add a quota of " + resource +
+                      " or place the workload on what the quota covers");
+      continue;
+    }
     const int needs = (w.kind == WorkloadKind::TRAINING ? 1 : w.replicas) * w.gpus;
-    const int most = tree.available(w.tenant_index, idle);
+    const int most = trees.at(resource).available(w.tenant_index, idle);
+    const ResourceQuota& q = quota->second;
     if (needs > most)
-      diags.error(w.loc, "spec.workloads[" + std::to_string(i) + "]",
-                  "workload '" + w.name + "' needs " + std::to_string(needs) + " GPUs at once, but tenant '" + t.name +
-                      "' can hold at most " + std::to_string(most) + " with nothing else in use (quota " +
-                      std::to_string(t.quota_gpus) + ", the rest borrowed from its cohorts" +
-                      (t.borrowing_limit >= 0 ? " within its borrowing limit " + std::to_string(t.borrowing_limit)
+      diags.error(w.loc, path,
+                  "workload '" + w.name + "' needs " + std::to_string(needs) + " " +
+                      (resource == GPU_RESOURCE ? std::string("GPUs") : resource + " devices") +
+                      " at once, but tenant '" + t.name + "' can hold at most " + std::to_string(most) +
+                      " with nothing else in use (quota " + std::to_string(q.nominal) +
+                      ", the rest borrowed from its cohorts" +
+                      (q.borrowing_limit >= 0 ? " within its borrowing limit " + std::to_string(q.borrowing_limit)
                                               : std::string()) +
                       "): it would never be admitted");
   }

@@ -477,12 +477,12 @@ TEST(K8sInput, KueueFixturesGiveAQuotaOrAreRefusedWithTheirReason) {
              "namespace 'web'"},
         Case{"kueue-single-clusterqueue-setup.yaml, localQueue: user-queue",
              "kueue-single-clusterqueue-setup.yaml:13:3: error: ClusterQueue[cluster-queue].spec.resourceGroups: "
-             "ClusterQueue 'cluster-queue' has no nvidia.com/gpu quota"},
+             "ClusterQueue 'cluster-queue' has no device quota"},
         Case{"kueue-cohort-borrowing-limit-setup.yaml, namespace: default",
              "the LocalQueues in namespace 'default' lead to 2 ClusterQueues"},
         Case{"kueue-cohort-borrowing-limit-setup.yaml, localQueue: user-queue-1",
              "kueue-cohort-borrowing-limit-setup.yaml:14:3: error: ClusterQueue[cluster-queue-1].spec.resourceGroups: "
-             "ClusterQueue 'cluster-queue-1' has no nvidia.com/gpu quota"},
+             "ClusterQueue 'cluster-queue-1' has no device quota"},
         Case{"kueue-resource-flavor-taints.yaml, clusterQueue: spot", "no ClusterQueue named 'spot'"}}) {
     const auto r = validate(dir, tenants_scenario(kueue_quota(std::string("file: ") + K8S + c.fields)));
     if (*c.expect) {
@@ -496,10 +496,8 @@ TEST(K8sInput, KueueFixturesGiveAQuotaOrAreRefusedWithTheirReason) {
   const auto r = validate(dir, tenants_scenario(kueue_quota("file: " + K8S +
                                                             "kueue-cohort-borrowing-limit-setup.yaml, "
                                                             "localQueue: user-queue-2")));
-  EXPECT_NE(r.err.find("kueue-cohort-borrowing-limit-setup.yaml:37:3: warning: ClusterQueue[cluster-queue-2].spec."
-                       "preemption: no preemption: Kueue's default reclaimWithinCohort is Never"),
-            std::string::npos)
-      << r.err;
+  EXPECT_EQ(r.err.find("preemption"), std::string::npos) << "Kueue's default (reclaimWithinCohort: Never) is honoured\n"
+                                                         << r.err;
   EXPECT_NE(r.err.find("quotas of cpu, memory are ignored"), std::string::npos) << r.err;
 }
 

@@ -118,5 +118,76 @@ TEST(Quota, AHigherBorrowingLimitAdmitsMoreAndTheReclaimPreemptsNewestFirst) {
   EXPECT_EQ(quota_of(report, "research")["reclaimed"], 2);
 }
 
+// scenarios/examples/quota-priorities.yaml: a higher-priority job preempts its own tenant's lower-priority one
+// (withinClusterQueue: LowerPriority, priorities from Kueue's own PriorityClass example), and MIG instances are
+// a quota of their own, borrowed and reclaimed apart from whole GPUs.
+json run_priorities(const TempDir& dir, const std::string& name, const std::vector<std::string>& sets = {}) {
+  const std::string out = dir.file(name);
+  const auto r = run_process(run_argv(
+      GTW_BINARY, std::string(GTW_SOURCE_DIR) + "/scenarios/examples/quota-priorities.yaml", out, "json,md", sets));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return json::parse(read_text(out + "/report.json"));
+}
+
+std::vector<json> placements_of(const json& report, const std::string& workload) {
+  std::vector<json> out;
+  for (const auto& p : report["placements"])
+    if (p["workload"] == workload) out.push_back(p);
+  return out;
+}
+
+TEST(Quota, AHigherPriorityJobPreemptsItsOwnTenantsLowerPriorityJob) {
+  TempDir dir;
+  const json report = run_priorities(dir, "base");
+  const json& research = quota_of(report, "research");
+  EXPECT_EQ(research["preempted"], 1);
+  EXPECT_EQ(research["preempted_within_queue"], 1);
+  EXPECT_EQ(research["reclaimed"], 0);
+  EXPECT_EQ(research["peak_gpus"], 4) << "never beyond its nominal 4: no cohort to borrow from";
+  // sweep (low-prio, the global default 100) is evicted when urgent (high-prio) is submitted, and starts over
+  // when urgent returns its GPUs.
+  // A placement per GPU: sweep's first stay on 4 GPUs, urgent's, then sweep's second.
+  const auto sweep = placements_of(report, "sweep");
+  const auto urgent = placements_of(report, "urgent");
+  ASSERT_EQ(urgent.size(), 4u);
+  ASSERT_EQ(sweep.size(), 8u);
+  EXPECT_EQ(sweep[0]["end_reason"], "preempted");
+  EXPECT_DOUBLE_EQ(sweep[0]["end_s"].get<double>(), 10.0);
+  EXPECT_DOUBLE_EQ(urgent[0]["start_s"].get<double>(), 10.0);
+  EXPECT_EQ(sweep[4]["end_reason"], "done");
+  EXPECT_NEAR(sweep[4]["start_s"].get<double>(), urgent[0]["end_s"].get<double>(), 1e-9);
+  // Without the policy (Kueue's default, Never), urgent waits for sweep instead.
+  const json never = run_priorities(dir, "never", {"spec.tenants[research].quota.preemption.withinClusterQueue=Never"});
+  EXPECT_EQ(quota_of(never, "research")["preempted"], 0);
+  const auto waited = placements_of(never, "urgent");
+  ASSERT_EQ(waited.size(), 4u);
+  EXPECT_NEAR(waited[0]["start_s"].get<double>(), placements_of(never, "sweep")[0]["end_s"].get<double>(), 1e-9);
+  // Equal priorities: LowerPriority spares sweep.
+  const json equal = run_priorities(dir, "equal", {"spec.workloads[urgent].priorityClass=low-prio"});
+  EXPECT_EQ(quota_of(equal, "research")["preempted"], 0);
+}
+
+TEST(Quota, MigInstancesAreAQuotaOfTheirOwn) {
+  TempDir dir;
+  const json report = run_priorities(dir, "mig");
+  const json& notebooks = quota_of(report, "notebooks");
+  EXPECT_EQ(notebooks["nominal_gpus"], 0) << "no nvidia.com/gpu quota";
+  ASSERT_EQ(notebooks["resources"].size(), 1u);
+  const json& mig = notebooks["resources"][0];
+  EXPECT_EQ(mig["resource"], "nvidia.com/mig-1g.10gb");
+  EXPECT_EQ(mig["nominal"], 14);
+  EXPECT_EQ(mig["peak"], 21) << "14 of its own and 7 of labs' unused instances";
+  // 7 instances borrowed from 5 s until labs reclaims them at 15 s.
+  EXPECT_NEAR(mig["borrowed_device_seconds"].get<double>(), 7 * 10.0, 1e-9);
+  EXPECT_EQ(notebooks["preempted"], 1);
+  EXPECT_EQ(notebooks["still_queued"], json::array({"more-kernels"}));
+  EXPECT_EQ(quota_of(report, "labs")["reclaimed"], 1);
+  for (const auto& p : placements_of(report, "kernels")) EXPECT_TRUE(p["end_s"].is_null()) << "within its nominal";
+  // The GPU tenant is untouched by the MIG borrowing.
+  EXPECT_EQ(quota_of(report, "research")["resources"][0]["resource"], "nvidia.com/gpu");
+  const std::string md = read_text(dir.file("mig") + "/report.md");
+  EXPECT_NE(md.find("| notebooks | nvidia.com/mig-1g.10gb | 14 | none | none | 21 |"), std::string::npos) << md;
+}
+
 }  // namespace
 }  // namespace gtw::test
