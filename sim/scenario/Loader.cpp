@@ -916,6 +916,9 @@ void Loader::read_native_quota(const Ctx& quota, TenantSpec& t) {
       check_lending(r, q, "nominal");
     }
   }
+  if (resources && t.quotas.empty())
+    d_.error(resources->loc(), resources->path,
+             "a quota of no resource: give quota.gpus or at least one resources[] item");
   if (auto p = child(quota, "preemption")) read_kueue_preemption(*p, t.preemption);
   read_queueing_strategy(quota, t);
 }
@@ -1080,7 +1083,10 @@ void Loader::read_workload(const Ctx& c, WorkloadSpec& w) {
   const auto priority = child(c, "priority"), priority_class = child(c, "priorityClass");
   if (priority_class) w.priority_loc = priority_class->loc();
   if (priority) w.priority_loc = priority->loc();
-  if (priority && priority_class) d_.error(priority->loc(), priority->path, "give priority or priorityClass, not both");
+  if (priority && priority_class)
+    d_.error(priority->loc(), priority->path, "give priority or priorityClass, not both");
+  else if (priority_class && w.priority_class.empty())
+    d_.error(priority_class->loc(), priority_class->path, "an empty priorityClass names no class");
   get_enum(c, "kind", w.kind, workload_kind_names(), true);
   get_string(c, "tenant", w.tenant, true);
   if (auto t = child(c, "tenant")) w.tenant_loc = t->loc();

@@ -194,7 +194,7 @@ void check_quotas(ScenarioSpec& spec, Diagnostics& diags) {
     const auto& w = spec.workloads[i];
     if (w.tenant_index < 0) continue;
     const auto& t = spec.tenants[static_cast<size_t>(w.tenant_index)];
-    if (!t.has_quota) continue;
+    if (!t.has_quota || t.quotas.empty()) continue;  // a quota of no resource is refused where it is given
     const std::string resource = w.quota_resource();
     const std::string path = "spec.workloads[" + std::to_string(i) + "]";
     const auto quota = t.quotas.find(resource);

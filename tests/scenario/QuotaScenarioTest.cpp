@@ -11,12 +11,18 @@ namespace {
 
 using json = nlohmann::json;
 
-json run_quota(const TempDir& dir, const std::string& name, const std::vector<std::string>& sets = {}) {
+// Runs a shipped example into dir/name and returns its report.json.
+json run_example(const std::string& example, const TempDir& dir, const std::string& name,
+                 const std::vector<std::string>& sets) {
   const std::string out = dir.file(name);
-  const auto r = run_process(run_argv(
-      GTW_BINARY, std::string(GTW_SOURCE_DIR) + "/scenarios/examples/quota-reclaim.yaml", out, "json,md", sets));
+  const auto r = run_process(
+      run_argv(GTW_BINARY, std::string(GTW_SOURCE_DIR) + "/scenarios/examples/" + example, out, "json,md", sets));
   EXPECT_EQ(r.exit_code, 0) << r.err;
   return json::parse(read_text(out + "/report.json"));
+}
+
+json run_quota(const TempDir& dir, const std::string& name, const std::vector<std::string>& sets = {}) {
+  return run_example("quota-reclaim.yaml", dir, name, sets);
 }
 
 const json& quota_of(const json& report, const std::string& tenant) {
@@ -122,11 +128,7 @@ TEST(Quota, AHigherBorrowingLimitAdmitsMoreAndTheReclaimPreemptsNewestFirst) {
 // (withinClusterQueue: LowerPriority, priorities from Kueue's own PriorityClass example), and MIG instances are
 // a quota of their own, borrowed and reclaimed apart from whole GPUs.
 json run_priorities(const TempDir& dir, const std::string& name, const std::vector<std::string>& sets = {}) {
-  const std::string out = dir.file(name);
-  const auto r = run_process(run_argv(
-      GTW_BINARY, std::string(GTW_SOURCE_DIR) + "/scenarios/examples/quota-priorities.yaml", out, "json,md", sets));
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  return json::parse(read_text(out + "/report.json"));
+  return run_example("quota-priorities.yaml", dir, name, sets);
 }
 
 std::vector<json> placements_of(const json& report, const std::string& workload) {
