@@ -196,6 +196,11 @@ struct QuotaResult {
   int preempted_within_queue = 0;         // of them, by its own workloads of higher priority
   int reclaimed = 0;                      // workloads of other tenants it evicted (reclaim, borrowWithinCohort)
   std::vector<std::string> still_queued;  // workloads waiting when the run ended
+  // Fair sharing (spec.fairSharing): the queue's weight and its weighted share (QuotaTree.hpp weighted_share),
+  // highest and averaged over the run (infinite: weight 0 while borrowing).
+  double fair_weight = 1.0;
+  double peak_share = 0;
+  double mean_share = 0;
 };
 
 struct TenantResult {

@@ -3,6 +3,7 @@
 #include <map>
 
 #include "Analysis.hpp"
+#include "QuotaTree.hpp"
 
 namespace gtw {
 
@@ -28,6 +29,7 @@ std::vector<QuotaResult> quota_rows(const ScenarioSpec& spec, std::map<int, size
     row_of[static_cast<int>(t)] = out.size();
     QuotaResult q;
     q.tenant = ts.name;
+    q.fair_weight = ts.fair_weight;
     for (const auto& [name, quota] : ts.quotas)
       q.resources.push_back({.resource = name,
                              .nominal = quota.nominal,
@@ -37,6 +39,50 @@ std::vector<QuotaResult> quota_rows(const ScenarioSpec& spec, std::map<int, size
   }
   return out;
 }
+
+// A queue's weighted share under fair sharing, integrated over time: it changes only with its own usage (what its
+// cohort could lend is fixed by the quotas).
+class ShareTracks {
+ public:
+  ShareTracks(const ScenarioSpec& spec, const std::vector<QuotaResult>& rows) : spec_(spec) {
+    if (!spec.fair_sharing.enabled) return;
+    for (const auto& q : rows)
+      for (const auto& r : q.resources)
+        if (!trees_.count(r.resource)) trees_.emplace(r.resource, QuotaTree(spec.tenants, r.resource));
+  }
+  // Call after the tenant's devices in use changed at `now`.
+  template <class UsedOf>
+  void update(int tenant, QuotaResult& q, double now, const UsedOf& used_of) {
+    if (trees_.empty()) return;
+    Track& t = tracks_[tenant];
+    advance(t, now);
+    std::vector<BorrowedResource> borrowed;
+    for (const auto& r : q.resources)
+      borrowed.push_back(
+          {.borrowed = used_of(r.resource) - r.nominal, .lendable = trees_.at(r.resource).lendable(tenant)});
+    t.share = weighted_share(borrowed, spec_.tenants[static_cast<size_t>(tenant)].fair_weight);
+    q.peak_share = std::max(q.peak_share, t.share);
+  }
+  void finish(const std::map<int, size_t>& row_of, std::vector<QuotaResult>& out, double end) {
+    for (auto& [tenant, t] : tracks_) {
+      QuotaResult& q = out[row_of.at(tenant)];
+      advance(t, end);
+      q.mean_share = end > 0 ? t.integral / end : 0;
+    }
+  }
+
+ private:
+  struct Track {
+    double share = 0, since = 0, integral = 0;
+  };
+  static void advance(Track& t, double now) {
+    if (now > t.since && t.share > 0) t.integral += t.share * (now - t.since);
+    t.since = now;
+  }
+  const ScenarioSpec& spec_;
+  std::map<std::string, QuotaTree> trees_;
+  std::map<int, Track> tracks_;
+};
 
 }  // namespace
 
@@ -49,6 +95,10 @@ std::vector<QuotaResult> analyse_quotas(const ScenarioSpec& spec, const EventLog
     for (auto& r : out[row].resources) use[{t, r.resource}].row = &r;
   std::map<int, double> waiting_since;  // workload -> queued at
   std::map<int, int> admitted;          // workload -> devices
+  ShareTracks shares(spec, out);
+  const auto used_of = [&](int tenant) {
+    return [&use, tenant](const std::string& resource) { return use.at({tenant, resource}).used; };
+  };
   const auto use_of = [&](const Event& e) -> ResourceUse* {
     const auto it = use.find({e.tenant, spec.workloads[static_cast<size_t>(e.workload)].quota_resource()});
     return it == use.end() ? nullptr : &it->second;
@@ -69,6 +119,7 @@ std::vector<QuotaResult> analyse_quotas(const ScenarioSpec& spec, const EventLog
           u->used += devices;
           u->row->peak = std::max(u->row->peak, u->used);
           admitted[e.workload] = devices;
+          shares.update(e.tenant, q, e.time, used_of(e.tenant));
         }
         if (auto it = waiting_since.find(e.workload); it != waiting_since.end()) {
           const double wait = e.time - it->second;
@@ -83,6 +134,7 @@ std::vector<QuotaResult> analyse_quotas(const ScenarioSpec& spec, const EventLog
           if (ResourceUse* u = use_of(e)) {
             u->advance(e.time);
             u->used -= it->second;
+            shares.update(e.tenant, q, e.time, used_of(e.tenant));
           }
           admitted.erase(it);
         }
@@ -101,6 +153,7 @@ std::vector<QuotaResult> analyse_quotas(const ScenarioSpec& spec, const EventLog
     }
   }
   for (auto& [key, u] : use) u.advance(end);
+  shares.finish(row_of, out, end);
   for (auto& q : out)
     for (const auto& r : q.resources)
       if (r.resource == GPU_RESOURCE) q.gpu = r;

@@ -118,7 +118,7 @@ class Simulation {
     }
     ctx_.observer = [this](const Event& e) { observe(e); };
     if (std::any_of(spec_.tenants.begin(), spec_.tenants.end(), [](const TenantSpec& t) { return t.has_quota; })) {
-      quota_.emplace(spec_.tenants);
+      quota_.emplace(spec_.tenants, spec_.fair_sharing);
       quota_mutex_ = sg4::Mutex::create();
       quota_cv_ = sg4::ConditionVariable::create();
       sg4::Actor::create("quota", controller_host_, [this] { quota_admission(); })->daemonize();
@@ -816,18 +816,43 @@ class Simulation {
     }
   }
 
-  // Admits queued workloads in queue order when devices return to the quota (BestEffortFIFO: a later workload
-  // that fits goes ahead of an earlier one that does not; StrictFIFO: not within its queue). Workloads that an
-  // admission preempts are requeued and wait for the next return.
+  // Admits queued workloads when devices return to the quota. Workloads that an admission preempts are requeued
+  // and wait for the next return.
   void quota_admission() {
     std::unique_lock lock(*quota_mutex_);
     for (;;) {
       quota_cv_->wait(lock);
-      const std::vector<size_t> waiting = pending_;
-      for (size_t w : waiting) {
-        if (blocked_by_queue_head(w) || !try_admit(w)) continue;
-        pending_.erase(std::find(pending_.begin(), pending_.end(), w));
+      admission_round();
+    }
+  }
+
+  // Kueue's scheduling cycles, run back to back until every waiting workload was tried once: each queue nominates
+  // its head, and the nominee that comes first in Kueue's order is tried (classical: one that fits without
+  // borrowing, then the higher priority, then the earlier submission; fair sharing: its queue's lower share with
+  // it, then priority, then submission). One that is not admitted is passed over (BestEffortFIFO), or holds its
+  // queue until the next return (StrictFIFO).
+  void admission_round() {
+    std::map<int, std::deque<size_t>> queues;  // by tenant, in queue order
+    for (size_t w : pending_) queues[spec_.workloads[w].tenant_index].push_back(w);
+    for (;;) {
+      std::optional<size_t> next;
+      std::tuple<bool, double> next_key;
+      for (const auto& [tenant, queue] : queues) {
+        if (queue.empty()) continue;
+        const size_t w = queue.front();
+        const QuotaRequest request = quota_request(w);
+        const std::tuple<bool, double> key = quota_->fair_sharing()
+                                                 ? std::make_tuple(false, quota_->share(tenant, &request))
+                                                 : std::make_tuple(!quota_->fits(request, false), 0.0);
+        if (!next || key < next_key || (key == next_key && queued_before(w, *next))) next = w, next_key = key;
       }
+      if (!next) return;
+      const int tenant = spec_.workloads[*next].tenant_index;
+      queues[tenant].pop_front();
+      if (try_admit(*next))
+        pending_.erase(std::find(pending_.begin(), pending_.end(), *next));
+      else if (spec_.tenants[static_cast<size_t>(tenant)].strict_fifo)
+        queues[tenant].clear();
     }
   }
 

@@ -7,6 +7,8 @@
 // unused, within the borrowing limits on the way). When they do not, Kueue's classical preemption picks victims
 // by the tenant's policy (QuotaPreemptionSpec): borrowers of other queues to reclaim the nominal quota, lower
 // priorities within its own queue, lower priorities of borrowing queues while borrowing; only as many as needed.
+// With Kueue's fair sharing (FairSharingSpec), each queue has a share (its dominant resource's borrowed part of
+// what its cohort could lend, over its weight) and preemption evens the shares instead.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -29,7 +31,13 @@ struct QuotaRequest {
 
 class QuotaBook {
  public:
-  explicit QuotaBook(const std::vector<TenantSpec>& tenants);
+  explicit QuotaBook(const std::vector<TenantSpec>& tenants, FairSharingSpec fair_sharing = {});
+
+  bool fair_sharing() const { return fair_.enabled; }
+  /// The tenant's weighted share under fair sharing, with the request's devices added when given: the largest,
+  /// over its resources, of borrowed x 1000 / lendable (Kueue's dominant resource share), divided by its weight
+  /// (infinite for weight 0 while borrowing); 0 while it borrows nothing or has no cohort.
+  double share(int tenant, const QuotaRequest* with = nullptr) const;
 
   bool managed(int tenant) const;
   /// Whether the tenant's quota has the resource (Kueue never admits a workload asking for another).
@@ -64,6 +72,7 @@ class QuotaBook {
     QuotaPreemptionSpec preemption;
     std::vector<int> nominal;  // by resource index; -1: no quota of the resource
     std::vector<int> used;     // by resource index
+    double weight = 1.0;       // fairSharing.weight
   };
   int resource_index(const std::string& resource) const;
   std::vector<int> used_by_tenant(int resource) const;
@@ -73,6 +82,12 @@ class QuotaBook {
   std::optional<std::vector<int>> minimal_preemptions(const QuotaRequest& r, int resource,
                                                       const std::vector<Admission>& candidates, bool allow_borrowing,
                                                       std::optional<int> borrow_below_priority) const;
+  double share_with(int tenant, int resource, int delta) const;
+  std::optional<std::vector<int>> fair_preemptions(const QuotaRequest& r, int resource,
+                                                   const std::vector<Admission>& candidates) const;
+  bool frees_for(const QuotaRequest& r, int resource, const Admission& victim) const;
+  std::vector<int> fill_back(QuotaBook& trial, const QuotaRequest& r, int resource, std::vector<Admission> targets,
+                             bool allow_borrowing) const;
   void add(const Admission& a);
   void remove(const Admission& a);
 
@@ -80,6 +95,7 @@ class QuotaBook {
   std::vector<QuotaTree> trees_;        // by resource index
   std::vector<Tenant> tenants_;
   std::vector<Admission> admitted_;
+  FairSharingSpec fair_;
   uint64_t next_order_ = 0;
 };
 

@@ -652,6 +652,9 @@ void write_report_json(std::ostream& out, const ScenarioSpec& spec, const RunRes
                         {"reclaimed", q.reclaimed},
                         {"still_queued", q.still_queued},
                         {"resources", resources}});
+      if (spec.fair_sharing.enabled)  // an infinite share (weight 0 while borrowing) is null
+        quotas.back()["fair_sharing"] = {
+            {"weight", q.fair_weight}, {"peak_share", num(q.peak_share)}, {"mean_share", num(q.mean_share)}};
     }
     root["quotas"] = quotas;
   }

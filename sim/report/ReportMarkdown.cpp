@@ -243,7 +243,6 @@ void leakage_markdown(std::ostringstream& md, const ScenarioSpec& spec, const Le
   }
 }
 
-// One line on what the numbers rest on (report.json parameter_provenance has the names).
 // Per resource, when a quota counts more than whole GPUs (MIG instances, a renamed resource): devices admitted
 // of each, as Kueue keeps each resource's quota apart.
 void quota_resources_markdown(std::ostringstream& md, const std::vector<QuotaResult>& quotas) {
@@ -263,6 +262,25 @@ void quota_resources_markdown(std::ostringstream& md, const std::vector<QuotaRes
          << format_duration(Seconds(r.borrowed_device_seconds)) << " |\n";
 }
 
+// Fair sharing: each queue's weight and weighted share (borrowed x 1000 / what its cohort could lend, over the
+// weight), as Kueue reports it in status.fairSharing.weightedShare.
+void quota_fair_sharing_markdown(std::ostringstream& md, const ScenarioSpec& spec,
+                                 const std::vector<QuotaResult>& quotas) {
+  std::string strategies;
+  for (FairSharingStrategy s : spec.fair_sharing.strategies)
+    strategies += (strategies.empty() ? "" : ", ") + fair_sharing_strategy_names()[static_cast<size_t>(s)];
+  md << "\nFair sharing (preemption strategies: " << strategies
+     << "): weighted share = borrowed x 1000 / what the cohort could lend, over the weight.\n\n";
+  md << "| tenant | weight | peak share | mean share |\n|---|---|---|---|\n";
+  const auto share = [](double v) {
+    return std::isfinite(v) ? std::to_string(std::lround(v)) : std::string("unbounded");
+  };
+  for (const auto& q : quotas)
+    md << "| " << q.tenant << " | " << two_decimals(q.fair_weight) << " | " << share(q.peak_share) << " | "
+       << share(q.mean_share) << " |\n";
+}
+
+// One line on what the numbers rest on (report.json parameter_provenance has the names).
 std::string parameter_provenance_line(const ProvenanceSummary& p) {
   if (p.total() == 0) return "";
   return "Parameters behind these numbers: " + std::to_string(p.total()) + " (" + p.describe() + "); " +
@@ -399,6 +417,7 @@ std::string report_markdown(const ScenarioSpec& spec, const RunResult& run, cons
          << (waiting.empty() ? "-" : waiting) << " |\n";
     }
     quota_resources_markdown(md, a.quotas);
+    if (spec.fair_sharing.enabled) quota_fair_sharing_markdown(md, spec, a.quotas);
   }
 
   if (!a.boundaries.empty()) {

@@ -201,6 +201,19 @@ const std::vector<FieldDoc>& field_docs() {
        "(kueue.x-k8s.io/v1beta1|v1beta2) and PriorityClass (scheduling.k8s.io/v1) documents; workloads name one in "
        "priorityClass (docs/models/quotas.md)."},
       {"spec.priorityClasses.file", "path", "The file (several documents allowed); relative to this file."},
+      {"spec.fairSharing", "mapping",
+       "Kueue's fair sharing for every quota (as Kueue's Configuration gives it): waiting workloads are admitted "
+       "by their queue's share (what it borrows over what its cohort could lend, divided by its weight), and "
+       "preemption evens the shares (docs/models/quotas.md)."},
+      {"spec.fairSharing.enable", "bool", "Fair sharing on (default false: Kueue's classical admission)."},
+      {"spec.fairSharing.preemptionStrategies", "list of string",
+       "LessThanOrEqualToFinalShare, LessThanInitialShare, or both in that order (the default)."},
+      {"spec.kueueConfiguration", "mapping",
+       "Instead of spec.fairSharing: Kueue's Configuration (config.kueue.x-k8s.io/v1beta1|v1beta2) read verbatim, "
+       "alone or in the manager's ConfigMap (data.controller_manager_config.yaml); its fairSharing is used, what "
+       "else would change admission is named in a warning. A Configuration in a tenant's quota.kueue file counts "
+       "too; all must agree."},
+      {"spec.kueueConfiguration.file", "path", "The file (several documents allowed); relative to this file."},
       {"spec.tenants", "list", "Tenants: teams or customers who share the cluster."},
       {"spec.tenants[].name", "string", "Tenant name, unique."},
       {"spec.tenants[].region", "string", "Home region of the tenant's data."},
@@ -241,6 +254,10 @@ const std::vector<FieldDoc>& field_docs() {
       {"spec.tenants[].quota.preemption.borrowWithinCohort.policy", "enum: Never|LowerPriority", "Default Never."},
       {"spec.tenants[].quota.preemption.borrowWithinCohort.maxPriorityThreshold", "int",
        "Only workloads of at most this priority may be preempted while borrowing (default: any lower priority)."},
+      {"spec.tenants[].quota.fairSharing", "mapping", "Kueue's fairSharing of the tenant's queue."},
+      {"spec.tenants[].quota.fairSharing.weight", "string",
+       "With spec.fairSharing: the queue's share is what it borrows divided by this weight, a Kubernetes quantity "
+       "(default 1; 0: its borrowing weighs without bound, admitted last and preempted first)."},
       {"spec.tenants[].quota.queueingStrategy", "enum: BestEffortFIFO|StrictFIFO",
        "BestEffortFIFO (default): a later workload that fits goes ahead of one that does not; StrictFIFO: the "
        "tenant's waiting workload at the head (highest priority, then earliest) blocks those behind it."},
@@ -250,9 +267,10 @@ const std::vector<FieldDoc>& field_docs() {
        "WorkloadPriorityClass; scheduling.k8s.io/v1 PriorityClass): the nominalQuota, borrowingLimit and lendingLimit "
        "of its flavor's nvidia.com/gpu and nvidia.com/mig-<profile> resources, its preemption policy and queueing "
        "strategy; its cohort and the Cohort objects above it (parent, own quotas and limits) place it in a tree of "
-       "cohorts (docs/models/quotas.md); the file's priority classes are what workloads' priorityClass names. No two "
+       "cohorts (docs/models/quotas.md); the file's priority classes are what workloads' priorityClass names; its "
+       "fairSharing.weight is the queue's weight, and a Kueue Configuration in it gives fair sharing. No two "
        "tenants may share a ClusterQueue; device quotas in two flavors are refused at their location; CPU and "
-       "memory quotas and fair-sharing weights are named in a warning and ignored."},
+       "memory quotas are named in a warning and ignored."},
       {"spec.tenants[].quota.kueue.file", "path", "The Kueue file (several documents allowed); relative to this file."},
       {"spec.tenants[].quota.kueue.clusterQueue", "string", "The ClusterQueue to take the quota from."},
       {"spec.tenants[].quota.kueue.localQueue", "string",

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <set>
 #include <utility>
@@ -30,8 +31,8 @@ std::string meta_field(const YAML::Node& doc, const char* key) {
 }
 
 const std::vector<std::string>& kueue_kinds() {
-  static const std::vector<std::string> kinds{"ResourceFlavor", "ClusterQueue",          "LocalQueue",
-                                              "Cohort",         "WorkloadPriorityClass", "PriorityClass"};
+  static const std::vector<std::string> kinds{"ResourceFlavor",        "ClusterQueue",  "LocalQueue",   "Cohort",
+                                              "WorkloadPriorityClass", "PriorityClass", "Configuration"};
   return kinds;
 }
 
@@ -104,11 +105,24 @@ void Loader::read_kueue_quota(const Ctx& sel, TenantSpec& t) {
                                                   "the placement policy places every replica")
                                     : "a document of kind '" + (kind.empty() ? std::string("(none)") : kind) +
                                           "' is not read here (quota.kueue reads ResourceFlavor, ClusterQueue, "
-                                          "LocalQueue, Cohort, WorkloadPriorityClass and PriorityClass)");
+                                          "LocalQueue, Cohort, WorkloadPriorityClass, PriorityClass and Kueue's "
+                                          "Configuration)");
       continue;
     }
     const std::string api = field_of(doc.node, "apiVersion");
     const bool alpha_cohort = kind == "Cohort" && api == "kueue.x-k8s.io/v1alpha1";  // where Cohort began
+    if (kind == "Configuration") {
+      // Kueue's own configuration (cluster-wide): its fairSharing is the one this tenant's queue runs under.
+      FairSharingSpec fs;
+      read_kueue_configuration(doc, fs);
+      if (t.kueue_configuration)
+        d_.error(doc.loc(), doc.path,
+                 "a second Kueue Configuration (the first is at " + t.kueue_configuration->loc.file + ":" +
+                     std::to_string(t.kueue_configuration->loc.line) + "): Kueue runs with one");
+      else
+        t.kueue_configuration = fs;
+      continue;
+    }
     if (kind == "PriorityClass") {
       if (api != "scheduling.k8s.io/v1") {
         const auto at = child(doc, "apiVersion");
@@ -204,13 +218,16 @@ void Loader::read_cluster_queue(const Ctx& cq, const std::vector<Ctx>& docs, Ten
   get_string(*spec, "stopPolicy", value, false);
   if (auto at = child(*spec, "stopPolicy"); at && value != "None")
     d_.error(at->loc(), at->path, "stopPolicy '" + value + "' is not simulated: the queue admits for the whole run");
-  for (const char* key :
-       {"admissionChecks", "admissionChecksStrategy", "admissionScope", "fairSharing", "flavorFungibility"})
+  for (const char* key : {"admissionChecks", "admissionChecksStrategy", "admissionScope", "flavorFungibility"})
     if (auto at = child(*spec, key))
       d_.warning(at->loc(), at->path,
                  std::string(key) +
                      " is not simulated: workloads are admitted on quota alone (one GPU flavor, no "
-                     "admission checks, no fair-sharing weights)");
+                     "admission checks, no usage-based admission fair sharing)");
+  if (auto fs = child(*spec, "fairSharing"); fs && expect_map(*fs)) {
+    allow_keys(*fs, {"weight"}, "a Kueue fairSharing");
+    read_fair_weight(*fs, t.fair_weight);
+  }
   if (auto sel = child(*spec, "namespaceSelector"); sel && sel->node.IsMap() && sel->node.size() > 0)
     d_.warning(sel->loc(), sel->path, "namespace labels are not modelled: the tenant's namespace is taken as selected");
   t.preemption = QuotaPreemptionSpec{};
@@ -283,7 +300,10 @@ void Loader::read_cohort_object(const Ctx& cohort, const std::vector<Ctx>& docs,
              "both parent ('" + c.parent + "') and parentName ('" + parent_name +
                  "'): give one (parent up to v1beta1, parentName from v1beta2)");
   if (c.parent.empty()) c.parent = parent_name;
-  if (auto at = child(*cs, "fairSharing")) d_.warning(at->loc(), at->path, "fair-sharing weights are not simulated");
+  if (auto at = child(*cs, "fairSharing"))
+    d_.warning(at->loc(), at->path,
+               "a Cohort's fair-sharing weight is not simulated: shares are compared between ClusterQueues only "
+               "(Kueue's hierarchical fair sharing also compares cohorts level by level)");
   auto groups = child(*cs, "resourceGroups");
   if (!groups) return;
   TenantSpec own;
@@ -584,6 +604,176 @@ void Loader::read_priority_classes_file(const Ctx& sel, PriorityClasses& classes
                    "') is not read here (priorityClasses reads WorkloadPriorityClass of kueue.x-k8s.io and "
                    "PriorityClass of scheduling.k8s.io/v1)");
   }
+}
+
+}  // namespace gtw
+
+namespace gtw {
+
+// fairSharing: {enable, preemptionStrategies}, as Kueue's Configuration gives it (also a scenario's spec.fairSharing).
+// Kueue accepts the strategies LessThanOrEqualToFinalShare, LessThanInitialShare or both in that order; none
+// given: both.
+void Loader::read_fair_sharing(const Ctx& holder, FairSharingSpec& out) {
+  if (!expect_map(holder)) return;
+  allow_keys(holder, {"enable", "preemptionStrategies"}, "a Kueue fairSharing");
+  out.loc = holder.loc();
+  get_bool(holder, "enable", out.enabled);
+  auto list = child(holder, "preemptionStrategies");
+  if (!list || list->node.IsNull()) return;
+  if (!list->node.IsSequence()) {
+    d_.error(list->loc(), list->path, "expected a list of preemption strategies");
+    return;
+  }
+  std::vector<FairSharingStrategy> strategies;
+  for (const auto& item : items(*list)) {
+    std::string name;
+    if (!scalar(item, name, "a preemption strategy")) return;
+    const auto& names = fair_sharing_strategy_names();
+    const auto it = std::find(names.begin(), names.end(), name);
+    if (it == names.end()) {
+      d_.error(item.loc(), item.path, "unknown preemption strategy '" + name + "'" + suggest(name, names));
+      return;
+    }
+    strategies.push_back(static_cast<FairSharingStrategy>(it - names.begin()));
+  }
+  using S = FairSharingStrategy;
+  const bool supported =
+      strategies.size() == 1 || (strategies.size() == 2 && strategies[0] == S::LESS_THAN_OR_EQUAL_TO_FINAL_SHARE &&
+                                 strategies[1] == S::LESS_THAN_INITIAL_SHARE);
+  if (!strategies.empty() && !supported) {
+    d_.error(list->loc(), list->path,
+             "Kueue supports [LessThanOrEqualToFinalShare], [LessThanInitialShare] or [LessThanOrEqualToFinalShare, "
+             "LessThanInitialShare]");
+    return;
+  }
+  if (!strategies.empty()) out.strategies = strategies;
+}
+
+// A Kueue Configuration (config.kueue.x-k8s.io): its fairSharing. What else would change admission is named in a
+// warning; the manager's own settings (ports, leader election, client rates, integrations) have nothing to model.
+void Loader::read_kueue_configuration(const Ctx& doc, FairSharingSpec& out) {
+  const std::string api = field_of(doc.node, "apiVersion");
+  if (api != "config.kueue.x-k8s.io/v1beta1" && api != "config.kueue.x-k8s.io/v1beta2") {
+    const auto at = child(doc, "apiVersion");
+    d_.error(at ? at->loc() : doc.loc(), doc.path + ".apiVersion",
+             "apiVersion '" + api +
+                 "' is not read; expected config.kueue.x-k8s.io/v1beta1 or v1beta2 for a Kueue Configuration");
+    return;
+  }
+  out = FairSharingSpec{};
+  out.loc = doc.loc();
+  if (auto fs = child(doc, "fairSharing")) {
+    read_fair_sharing(*fs, out);
+    out.loc = doc.loc();
+  }
+  static const std::vector<std::string> operational{"apiVersion",
+                                                    "kind",
+                                                    "namespace",
+                                                    "health",
+                                                    "metrics",
+                                                    "webhook",
+                                                    "leaderElection",
+                                                    "controller",
+                                                    "clientConnection",
+                                                    "pprofBindAddress",
+                                                    "integrations",
+                                                    "manageJobsWithoutQueueName",
+                                                    "managedJobsNamespaceSelector",
+                                                    "internalCertManagement",
+                                                    "queueVisibility",
+                                                    "fairSharing",
+                                                    "featureGates"};
+  static const std::vector<std::string> not_simulated{"waitForPodsReady", "admissionFairSharing",    "resources",
+                                                      "multiKueue",       "objectRetentionPolicies", "dispatcherName"};
+  if (!doc.node.IsMap()) return;
+  for (const auto& kv : doc.node) {
+    const std::string key = kv.first.Scalar();
+    const auto at = child(doc, key);
+    if (!at || std::find(operational.begin(), operational.end(), key) != operational.end()) continue;
+    if (std::find(not_simulated.begin(), not_simulated.end(), key) != not_simulated.end())
+      d_.warning(at->loc(), at->path, key + " is not simulated: admission follows the quotas and fair sharing alone");
+    else
+      d_.warning(at->loc(), at->path, "'" + key + "' is not a Kueue Configuration field the twin knows; not read");
+  }
+  if (auto gates = child(doc, "featureGates"); gates && gates->node.IsMap() && gates->node.size() > 0)
+    d_.warning(gates->loc(), gates->path,
+               "feature gates are not simulated: the twin runs Kueue's default behaviour (docs/models/quotas.md)");
+}
+
+// spec.kueueConfiguration: {file}: Kueue's Configuration, as a document of its own or inside the manager's
+// ConfigMap (data.controller_manager_config.yaml, as Kueue's release installs it).
+void Loader::read_kueue_configuration_file(const Ctx& sel, FairSharingSpec& out) {
+  if (!check_map(sel)) return;
+  auto f = read_k8s_file(sel, "file");
+  if (!f) return;
+  std::optional<SourceLoc> first;
+  const auto take = [&](const Ctx& doc) {
+    if (first) {
+      d_.error(doc.loc(), doc.path,
+               "a second Kueue Configuration (the first is at " + first->file + ":" + std::to_string(first->line) +
+                   "): Kueue runs with one");
+      return;
+    }
+    first = doc.loc();
+    read_kueue_configuration(doc, out);
+  };
+  for (auto doc : f->documents) {
+    if (!expect_map(doc)) continue;
+    const std::string kind = field_of(doc.node, "kind");
+    doc.path = doc.alt_path =
+        (kind.empty() ? std::string("(no kind)") : kind) + "[" + meta_field(doc.node, "name") + "]";
+    if (kind == "Configuration") {
+      take(doc);
+      continue;
+    }
+    const auto data = kind == "ConfigMap" ? child(doc, "data") : std::nullopt;
+    const auto embedded = data && data->node.IsMap() ? child(*data, "controller_manager_config.yaml") : std::nullopt;
+    if (embedded) {
+      if (auto inner = embedded_document(*embedded, f->text, "Kueue's Configuration (YAML text)")) {
+        Ctx config = *inner;
+        config.path = config.alt_path = doc.path + ".data.controller_manager_config.yaml";
+        if (field_of(config.node, "kind") == "Configuration")
+          take(config);
+        else
+          d_.error(embedded->loc(), embedded->path, "expected a Kueue Configuration (kind: Configuration)");
+      }
+      continue;
+    }
+    d_.warning(doc.loc(), doc.path,
+               "a document of kind '" + (kind.empty() ? std::string("(none)") : kind) +
+                   "' is not read here (kueueConfiguration reads Kueue's Configuration, alone or in the manager's "
+                   "ConfigMap under data.controller_manager_config.yaml)");
+  }
+  if (!first) d_.error(sel.loc(), sel.path + ".file", "no Kueue Configuration in " + f->file);
+}
+
+// fairSharing.weight: a Kubernetes quantity ("1", 2, 0.5, "500m"); 0 means the queue's borrowing weighs without
+// bound; Kueue refuses negative weights and those between 0 and 1e-9.
+bool Loader::read_fair_weight(const Ctx& holder, double& weight) {
+  const auto at = child(holder, "weight");
+  if (!at) return false;
+  std::string s;
+  if (!scalar(*at, s, "a weight (a Kubernetes quantity)")) return false;
+  static const std::vector<std::pair<std::string, double>> suffixes{
+      {"n", 1e-9}, {"u", 1e-6}, {"m", 1e-3},    {"", 1},           {"k", 1e3},          {"M", 1e6},
+      {"G", 1e9},  {"T", 1e12}, {"Ki", 1024.0}, {"Mi", 1048576.0}, {"Gi", 1073741824.0}};
+  double v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v, std::chars_format::fixed);
+  const std::string suffix(end, static_cast<const char*>(s.data() + s.size()));
+  const auto unit = std::find_if(suffixes.begin(), suffixes.end(), [&](const auto& u) { return u.first == suffix; });
+  if (ec != std::errc() || end == s.data() || unit == suffixes.end() || !std::isfinite(v * unit->second) ||
+      v * unit->second > 1e6) {
+    d_.error(at->loc(), at->path,
+             "expected a weight: a Kubernetes quantity from 0 to 1000000 (1, 0.5, \"500m\"), got \"" + s + "\"");
+    return false;
+  }
+  v *= unit->second;
+  if (v < 0 || (v > 0 && v <= 1e-9)) {
+    d_.error(at->loc(), at->path, "a weight must be 0 or more than 1e-9 (Kueue refuses others), got \"" + s + "\"");
+    return false;
+  }
+  weight = v;
+  return true;
 }
 
 }  // namespace gtw

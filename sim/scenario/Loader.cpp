@@ -590,6 +590,14 @@ void Loader::read_spec(const Ctx& c, ScenarioSpec& spec) {
     }
   }
   if (auto x = child(c, "priorityClasses")) read_priority_classes_file(*x, spec.priority_classes);
+  if (auto x = child(c, "fairSharing")) read_fair_sharing(*x, spec.fair_sharing);
+  if (auto x = child(c, "kueueConfiguration")) {
+    if (auto native = child(c, "fairSharing"))
+      d_.error(x->loc(), x->path,
+               "give spec.fairSharing or spec.kueueConfiguration (whose fairSharing it reads), not both");
+    else
+      read_kueue_configuration_file(*x, spec.fair_sharing);
+  }
   if (auto x = child(c, "compliance")) read_compliance(*x, spec.compliance);
   if (auto x = child(c, "identity")) read_identity(*x, spec.identity);
   if (auto x = child(c, "audit")) read_audit(*x, spec.audit);
@@ -921,6 +929,7 @@ void Loader::read_native_quota(const Ctx& quota, TenantSpec& t) {
              "a quota of no resource: give quota.gpus or at least one resources[] item");
   if (auto p = child(quota, "preemption")) read_kueue_preemption(*p, t.preemption);
   read_queueing_strategy(quota, t);
+  if (auto fs = child(quota, "fairSharing"); fs && check_map(*fs)) read_fair_weight(*fs, t.fair_weight);
 }
 
 void Loader::read_tenant(const Ctx& c, TenantSpec& t) {

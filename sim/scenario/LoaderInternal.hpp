@@ -173,6 +173,10 @@ class Loader {
   void read_priority_class(const Ctx& doc, PriorityClasses& classes);
   bool read_int32(const Ctx& holder, const char* key, int& out, bool required);
   void read_priority_classes_file(const Ctx& sel, PriorityClasses& classes);
+  void read_fair_sharing(const Ctx& holder, FairSharingSpec& out);
+  void read_kueue_configuration(const Ctx& doc, FairSharingSpec& out);
+  void read_kueue_configuration_file(const Ctx& sel, FairSharingSpec& out);
+  bool read_fair_weight(const Ctx& holder, double& weight);
   void read_kueue_cohort(const std::vector<Ctx>& docs, TenantSpec& t);
   void read_cohort_object(const Ctx& cohort, const std::vector<Ctx>& docs, const TenantSpec& t, CohortSpec& c);
   void read_lender_queue(const Ctx& cq, const std::vector<Ctx>& docs, TenantSpec& t, const std::string& cohort);

@@ -214,6 +214,36 @@ bool QuotaTree::same_tree(int a, int b) const {
   return leaf(a) >= 0 && leaf(b) >= 0 && root(leaf(a)) == root(leaf(b));
 }
 
+double weighted_share(const std::vector<BorrowedResource>& resources, double weight) {
+  double dominant = 0;
+  bool borrows = false;
+  for (const BorrowedResource& r : resources) {
+    if (r.borrowed <= 0 || r.lendable <= 0) continue;
+    borrows = true;
+    dominant = std::max(dominant, static_cast<double>(r.borrowed) * 1000.0 / static_cast<double>(r.lendable));
+  }
+  if (!borrows) return 0;
+  return weight > 0 ? dominant / weight : std::numeric_limits<double>::infinity();
+}
+
+// Kueue's potentialAvailable: what a node could obtain with every other node idle.
+int64_t QuotaTree::potential_available(int node) const {
+  const auto i = static_cast<size_t>(node);
+  const Node& n = nodes_[i];
+  if (n.parent < 0) return subtree_quota_[i];
+  int64_t p = guaranteed_[i] + potential_available(n.parent);
+  if (n.borrowing_limit >= 0) p = std::min<int64_t>(p, subtree_quota_[i] + n.borrowing_limit);
+  return p;
+}
+
+int64_t QuotaTree::lendable(int tenant) const {
+  const int leaf =
+      tenant >= 0 && static_cast<size_t>(tenant) < leaf_of_.size() ? leaf_of_[static_cast<size_t>(tenant)] : -1;
+  if (leaf < 0) return 0;
+  const int parent = nodes_[static_cast<size_t>(leaf)].parent;
+  return parent < 0 ? 0 : potential_available(parent);
+}
+
 int QuotaTree::tree_quota(int tenant) const {
   const int leaf =
       tenant >= 0 && static_cast<size_t>(tenant) < leaf_of_.size() ? leaf_of_[static_cast<size_t>(tenant)] : -1;

@@ -16,6 +16,16 @@
 
 namespace gtw {
 
+/// One resource of a ClusterQueue under fair sharing: devices it uses beyond its nominal quota (<= 0: none), and
+/// what its cohort could lend it (QuotaTree::lendable).
+struct BorrowedResource {
+  int64_t borrowed = 0;
+  int64_t lendable = 0;
+};
+/// Kueue's weighted dominant resource share: the largest, over the resources it borrows, of borrowed x 1000 /
+/// lendable, divided by the queue's weight; infinite for weight 0 while borrowing; 0 while it borrows nothing.
+double weighted_share(const std::vector<BorrowedResource>& resources, double weight);
+
 class QuotaTree {
  public:
   /// The tree of `tenants`' quotas of `resource` (tenants without a quota of it are not in it); inconsistent
@@ -27,6 +37,10 @@ class QuotaTree {
   int available(int tenant, const std::vector<int>& used) const;
   /// Whether two tenants' quotas are in one tree (they lend to and borrow from each other, directly or not).
   bool same_tree(int a, int b) const;
+  /// What the tenant's cohort could obtain at most (Kueue's lendable resources, the denominator of a ClusterQueue's
+  /// fair-sharing share): a root cohort's subtree quota; below it, its guaranteed part plus what its parent could
+  /// obtain, within its borrowingLimit. 0 for a tenant without a cohort (no share).
+  int64_t lendable(int tenant) const;
   /// The quota shared by the tenant's whole tree (every nominal quota in it that is lent upwards to the root).
   int tree_quota(int tenant) const;
 
@@ -50,6 +64,7 @@ class QuotaTree {
   // Sums in 64 bits: many queues of up to 9,999,999 GPUs each would pass an int.
   int64_t usage(int node, const std::vector<int>& used) const;
   int64_t available_at(int node, const std::vector<int>& used) const;
+  int64_t potential_available(int node) const;
 
   std::string resource_;
   std::vector<Node> nodes_;

@@ -17,6 +17,11 @@ const std::vector<std::string>& gpu_visibility_names() {
   return names;
 }
 
+const std::vector<std::string>& fair_sharing_strategy_names() {
+  static const std::vector<std::string> names{"LessThanOrEqualToFinalShare", "LessThanInitialShare"};
+  return names;
+}
+
 const std::vector<std::string>& classification_names() {
   static const std::vector<std::string> names{"public", "internal", "confidential", "restricted"};
   return names;

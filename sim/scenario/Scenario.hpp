@@ -190,6 +190,24 @@ struct QuotaPreemptionSpec {
   std::optional<int> max_priority_threshold;
 };
 
+/// Kueue's fair-sharing preemption strategies (Configuration fairSharing.preemptionStrategies), tried in order: a
+/// borrowing queue's workload is preempted when the preemptor's share with its workload would stay at or below
+/// the target queue's share after the preemption (LessThanOrEqualToFinalShare), or below the target's share
+/// before it (LessThanInitialShare).
+enum class FairSharingStrategy { LESS_THAN_OR_EQUAL_TO_FINAL_SHARE, LESS_THAN_INITIAL_SHARE };
+const std::vector<std::string>& fair_sharing_strategy_names();
+
+/// Kueue's fair sharing (Configuration fairSharing; docs/models/quotas.md): waiting workloads are admitted by
+/// their queue's dominant-resource share (what it borrows over what its cohort could lend, divided by its
+/// weight), and a queue under its fair share preempts from the queues above theirs.
+struct FairSharingSpec {
+  bool enabled = false;
+  std::vector<FairSharingStrategy> strategies{FairSharingStrategy::LESS_THAN_OR_EQUAL_TO_FINAL_SHARE,
+                                              FairSharingStrategy::LESS_THAN_INITIAL_SHARE};
+  SourceLoc loc;  // where it was given (a scenario's spec.fairSharing, a Kueue Configuration); empty: not given
+  bool same_setting(const FairSharingSpec& o) const { return enabled == o.enabled && strategies == o.strategies; }
+};
+
 /// Priority classes (Kueue WorkloadPriorityClass, Kubernetes PriorityClass) by name: cluster-wide, as in
 /// Kubernetes, whichever file defines them. A workload's priorityClass names one.
 struct PriorityClasses {
@@ -221,6 +239,9 @@ struct TenantSpec {
   ResourceQuotas quotas;
   QuotaPreemptionSpec preemption;
   bool strict_fifo = false;  // queueingStrategy StrictFIFO: the queue's head blocks the workloads behind it
+  // fairSharing.weight: its share is what it borrows divided by the weight (0: admitted last, preempted first).
+  double fair_weight = 1.0;
+  std::optional<FairSharingSpec> kueue_configuration;  // a Kueue Configuration document of its quota.kueue file
   SourceLoc quota_loc;
   PriorityClasses priority_classes;  // those its quota.kueue file defines
   // When the quota comes from a Kueue ClusterQueue (quota.kueue): its name, its cohort ("": none) and
@@ -585,6 +606,7 @@ struct ScenarioSpec {
   std::vector<TenantSpec> tenants;
   std::vector<WorkloadSpec> workloads;
   PriorityClasses priority_classes;  // spec.priorityClasses.file (tenants' Kueue files add theirs)
+  FairSharingSpec fair_sharing;      // spec.fairSharing or a Kueue Configuration (spec.kueueConfiguration.file)
   std::vector<FaultSpec> faults;
   std::vector<ReconfigurationSpec> reconfigurations;
   PolicyRef placement{"first-fit", {}, {}, {}};

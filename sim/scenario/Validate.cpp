@@ -150,6 +150,43 @@ PriorityClasses cluster_priority_classes(const ScenarioSpec& spec, Diagnostics& 
   return all;
 }
 
+// Kueue's fair sharing is cluster-wide: spec.fairSharing (or spec.kueueConfiguration) and every Configuration of
+// the tenants' Kueue files must say the same. Weights without fair sharing, borrowWithinCohort with it (a no-op in
+// Kueue since v0.10) and nested cohorts (compared here between ClusterQueues only) are named in a warning.
+void resolve_fair_sharing(ScenarioSpec& spec, Diagnostics& diags) {
+  FairSharingSpec& fs = spec.fair_sharing;
+  std::set<std::pair<std::string, int>> reported;  // one file read through two tenants is one Configuration
+  for (const auto& t : spec.tenants) {
+    if (!t.kueue_configuration) continue;
+    const FairSharingSpec& theirs = *t.kueue_configuration;
+    if (fs.loc.file.empty() && fs.loc.line == 0) {
+      fs = theirs;
+    } else if (!fs.same_setting(theirs) && reported.emplace(theirs.loc.file, theirs.loc.line).second) {
+      diags.error(theirs.loc, "Configuration",
+                  "this Kueue Configuration's fairSharing differs from the one at " + fs.loc.file + ":" +
+                      std::to_string(fs.loc.line) + " (Kueue runs with one Configuration)");
+    }
+  }
+  for (size_t i = 0; i < spec.tenants.size(); ++i) {
+    const TenantSpec& t = spec.tenants[i];
+    const std::string path = "spec.tenants[" + std::to_string(i) + "].quota";
+    if (!t.has_quota) continue;
+    if (!fs.enabled && t.fair_weight != 1.0)
+      diags.warning(t.quota_loc, path,
+                    "a fairSharing weight acts only with fair sharing on (spec.fairSharing.enable, or a Kueue "
+                    "Configuration's): ignored");
+    if (fs.enabled && t.preemption.borrow_within_cohort)
+      diags.warning(t.quota_loc, path + ".preemption.borrowWithinCohort",
+                    "borrowWithinCohort has no effect under fair sharing (as in Kueue since v0.10)");
+    const bool nested = std::any_of(t.cohort_chain.begin(), t.cohort_chain.end(),
+                                    [](const CohortSpec& c) { return !c.parent.empty(); });
+    if (fs.enabled && nested)
+      diags.warning(t.quota_loc, path,
+                    "fair sharing compares the shares of ClusterQueues only: Kueue's hierarchical comparison of "
+                    "nested cohorts, level by level, is not simulated");
+  }
+}
+
 // A workload's quota priority: `priority`, the value of its `priorityClass`, or the globalDefault PriorityClass's.
 void resolve_priority(WorkloadSpec& w, const std::string& path, const PriorityClasses& classes, Diagnostics& diags) {
   if (w.priority_class.empty()) {
@@ -177,6 +214,7 @@ void resolve_priority(WorkloadSpec& w, const std::string& path, const PriorityCl
 // leaves it with nothing in use: its nominal quota, what the cohorts above lend, within the borrowing limits),
 // would wait forever.
 void check_quotas(ScenarioSpec& spec, Diagnostics& diags) {
+  resolve_fair_sharing(spec, diags);
   const PriorityClasses classes = cluster_priority_classes(spec, diags);
   for (size_t i = 0; i < spec.workloads.size(); ++i)
     resolve_priority(spec.workloads[i], "spec.workloads[" + std::to_string(i) + "]", classes, diags);

@@ -614,5 +614,50 @@ TEST(K8sInput, KueueCohortTreesGiveWhatEachQueueMayBorrow) {
   EXPECT_NE(r.err.find("\n1 error(s)"), std::string::npos) << "and counted once: " << r.err;
 }
 
+// Kueue's Configuration read verbatim: Kueue's own manager configuration (fairSharing commented out) leaves fair
+// sharing off without a warning (its other settings are the manager's own); one that turns it on, from a tenant's
+// Kueue file, makes the ClusterQueues' weights count, as Kubernetes quantities.
+TEST(K8sInput, KueueConfigurationTurnsFairSharingOnWithTheQueuesWeights) {
+  TempDir dir;
+  const std::string verbatim =
+      tenants_scenario(kueue_quota("file: " + K8S + "kueue-tas-gpu-queues.yaml, clusterQueue: tas-cluster-queue")) +
+      "  kueueConfiguration:\n    file: " + K8S + "kueue-controller-manager-config.yaml\n";
+  auto r = validate(dir, verbatim);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.find("kueue-controller-manager-config.yaml"), std::string::npos) << "nothing to warn of\n" << r.err;
+  const auto queue = [](const std::string& name, const std::string& weight) {
+    return "apiVersion: kueue.x-k8s.io/v1beta1\nkind: ClusterQueue\nmetadata:\n  name: " + name +
+           "\nspec:\n  cohort: gpus\n  fairSharing:\n    weight: " + weight +
+           "\n  preemption:\n    reclaimWithinCohort: Any\n  resourceGroups:\n"
+           "  - coveredResources: [nvidia.com/gpu]\n    flavors:\n    - name: h100\n      resources:\n"
+           "      - name: nvidia.com/gpu\n        nominalQuota: 4\n---\n";
+  };
+  write_text(dir.file("kueue.yaml"),
+             "apiVersion: config.kueue.x-k8s.io/v1beta1\nkind: Configuration\nfairSharing:\n  enable: true\n---\n"
+             "apiVersion: kueue.x-k8s.io/v1beta1\nkind: ResourceFlavor\nmetadata:\n  name: h100\n---\n" +
+                 queue("web-cq", "\"2\"") + queue("other-cq", "500m"));
+  write_text(dir.file("s.yaml"), tenants_scenario(kueue_quota("file: kueue.yaml, clusterQueue: web-cq"),
+                                                  kueue_quota("file: kueue.yaml, clusterQueue: other-cq")));
+  const std::string out = dir.file("out");
+  r = run_process(run_argv(GTW_BINARY, dir.file("s.yaml"), out, "json"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json report = json::parse(read_text(out + "/report.json"));
+  std::map<std::string, json> quotas;
+  for (const auto& q : report["quotas"]) quotas[q["tenant"]] = q;
+  ASSERT_TRUE(quotas["web"].contains("fair_sharing")) << quotas["web"];
+  EXPECT_DOUBLE_EQ(quotas["web"]["fair_sharing"]["weight"].get<double>(), 2.0);
+  EXPECT_DOUBLE_EQ(quotas["other"]["fair_sharing"]["weight"].get<double>(), 0.5);
+  // The same queues with the verbatim Configuration as well: Kueue runs with one, and the two disagree.
+  write_text(dir.file("s.yaml"), tenants_scenario(kueue_quota("file: kueue.yaml, clusterQueue: web-cq"),
+                                                  kueue_quota("file: kueue.yaml, clusterQueue: other-cq")) +
+                                     "  kueueConfiguration:\n    file: " + K8S +
+                                     "kueue-controller-manager-config.yaml\n");
+  r = run_process({GTW_BINARY, "validate", dir.file("s.yaml")});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("kueue.yaml:1:1: error: Configuration: this Kueue Configuration's fairSharing differs"),
+            std::string::npos)
+      << r.err;
+}
+
 }  // namespace
 }  // namespace gtw::test

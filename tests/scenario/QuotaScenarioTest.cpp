@@ -191,5 +191,47 @@ TEST(Quota, MigInstancesAreAQuotaOfTheirOwn) {
   EXPECT_NE(md.find("| notebooks | nvidia.com/mig-1g.10gb | 14 | none | none | 21 |"), std::string::npos) << md;
 }
 
+// scenarios/examples/quota-fair-sharing.yaml: Kueue's fair sharing. alpha borrows 8 of 12 GPUs; beta takes back
+// its nominal 4 and, under fair sharing, 2 more (its share with them, 167, is at most alpha's after losing them);
+// gamma then reclaims its 4 from the two borrowers. Classical preemption, or a weight of 2 for alpha (its share
+// would drop to 83, below beta's), leaves beta's third job waiting.
+json run_fair(const TempDir& dir, const std::string& name, const std::vector<std::string>& sets = {}) {
+  return run_example("quota-fair-sharing.yaml", dir, name, sets);
+}
+
+TEST(Quota, FairSharingEvensTheSharesOfTheBorrowers) {
+  TempDir dir;
+  const json fair = run_fair(dir, "fair");
+  EXPECT_EQ(quota_of(fair, "beta")["reclaimed"], 3) << "two within its nominal quota, one to even the shares";
+  EXPECT_EQ(quota_of(fair, "beta")["peak_gpus"], 6);
+  EXPECT_EQ(quota_of(fair, "beta")["preempted"], 1) << "gamma reclaims from beta too, once it borrows";
+  EXPECT_EQ(quota_of(fair, "gamma")["reclaimed"], 2);
+  EXPECT_EQ(quota_of(fair, "alpha")["preempted"], 4);
+  const json& alpha_share = quota_of(fair, "alpha")["fair_sharing"];
+  EXPECT_NEAR(alpha_share["peak_share"].get<double>(), 8 * 1000.0 / 12, 1e-9) << "8 borrowed of the 12";
+  EXPECT_NEAR(quota_of(fair, "beta")["fair_sharing"]["peak_share"].get<double>(), 2 * 1000.0 / 12, 1e-9);
+  // When alpha's first two jobs end, alpha's next (share 0 with it) goes before beta's waiting third (167); when
+  // beta's two end, beta's third (0) goes before alpha's next (167).
+  const auto beta3 = placements_of(fair, "beta-3");
+  ASSERT_EQ(beta3.size(), 4u);
+  const auto alpha1 = placements_of(fair, "alpha-1");
+  const auto beta1 = placements_of(fair, "beta-1");
+  ASSERT_FALSE(alpha1.empty());
+  ASSERT_FALSE(beta1.empty());
+  EXPECT_NEAR(placements_of(fair, "alpha-3")[2]["start_s"].get<double>(), alpha1[0]["end_s"].get<double>(), 1e-9);
+  EXPECT_NEAR(beta3[2]["start_s"].get<double>(), beta1[0]["end_s"].get<double>(), 1e-9);
+  EXPECT_NEAR(placements_of(fair, "alpha-5")[2]["start_s"].get<double>(), beta1[0]["end_s"].get<double>(), 1e-9);
+
+  const json classical = run_fair(dir, "classical", {"spec.fairSharing.enable=false"});
+  EXPECT_EQ(quota_of(classical, "beta")["reclaimed"], 2) << "a borrowing workload never preempts";
+  EXPECT_EQ(quota_of(classical, "beta")["peak_gpus"], 4);
+  EXPECT_FALSE(quota_of(classical, "beta").contains("fair_sharing"));
+  const json heavy = run_fair(dir, "heavy", {"spec.tenants[alpha].quota.fairSharing.weight=2"});
+  EXPECT_EQ(quota_of(heavy, "beta")["reclaimed"], 2);
+  EXPECT_NEAR(quota_of(heavy, "alpha")["fair_sharing"]["peak_share"].get<double>(), 8 * 1000.0 / 12 / 2, 1e-9);
+  const std::string md = read_text(dir.file("fair") + "/report.md");
+  EXPECT_NE(md.find("| alpha | 1.00 | 667 |"), std::string::npos) << md;
+}
+
 }  // namespace
 }  // namespace gtw::test

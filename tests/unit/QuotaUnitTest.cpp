@@ -2,6 +2,7 @@
 // tenant's limit, and reclaim by preempting the newest borrowers, only as many as needed.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <limits>
 
 #include "Quota.hpp"
@@ -321,6 +322,121 @@ TEST(QuotaBook, VictimsThatAreNotNeededArePutBack) {
   EXPECT_EQ(q.victims(gpus(3, 0, 3)), std::vector<int>{1});
   EXPECT_EQ(q.victims(gpus(3, 0, 4)), (std::vector<int>{2, 1}));
   EXPECT_EQ(q.victims(gpus(3, 1, 0)), std::vector<int>{}) << "a request that fits needs no victims";
+}
+
+}  // namespace
+}  // namespace gtw
+
+// Kueue's fair sharing (docs/models/quotas.md, "Fair sharing"): the dominant resource share and the preemption that
+// evens the shares. Three queues of 4 GPUs in one cohort: each could obtain 12 (its lendable resources).
+namespace gtw {
+namespace {
+
+FairSharingSpec fair(std::vector<FairSharingStrategy> strategies = {
+                         FairSharingStrategy::LESS_THAN_OR_EQUAL_TO_FINAL_SHARE,
+                         FairSharingStrategy::LESS_THAN_INITIAL_SHARE}) {
+  FairSharingSpec fs;
+  fs.enabled = true;
+  fs.strategies = std::move(strategies);
+  return fs;
+}
+
+TEST(QuotaFairSharing, TheShareIsTheBorrowedPartOfWhatTheCohortCouldLendOverTheWeight) {
+  auto specs = tenants({{4, -1}, {4, -1}, {4, -1}});
+  specs[1].fair_weight = 2;
+  specs[2].fair_weight = 0;
+  QuotaBook q(specs, fair());
+  EXPECT_DOUBLE_EQ(q.share(0), 0) << "nothing borrowed";
+  q.admit(gpus(1, 0, 7));
+  EXPECT_DOUBLE_EQ(q.share(0), 3 * 1000.0 / 12) << "3 borrowed of the 12 the cohort could lend";
+  const QuotaRequest more = gpus(2, 0, 1);
+  EXPECT_DOUBLE_EQ(q.share(0, &more), 4 * 1000.0 / 12) << "with the request's GPU";
+  EXPECT_DOUBLE_EQ(q.share(1, &more), 0) << "another tenant's request does not count";
+  q.admit(gpus(3, 1, 5));
+  EXPECT_DOUBLE_EQ(q.share(1), 1000.0 / 12 / 2) << "weight 2 halves it";
+  EXPECT_DOUBLE_EQ(q.share(2), 0) << "weight 0, not borrowing";
+  const QuotaRequest one = gpus(4, 2, 5);
+  EXPECT_TRUE(std::isinf(q.share(2, &one))) << "weight 0 while borrowing: without bound";
+  QuotaBook alone(tenants({{4, -1}}), fair());  // the implicit cohort of one queue lends only its own quota
+  alone.admit(gpus(1, 0, 4));
+  EXPECT_DOUBLE_EQ(alone.share(0), 0);
+}
+
+// Queue 0 borrows 4 (8 in use, share 333); queue 2 holds its nominal 4 and asks for 2 more (share 167 with them).
+// Classical preemption never preempts for a borrowing request; fair sharing takes one of queue 0's jobs, since
+// queue 2's share with its job (167) is at most queue 0's share after the preemption (167).
+TEST(QuotaFairSharing, ABorrowingRequestPreemptsFromTheQueueWithTheHigherShare) {
+  const auto specs = tenants({{4, -1}, {4, -1}, {4, -1}});
+  const auto fill = [](QuotaBook& q) {
+    for (int w = 1; w <= 4; ++w) q.admit(gpus(w, 0, 2));
+    q.admit(gpus(5, 2, 4));
+  };
+  QuotaBook classical(specs);
+  fill(classical);
+  EXPECT_FALSE(classical.victims(gpus(9, 2, 2)));
+  QuotaBook fs(specs, fair());
+  fill(fs);
+  EXPECT_EQ(fs.victims(gpus(9, 2, 2)), std::vector<int>{4}) << "queue 0's newest";
+  EXPECT_FALSE(fs.victims(gpus(9, 2, 4))) << "share 333 with 4 more: above queue 0's 167 after, not below its 333";
+  EXPECT_EQ(fs.victims(gpus(9, 1, 4)), (std::vector<int>{4, 3})) << "within queue 1's nominal quota";
+}
+
+// Weight 2 halves queue 0's share: after a preemption it would be 83, below queue 2's 167 with its job (strategy 1
+// fails) and its 167 before is not above 167 either (strategy 2 fails): queue 0 keeps its GPUs.
+TEST(QuotaFairSharing, AHeavierWeightProtectsABorrower) {
+  auto specs = tenants({{4, -1}, {4, -1}, {4, -1}});
+  specs[0].fair_weight = 2;
+  QuotaBook q(specs, fair());
+  for (int w = 1; w <= 4; ++w) q.admit(gpus(w, 0, 2));
+  q.admit(gpus(5, 2, 4));
+  EXPECT_FALSE(q.victims(gpus(9, 2, 2)));
+  specs[0].fair_weight = 0.5;  // a lighter weight doubles its share: 667 before, 333 after
+  QuotaBook light(specs, fair());
+  for (int w = 1; w <= 4; ++w) light.admit(gpus(w, 0, 2));
+  light.admit(gpus(5, 2, 4));
+  EXPECT_EQ(light.victims(gpus(9, 2, 2)), std::vector<int>{4});
+}
+
+// The strategies on their own: with LessThanInitialShare, a request is compared with the target's share before the
+// preemption, so queue 2 (333 with 4 more) may not take from queue 0 (333) but may with 2 more (167 < 333); with
+// LessThanOrEqualToFinalShare alone, what fails it is not retried.
+TEST(QuotaFairSharing, EachStrategyComparesTheSharesItNames) {
+  const auto specs = tenants({{4, -1}, {4, -1}, {4, -1}});
+  const auto fill = [](QuotaBook& q) {
+    for (int w = 1; w <= 4; ++w) q.admit(gpus(w, 0, 2));
+    q.admit(gpus(5, 2, 4));
+  };
+  QuotaBook initial(specs, fair({FairSharingStrategy::LESS_THAN_INITIAL_SHARE}));
+  fill(initial);
+  EXPECT_EQ(initial.victims(gpus(9, 2, 2)), std::vector<int>{4});
+  EXPECT_FALSE(initial.victims(gpus(9, 2, 4)));
+  // Queue 0 holds one 6-GPU job (share 167), queue 1 2 GPUs, queue 2 its 4. Queue 2's 2 more give it 167: the
+  // job's removal would leave queue 0 at 0 (strategy 1 fails), and 167 is not below 167 (strategy 2 fails too);
+  // with 1 more (83 < 167) strategy 2 passes.
+  QuotaBook full(specs, fair());
+  full.admit(gpus(1, 0, 6));
+  full.admit(gpus(2, 1, 2));
+  full.admit(gpus(5, 2, 4));
+  EXPECT_FALSE(full.victims(gpus(9, 2, 2)));
+  EXPECT_EQ(full.victims(gpus(9, 2, 1)), std::vector<int>{1}) << "strategy 2: 83 < 167";
+  QuotaBook final_only(specs, fair({FairSharingStrategy::LESS_THAN_OR_EQUAL_TO_FINAL_SHARE}));
+  final_only.admit(gpus(1, 0, 6));
+  final_only.admit(gpus(2, 1, 2));
+  final_only.admit(gpus(5, 2, 4));
+  EXPECT_FALSE(final_only.victims(gpus(9, 2, 1))) << "83 > 0 after, and no second strategy";
+}
+
+// The claimant's own queue, when its share with the request is the highest, gives up its own candidates first
+// (its withinClusterQueue policy chooses them), before any other queue is weighed.
+TEST(QuotaFairSharing, TheClaimantsOwnQueueGoesFirstWhenItsShareIsHighest) {
+  auto specs = tenants({{4, -1}, {4, -1}, {4, -1}});
+  specs[2].preemption.within_cluster_queue = PreemptionPolicy::LOWER_PRIORITY;
+  QuotaBook q(specs, fair());
+  q.admit(gpus(1, 0, 6));                  // queue 0: share 167
+  q.admit(gpus(2, 2, 4));                  // queue 2 at its nominal quota
+  q.admit(gpus(3, 2, 2, /*priority*/ 0));  // and 2 borrowed: share 167
+  EXPECT_EQ(q.victims(gpus(9, 2, 2, /*priority*/ 5)), std::vector<int>{3})
+      << "its share with the request (333) is the highest: its own lower-priority job goes";
 }
 
 }  // namespace
