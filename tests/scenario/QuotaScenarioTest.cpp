@@ -226,6 +226,13 @@ TEST(Quota, FairSharingEvensTheSharesOfTheBorrowers) {
   EXPECT_EQ(quota_of(classical, "beta")["reclaimed"], 2) << "a borrowing workload never preempts";
   EXPECT_EQ(quota_of(classical, "beta")["peak_gpus"], 4);
   EXPECT_FALSE(quota_of(classical, "beta").contains("fair_sharing"));
+  // Classical order within a round: when beta's two jobs end, beta's third fits without borrowing and goes
+  // before alpha's earlier but borrowing jobs (which it would otherwise preempt again at once).
+  EXPECT_EQ(quota_of(classical, "alpha")["preempted"], 4);
+  const auto classical_beta3 = placements_of(classical, "beta-3");
+  ASSERT_EQ(classical_beta3.size(), 2u);
+  EXPECT_NEAR(classical_beta3[0]["start_s"].get<double>(), placements_of(classical, "beta-1")[0]["end_s"].get<double>(),
+              1e-9);
   const json heavy = run_fair(dir, "heavy", {"spec.tenants[alpha].quota.fairSharing.weight=2"});
   EXPECT_EQ(quota_of(heavy, "beta")["reclaimed"], 2);
   EXPECT_NEAR(quota_of(heavy, "alpha")["fair_sharing"]["peak_share"].get<double>(), 8 * 1000.0 / 12 / 2, 1e-9);
