@@ -161,6 +161,11 @@ void Loader::read_kueue_quota(const Ctx& sel, TenantSpec& t) {
       if (lq_name.empty() ? lq_ns != ns : name != lq_name) continue;
       const YAML::Node spec = d.node["spec"];
       const std::string target = spec && spec.IsMap() ? field_of(spec, "clusterQueue") : "";
+      if (auto lq_spec = child(d, "spec"); lq_spec && lq_spec->node.IsMap())
+        if (auto fs = child(*lq_spec, "fairSharing"))
+          d_.warning(fs->loc(), fs->path,
+                     "a LocalQueue's fair-sharing weight acts in Kueue's usage-based admission fair sharing, which "
+                     "is not simulated: the tenant's workloads share one queue");
       if (target.empty()) {
         d_.error(d.loc(), d.path + ".spec.clusterQueue", "a LocalQueue without spec.clusterQueue");
         return;
@@ -209,7 +214,7 @@ void Loader::read_cluster_queue(const Ctx& cq, const std::vector<Ctx>& docs, Ten
   allow_keys(*spec,
              {"namespaceSelector", "resourceGroups", "cohort", "cohortName", "queueingStrategy", "preemption",
               "flavorFungibility", "admissionChecks", "admissionChecksStrategy", "admissionScope", "stopPolicy",
-              "fairSharing"},
+              "fairSharing", "concurrentAdmissionPolicy"},
              "a Kueue ClusterQueue");
   get_string(*spec, "cohort", t.cohort, false);
   get_string(*spec, "cohortName", t.cohort, false);  // v1beta2
@@ -218,12 +223,13 @@ void Loader::read_cluster_queue(const Ctx& cq, const std::vector<Ctx>& docs, Ten
   get_string(*spec, "stopPolicy", value, false);
   if (auto at = child(*spec, "stopPolicy"); at && value != "None")
     d_.error(at->loc(), at->path, "stopPolicy '" + value + "' is not simulated: the queue admits for the whole run");
-  for (const char* key : {"admissionChecks", "admissionChecksStrategy", "admissionScope", "flavorFungibility"})
+  for (const char* key : {"admissionChecks", "admissionChecksStrategy", "admissionScope", "flavorFungibility",
+                          "concurrentAdmissionPolicy"})
     if (auto at = child(*spec, key))
       d_.warning(at->loc(), at->path,
                  std::string(key) +
                      " is not simulated: workloads are admitted on quota alone (one GPU flavor, no "
-                     "admission checks, no usage-based admission fair sharing)");
+                     "admission checks, no usage-based admission fair sharing, no flavor migration)");
   if (auto fs = child(*spec, "fairSharing"); fs && expect_map(*fs)) {
     allow_keys(*fs, {"weight"}, "a Kueue fairSharing");
     read_fair_weight(*fs, t.fair_weight);

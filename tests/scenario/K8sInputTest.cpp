@@ -657,6 +657,15 @@ TEST(K8sInput, KueueConfigurationTurnsFairSharingOnWithTheQueuesWeights) {
   EXPECT_NE(r.err.find("kueue.yaml:1:1: error: Configuration: this Kueue Configuration's fairSharing differs"),
             std::string::npos)
       << r.err;
+  // Kueue's usage-based admission fair sharing example: its LocalQueues' weights are named in a warning (not
+  // simulated); its CPU-only queue is refused with its reason.
+  r = validate(
+      dir, tenants_scenario(kueue_quota("file: " + K8S + "kueue-admission-fair-sharing-setup.yaml, localQueue: lq-a")));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("kueue-admission-fair-sharing-setup.yaml:31:5: warning: LocalQueue[lq-a].spec.fairSharing"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("ClusterQueue 'cluster-queue' has no device quota"), std::string::npos) << r.err;
 }
 
 }  // namespace
