@@ -828,32 +828,39 @@ class Simulation {
 
   // Kueue's scheduling cycles, run back to back until every waiting workload was tried once: each queue nominates
   // its head, and the nominee that comes first in Kueue's order is tried (classical: one that fits without
-  // borrowing, then the higher priority, then the earlier submission; fair sharing: its queue's lower share with
-  // it, then priority, then submission). One that is not admitted is passed over (BestEffortFIFO), or holds its
-  // queue until the next return (StrictFIFO).
+  // borrowing, then the higher priority, then the earlier submission; fair sharing: Kueue's tournament of shares,
+  // QuotaBook::fair_first). One that is not admitted is passed over (BestEffortFIFO), or holds its queue until the
+  // next return (StrictFIFO).
   void admission_round() {
     std::map<int, std::deque<size_t>> queues;  // by tenant, in queue order
     for (size_t w : pending_) queues[spec_.workloads[w].tenant_index].push_back(w);
     for (;;) {
-      std::optional<size_t> next;
-      std::tuple<bool, double> next_key;
-      for (const auto& [tenant, queue] : queues) {
-        if (queue.empty()) continue;
-        const size_t w = queue.front();
-        const QuotaRequest request = quota_request(w);
-        const std::tuple<bool, double> key = quota_->fair_sharing()
-                                                 ? std::make_tuple(false, quota_->share(tenant, &request))
-                                                 : std::make_tuple(!quota_->fits(request, false), 0.0);
-        if (!next || key < next_key || (key == next_key && queued_before(w, *next))) next = w, next_key = key;
-      }
-      if (!next) return;
-      const int tenant = spec_.workloads[*next].tenant_index;
+      std::vector<size_t> heads;
+      for (const auto& [tenant, queue] : queues)
+        if (!queue.empty()) heads.push_back(queue.front());
+      if (heads.empty()) return;
+      const size_t next = quota_->fair_sharing() ? fair_first(heads) : classical_first(heads);
+      const int tenant = spec_.workloads[next].tenant_index;
       queues[tenant].pop_front();
-      if (try_admit(*next))
-        pending_.erase(std::find(pending_.begin(), pending_.end(), *next));
+      if (try_admit(next))
+        pending_.erase(std::find(pending_.begin(), pending_.end(), next));
       else if (spec_.tenants[static_cast<size_t>(tenant)].strict_fifo)
         queues[tenant].clear();
     }
+  }
+
+  size_t fair_first(const std::vector<size_t>& heads) const {
+    std::vector<QuotaRequest> requests;
+    for (size_t w : heads) requests.push_back(quota_request(w));
+    return heads[quota_->fair_first(requests)];
+  }
+
+  size_t classical_first(const std::vector<size_t>& heads) const {
+    return *std::min_element(heads.begin(), heads.end(), [this](size_t a, size_t b) {
+      const bool a_borrows = !quota_->fits(quota_request(a), false);
+      const bool b_borrows = !quota_->fits(quota_request(b), false);
+      return a_borrows != b_borrows ? b_borrows : queued_before(a, b);
+    });
   }
 
   // What an attacker reaches beyond its placement: every device, the node hosts, the started workloads.

@@ -5,6 +5,7 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <tuple>
 #include <utility>
 
 namespace gtw {
@@ -29,6 +30,15 @@ QuotaBook::QuotaBook(const std::vector<TenantSpec>& tenants, FairSharingSpec fai
     }
     tq.used.assign(resources_.size(), 0);
     tenants_.push_back(std::move(tq));
+  }
+  // The cohorts above each queue: the same in every resource's tree (Kueue has one tree for all resources).
+  for (size_t t = 0; t < tenants.size(); ++t) {
+    ancestors_.emplace_back();
+    for (size_t i = 0; i < resources_.size() && ancestors_.back().empty(); ++i)
+      ancestors_.back() = trees_[i].ancestors(static_cast<int>(t));
+    for (const auto& list : {tenants[t].cohort_chain, tenants[t].cohort_tree})
+      for (const CohortSpec& c : list)
+        if (!c.cluster_queue) cohort_weights_.emplace(c.name, c.fair_weight);
   }
 }
 
@@ -141,6 +151,85 @@ double QuotaBook::share(int tenant, const QuotaRequest* with) const {
   return share_with(tenant, -1, 0);
 }
 
+// A queue's share, or a cohort's: what its subtree uses beyond its subtree quota, over what its parent could
+// obtain, the largest over the resources, divided by the cohort's weight.
+double QuotaBook::node_share(const Node& node, const Delta& delta) const {
+  if (node.tenant >= 0) return share_with(node.tenant, delta.tenant == node.tenant ? delta.resource : -1, delta.amount);
+  std::vector<BorrowedResource> borrowed;
+  for (size_t i = 0; i < resources_.size(); ++i) {
+    std::vector<int> used = used_by_tenant(static_cast<int>(i));
+    if (delta.tenant >= 0 && static_cast<int>(i) == delta.resource)
+      used[static_cast<size_t>(delta.tenant)] += delta.amount;
+    borrowed.push_back(trees_[i].cohort_borrowed(node.cohort, used));
+  }
+  const auto w = cohort_weights_.find(node.cohort);
+  return weighted_share(borrowed, w == cohort_weights_.end() ? 1.0 : w->second);
+}
+
+std::vector<QuotaBook::Node> QuotaBook::path(int tenant) const {
+  std::vector<Node> out{Node{.tenant = tenant, .cohort = {}}};
+  for (const auto& c : ancestors_[static_cast<size_t>(tenant)]) out.push_back(Node{.cohort = c});
+  return out;
+}
+
+// The two nodes just below the lowest cohort that holds both queues (Kueue's "almost least common ancestors"):
+// the shares a fair-sharing preemption compares. The queues themselves in a flat cohort.
+std::pair<QuotaBook::Node, QuotaBook::Node> QuotaBook::below_common_cohort(int a, int b) const {
+  const auto pa = path(a), pb = path(b);
+  for (size_t i = 1; i < pa.size(); ++i)
+    for (size_t j = 1; j < pb.size(); ++j)
+      if (pa[i].cohort == pb[j].cohort) return {pa[i - 1], pb[j - 1]};
+  return {pa.front(), pb.front()};
+}
+
+// The winner of one cohort's round of Kueue's tournament among `members` (indices of `heads` under it): each
+// child node (a queue, or a cohort whose own winner contends) is weighed by its share with its contender's
+// workload; ties go to the higher priority, then the earlier submission.
+size_t QuotaBook::tournament(const std::string& cohort, const std::vector<size_t>& members,
+                             const std::vector<QuotaRequest>& heads) const {
+  std::map<std::string, std::vector<size_t>> below;  // child cohort -> members under it
+  std::vector<std::pair<Node, size_t>> contenders;   // child node, its contender
+  for (size_t h : members) {
+    const auto& chain = ancestors_[static_cast<size_t>(heads[h].tenant)];
+    const auto at = std::find(chain.begin(), chain.end(), cohort);
+    if (at == chain.begin())
+      contenders.push_back({Node{.tenant = heads[h].tenant, .cohort = {}}, h});
+    else
+      below[*(at - 1)].push_back(h);
+  }
+  for (const auto& [child, group] : below)
+    contenders.push_back({Node{.cohort = child}, tournament(child, group, heads)});
+  std::optional<size_t> best;
+  std::tuple<double, int, double, int> best_key;
+  for (const auto& [node, h] : contenders) {
+    const QuotaRequest& r = heads[h];
+    const std::tuple<double, int, double, int> key{
+        node_share(node, {.tenant = r.tenant, .resource = resource_index(r.resource), .amount = r.amount}), -r.priority,
+        r.submitted, r.workload};
+    if (!best || key < best_key) best = h, best_key = key;
+  }
+  return *best;
+}
+
+size_t QuotaBook::fair_first(const std::vector<QuotaRequest>& heads) const {
+  std::map<std::string, std::vector<size_t>> by_root;
+  std::vector<size_t> finalists;
+  for (size_t h = 0; h < heads.size(); ++h) {
+    const auto& chain = ancestors_.at(static_cast<size_t>(heads[h].tenant));
+    if (chain.empty())
+      finalists.push_back(h);  // a queue without a cohort: no share
+    else
+      by_root[chain.back()].push_back(h);
+  }
+  for (const auto& [root, members] : by_root) finalists.push_back(tournament(root, members, heads));
+  // Across separate trees Kueue has no order; here priority, then submission.
+  return *std::min_element(finalists.begin(), finalists.end(), [&](size_t a, size_t b) {
+    const QuotaRequest &x = heads[a], &y = heads[b];
+    return std::make_tuple(-x.priority, x.submitted, x.workload) <
+           std::make_tuple(-y.priority, y.submitted, y.workload);
+  });
+}
+
 // Whether preempting `victim` gives the claimant devices back: one borrowing inside a cohort that lends nothing
 // up to the claimant frees nothing for it.
 bool QuotaBook::frees_for(const QuotaRequest& r, int resource, const Admission& victim) const {
@@ -197,11 +286,57 @@ std::optional<std::vector<int>> QuotaBook::minimal_preemptions(const QuotaReques
   return fill_back(trial, r, resource, std::move(targets), allow_borrowing);
 }
 
-// Kueue's fair-sharing preemption. The queue with the highest share goes first (the claimant's own counted with
-// the request): from its own queue, its next candidate is taken outright; from another queue that still borrows,
-// its first candidate that passes the first strategy (the claimant's share with the request at most the target's
-// share after the preemption, or below it before, as configured), and the order is weighed again. What failed may
-// pass the second strategy: the first of each queue, once. Then fill-back.
+// Kueue's order of the queues to preempt from under fair sharing: from the claimant's root cohort down, into the
+// child with the highest share (the claimant's side counted with its workload; a cohort before a queue on a tie),
+// past queues that do not borrow the resource (but the claimant's own) and cohorts without a share that do not
+// hold the claimant. -1 when no queue with candidates is left.
+int QuotaBook::target_queue(const std::string& cohort, const QuotaRequest& r, int resource,
+                            const std::map<int, std::deque<Admission>>& queues) const {
+  const Delta with{.tenant = r.tenant, .resource = resource, .amount = r.amount};
+  const auto& claimant_cohorts = ancestors_[static_cast<size_t>(r.tenant)];
+  struct Child {
+    double share;
+    Node node;
+  };
+  std::vector<Child> children;
+  std::set<std::string> seen;
+  for (const auto& [tenant, list] : queues) {
+    if (list.empty()) continue;
+    const auto& chain = ancestors_[static_cast<size_t>(tenant)];
+    const auto at = std::find(chain.begin(), chain.end(), cohort);
+    if (at == chain.end()) continue;
+    if (at == chain.begin()) {
+      const bool own = tenant == r.tenant;
+      if (!own && borrowed_at(tenant, resource) <= 0) continue;
+      const double s = node_share(Node{.tenant = tenant, .cohort = {}}, with);
+      if (!own && s <= 0) continue;
+      children.push_back({s, Node{.tenant = tenant, .cohort = {}}});
+    } else if (seen.insert(*(at - 1)).second) {
+      const Node child{.cohort = *(at - 1)};
+      const double s = node_share(child, with);
+      const bool holds_claimant =
+          std::find(claimant_cohorts.begin(), claimant_cohorts.end(), child.cohort) != claimant_cohorts.end();
+      if (s <= 0 && !holds_claimant) continue;
+      children.push_back({s, child});
+    }
+  }
+  std::stable_sort(children.begin(), children.end(), [](const Child& a, const Child& b) {
+    if (a.share != b.share) return a.share > b.share;
+    return a.node.tenant < 0 && b.node.tenant >= 0;
+  });
+  for (const Child& c : children) {
+    if (c.node.tenant >= 0) return c.node.tenant;
+    if (const int q = target_queue(c.node.cohort, r, resource, queues); q >= 0) return q;
+  }
+  return -1;
+}
+
+// Kueue's fair-sharing preemption. Queues are taken in target_queue's order: from the claimant's own queue, its
+// next candidate is taken outright; from another queue that still borrows, its first candidate that passes the
+// first strategy (the claimant's side's share with the request at most the target side's share after the
+// preemption, or below it before, as configured; the sides are the nodes just below their lowest common cohort),
+// and the order is weighed again. What failed may pass the second strategy: the first of each queue, once. Then
+// fill-back.
 std::optional<std::vector<int>> QuotaBook::fair_preemptions(const QuotaRequest& r, int resource,
                                                             const std::vector<Admission>& candidates) const {
   QuotaBook trial = *this;
@@ -215,26 +350,21 @@ std::optional<std::vector<int>> QuotaBook::fair_preemptions(const QuotaRequest& 
     targets.push_back(a);
     return trial.fits_at(r, at, true);
   };
-  const auto highest_share = [&](const Queues& queues) {
-    int best = -1;
-    double best_share = 0;
-    for (const auto& [tenant, list] : queues) {
-      if (list.empty()) continue;
-      const bool own = tenant == r.tenant;
-      if (!own && trial.borrowed_at(tenant, at) <= 0) continue;
-      const double s = own ? trial.share(tenant, &r) : trial.share_with(tenant, -1, 0);
-      if (!own && s <= 0) continue;
-      if (best < 0 || s > best_share) best = tenant, best_share = s;
-    }
-    return best;
+  const auto& claimant_cohorts = ancestors_[static_cast<size_t>(r.tenant)];
+  const auto next_queue = [&](const Queues& queues) {
+    if (!claimant_cohorts.empty()) return trial.target_queue(claimant_cohorts.back(), r, at, queues);
+    const auto own = queues.find(r.tenant);  // no cohort: only its own queue's candidates
+    return own != queues.end() && !own->second.empty() ? r.tenant : -1;
   };
+  // The shares of the two sides just below the lowest cohort holding both queues (the queues, in a flat cohort).
   const auto passes = [&](FairSharingStrategy strategy, const Admission& a) {
-    const double claimant = trial.share(r.tenant, &r);
     const int target = a.request.tenant;
-    if (strategy == FairSharingStrategy::LESS_THAN_INITIAL_SHARE) return claimant < trial.share_with(target, -1, 0);
-    return claimant <= trial.share_with(target, at, -a.request.amount);
+    const auto [claimant_side, target_side] = trial.below_common_cohort(r.tenant, target);
+    const double claimant = trial.node_share(claimant_side, {.tenant = r.tenant, .resource = at, .amount = r.amount});
+    if (strategy == FairSharingStrategy::LESS_THAN_INITIAL_SHARE) return claimant < trial.node_share(target_side, {});
+    return claimant <= trial.node_share(target_side, {.tenant = target, .resource = at, .amount = -a.request.amount});
   };
-  for (int q; (q = highest_share(remaining)) >= 0;) {
+  for (int q; (q = next_queue(remaining)) >= 0;) {
     auto& list = remaining[q];
     while (!list.empty()) {
       const Admission a = list.front();
@@ -250,7 +380,7 @@ std::optional<std::vector<int>> QuotaBook::fair_preemptions(const QuotaRequest& 
   }
   if (fair_.strategies.size() > 1) {
     for (auto& [tenant, list] : retry) list.resize(1);
-    for (int q; (q = highest_share(retry)) >= 0;) {
+    for (int q; (q = next_queue(retry)) >= 0;) {
       const Admission a = retry[q].front();
       retry[q].clear();
       if (passes(fair_.strategies[1], a) && take(a)) return fill_back(trial, r, at, std::move(targets), true);

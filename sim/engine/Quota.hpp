@@ -10,6 +10,8 @@
 // With Kueue's fair sharing (FairSharingSpec), each queue has a share (its dominant resource's borrowed part of
 // what its cohort could lend, over its weight) and preemption evens the shares instead.
 #include <cstdint>
+#include <deque>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,6 +40,10 @@ class QuotaBook {
   /// over its resources, of borrowed x 1000 / lendable (Kueue's dominant resource share), divided by its weight
   /// (infinite for weight 0 while borrowing); 0 while it borrows nothing or has no cohort.
   double share(int tenant, const QuotaRequest* with = nullptr) const;
+  /// Under fair sharing, which of the queues' waiting heads Kueue admits first (its tournament): in every cohort,
+  /// the contender whose child node (its queue, or the cohort below holding it) has the lowest share with its
+  /// workload, then the higher priority, then the earlier submission. Returns an index into `heads`.
+  size_t fair_first(const std::vector<QuotaRequest>& heads) const;
 
   bool managed(int tenant) const;
   /// Whether the tenant's quota has the resource (Kueue never admits a workload asking for another).
@@ -83,6 +89,24 @@ class QuotaBook {
                                                       const std::vector<Admission>& candidates, bool allow_borrowing,
                                                       std::optional<int> borrow_below_priority) const;
   double share_with(int tenant, int resource, int delta) const;
+  // A node of the cohort tree under fair sharing: a tenant's ClusterQueue, or a cohort (tenant < 0).
+  struct Node {
+    int tenant = -1;
+    std::string cohort;
+  };
+  // Devices added to (or, negative, removed from) one tenant's usage of one resource, to weigh a share with them.
+  struct Delta {
+    int tenant = -1;
+    int resource = -1;
+    int amount = 0;
+  };
+  double node_share(const Node& node, const Delta& delta) const;
+  std::vector<Node> path(int tenant) const;  // its queue, then its cohorts up to the root
+  std::pair<Node, Node> below_common_cohort(int a, int b) const;
+  size_t tournament(const std::string& cohort, const std::vector<size_t>& members,
+                    const std::vector<QuotaRequest>& heads) const;
+  int target_queue(const std::string& cohort, const QuotaRequest& r, int resource,
+                   const std::map<int, std::deque<Admission>>& queues) const;
   std::optional<std::vector<int>> fair_preemptions(const QuotaRequest& r, int resource,
                                                    const std::vector<Admission>& candidates) const;
   bool frees_for(const QuotaRequest& r, int resource, const Admission& victim) const;
@@ -96,6 +120,8 @@ class QuotaBook {
   std::vector<Tenant> tenants_;
   std::vector<Admission> admitted_;
   FairSharingSpec fair_;
+  std::vector<std::vector<std::string>> ancestors_;  // by tenant: its cohorts, nearest first
+  std::map<std::string, double> cohort_weights_;     // Cohort objects' fairSharing.weight
   uint64_t next_order_ = 0;
 };
 

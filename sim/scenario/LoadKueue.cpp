@@ -306,10 +306,10 @@ void Loader::read_cohort_object(const Ctx& cohort, const std::vector<Ctx>& docs,
              "both parent ('" + c.parent + "') and parentName ('" + parent_name +
                  "'): give one (parent up to v1beta1, parentName from v1beta2)");
   if (c.parent.empty()) c.parent = parent_name;
-  if (auto at = child(*cs, "fairSharing"))
-    d_.warning(at->loc(), at->path,
-               "a Cohort's fair-sharing weight is not simulated: shares are compared between ClusterQueues only "
-               "(Kueue's hierarchical fair sharing also compares cohorts level by level)");
+  if (auto fs = child(*cs, "fairSharing"); fs && expect_map(*fs)) {
+    allow_keys(*fs, {"weight"}, "a Kueue fairSharing");
+    read_fair_weight(*fs, c.fair_weight);
+  }
   auto groups = child(*cs, "resourceGroups");
   if (!groups) return;
   TenantSpec own;

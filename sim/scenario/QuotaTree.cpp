@@ -31,6 +31,12 @@ ResourceQuota quota_of(const ResourceQuotas& quotas, const std::string& resource
 }
 }  // namespace
 
+int QuotaTree::find_cohort(const std::string& name) const {
+  for (size_t i = 0; i < nodes_.size(); ++i)
+    if (nodes_[i].tenant < 0 && !nodes_[i].lender_queue && nodes_[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
 int QuotaTree::cohort_node(const std::string& name) {
   for (size_t i = 0; i < nodes_.size(); ++i)
     if (nodes_[i].tenant < 0 && !nodes_[i].lender_queue && nodes_[i].name == name) return static_cast<int>(i);
@@ -47,7 +53,7 @@ void QuotaTree::define_cohort(const CohortSpec& c, std::vector<const CohortSpec*
   if (!has_object(c)) return;
   defined.resize(nodes_.size(), nullptr);
   if (const CohortSpec* before = defined[static_cast<size_t>(n)]) {
-    const bool same = before->parent == c.parent && before->quotas == c.quotas;
+    const bool same = before->parent == c.parent && before->quotas == c.quotas && before->fair_weight == c.fair_weight;
     if (!same && diags)
       diags->error(c.loc, "Cohort[" + c.name + "]",
                    "Cohort '" + c.name + "' is defined differently here than at " + before->loc.file + ":" +
@@ -61,6 +67,7 @@ void QuotaTree::define_cohort(const CohortSpec& c, std::vector<const CohortSpec*
   node.nominal = q.nominal;
   node.borrowing_limit = q.borrowing_limit;
   node.lending_limit = q.lending_limit;
+  node.fair_weight = c.fair_weight;
   node.parent = parent;
   node.loc = c.loc;
 }
@@ -242,6 +249,29 @@ int64_t QuotaTree::lendable(int tenant) const {
   if (leaf < 0) return 0;
   const int parent = nodes_[static_cast<size_t>(leaf)].parent;
   return parent < 0 ? 0 : potential_available(parent);
+}
+
+std::vector<std::string> QuotaTree::ancestors(int tenant) const {
+  std::vector<std::string> out;
+  const int leaf =
+      tenant >= 0 && static_cast<size_t>(tenant) < leaf_of_.size() ? leaf_of_[static_cast<size_t>(tenant)] : -1;
+  if (leaf < 0) return out;
+  for (int n = nodes_[static_cast<size_t>(leaf)].parent; n >= 0; n = nodes_[static_cast<size_t>(n)].parent)
+    out.push_back(nodes_[static_cast<size_t>(n)].name);
+  return out;
+}
+
+BorrowedResource QuotaTree::cohort_borrowed(const std::string& cohort, const std::vector<int>& used) const {
+  const int n = find_cohort(cohort);
+  if (n < 0) return {};
+  const int parent = nodes_[static_cast<size_t>(n)].parent;
+  return {.borrowed = usage(n, used) - subtree_quota_[static_cast<size_t>(n)],
+          .lendable = parent < 0 ? 0 : potential_available(parent)};
+}
+
+double QuotaTree::cohort_weight(const std::string& cohort) const {
+  const int n = find_cohort(cohort);
+  return n < 0 ? 1.0 : nodes_[static_cast<size_t>(n)].fair_weight;
 }
 
 int QuotaTree::tree_quota(int tenant) const {

@@ -41,6 +41,13 @@ class QuotaTree {
   /// fair-sharing share): a root cohort's subtree quota; below it, its guaranteed part plus what its parent could
   /// obtain, within its borrowingLimit. 0 for a tenant without a cohort (no share).
   int64_t lendable(int tenant) const;
+  /// The cohorts above the tenant's queue, nearest first (the root last); empty without a cohort.
+  std::vector<std::string> ancestors(int tenant) const;
+  /// A cohort's borrowing with `used[t]` in use per tenant: what its subtree uses beyond its subtree quota, and
+  /// what its parent could obtain (0 for a root: no share). Zeros for a cohort not in this tree.
+  BorrowedResource cohort_borrowed(const std::string& cohort, const std::vector<int>& used) const;
+  /// A cohort's fairSharing.weight (1 without a Cohort object that gives one).
+  double cohort_weight(const std::string& cohort) const;
   /// The quota shared by the tenant's whole tree (every nominal quota in it that is lent upwards to the root).
   int tree_quota(int tenant) const;
 
@@ -51,11 +58,13 @@ class QuotaTree {
     int nominal = 0;
     int borrowing_limit = -1;
     int lending_limit = -1;
+    double fair_weight = 1.0;   // a Cohort object's fairSharing.weight
     int tenant = -1;            // a tenant's leaf
     bool lender_queue = false;  // a ClusterQueue no tenant has: a leaf with no usage
     SourceLoc loc;              // where the node is defined (a Cohort object, a ClusterQueue)
   };
   int cohort_node(const std::string& name);
+  int find_cohort(const std::string& name) const;
   void define_cohort(const CohortSpec& c, std::vector<const CohortSpec*>& defined, Diagnostics* diags);
   void add_lender_queue(const CohortSpec& q, const std::vector<TenantSpec>& tenants);
   void cut_cycles(Diagnostics* diags);

@@ -222,7 +222,8 @@ struct CohortSpec {
   std::string name;
   std::string parent;  // "": a root cohort
   ResourceQuotas quotas;
-  SourceLoc loc;  // the Cohort object; unknown for a plain cohort (a name without an object)
+  double fair_weight = 1.0;  // fairSharing.weight: with fair sharing, its share is what its subtree borrows over it
+  SourceLoc loc;             // the Cohort object; unknown for a plain cohort (a name without an object)
   // A ClusterQueue of the tree that is no tenant's: a leaf that lends its quota and uses none (parent: its cohort).
   bool cluster_queue = false;
 };

@@ -151,8 +151,8 @@ PriorityClasses cluster_priority_classes(const ScenarioSpec& spec, Diagnostics& 
 }
 
 // Kueue's fair sharing is cluster-wide: spec.fairSharing (or spec.kueueConfiguration) and every Configuration of
-// the tenants' Kueue files must say the same. Weights without fair sharing, borrowWithinCohort with it (a no-op in
-// Kueue since v0.10) and nested cohorts (compared here between ClusterQueues only) are named in a warning.
+// the tenants' Kueue files must say the same. Weights without fair sharing, and borrowWithinCohort with it (a
+// no-op in Kueue since v0.10), are named in a warning.
 void resolve_fair_sharing(ScenarioSpec& spec, Diagnostics& diags) {
   FairSharingSpec& fs = spec.fair_sharing;
   std::set<std::pair<std::string, int>> reported;  // one file read through two tenants is one Configuration
@@ -178,12 +178,6 @@ void resolve_fair_sharing(ScenarioSpec& spec, Diagnostics& diags) {
     if (fs.enabled && t.preemption.borrow_within_cohort)
       diags.warning(t.quota_loc, path + ".preemption.borrowWithinCohort",
                     "borrowWithinCohort has no effect under fair sharing (as in Kueue since v0.10)");
-    const bool nested = std::any_of(t.cohort_chain.begin(), t.cohort_chain.end(),
-                                    [](const CohortSpec& c) { return !c.parent.empty(); });
-    if (fs.enabled && nested)
-      diags.warning(t.quota_loc, path,
-                    "fair sharing compares the shares of ClusterQueues only: Kueue's hierarchical comparison of "
-                    "nested cohorts, level by level, is not simulated");
   }
 }
 

@@ -439,5 +439,63 @@ TEST(QuotaFairSharing, TheClaimantsOwnQueueGoesFirstWhenItsShareIsHighest) {
       << "its share with the request (333) is the highest: its own lower-priority job goes";
 }
 
+// Hierarchical fair sharing (Kueue v0.11+): cohorts have shares too, and a cohort's queues are weighed together
+// against the other cohorts. org (no quota of its own) above team-a (queues a1 and a2, 4 each) and team-b (queue
+// b1, 4): 12 GPUs, and each team could obtain all 12.
+std::vector<TenantSpec> two_teams(double team_a_weight = 1) {
+  CohortSpec org = cohort("org", "", 0);
+  CohortSpec a = cohort("team-a", "org", 0);
+  a.fair_weight = team_a_weight;
+  CohortSpec b = cohort("team-b", "org", 0);
+  std::vector<TenantSpec> out{queue("a1", 4, "team-a"), queue("a2", 4, "team-a"), queue("b1", 4, "team-b")};
+  out[0].cohort_chain = {a, org};
+  out[1].cohort_chain = {a, org};
+  out[2].cohort_chain = {b, org};
+  return out;
+}
+
+// a1 holds 6 (2 borrowed, its share 167) but team-a as a whole borrows nothing (6 of its 8); b1 holds its 4. With
+// one more GPU each, team-a would still borrow nothing while team-b would borrow 1 (83): a1's head goes first,
+// though a1's own share with it (250) is the higher one.
+TEST(QuotaFairSharing, TheTournamentWeighsCohortsAgainstEachOther) {
+  QuotaBook q(two_teams(), fair());
+  q.admit(gpus(1, 0, 6));
+  q.admit(gpus(2, 2, 4));
+  const std::vector<QuotaRequest> heads{gpus(3, 2, 1, 0, /*submitted*/ 1), gpus(4, 0, 1, 0, 2)};
+  EXPECT_GT(q.share(0, &heads[1]), q.share(2, &heads[0])) << "by the queues' own shares, b1 would go first";
+  EXPECT_EQ(q.fair_first(heads), 1u);
+  // Within team-a, the queues' own shares decide: a2 (nothing borrowed with 2) before a1 (250 with 1 more).
+  const std::vector<QuotaRequest> same_team{gpus(5, 0, 1, 0, 1), gpus(6, 1, 2, 0, 2)};
+  EXPECT_EQ(q.fair_first(same_team), 1u);
+  // Equal shares: the higher priority, then the earlier submission.
+  const std::vector<QuotaRequest> tied{gpus(7, 1, 1, 0, 1), gpus(8, 1, 1, 5, 2)};
+  EXPECT_EQ(q.fair_first(tied), 1u);
+}
+
+// a1 and b1 both borrow 2 (share 167 each); a2 asks for its nominal 2. Weighed queue by queue, a1 (the lower
+// index on the tie) would lose a job; weighed by cohort, team-a with a2's request borrows nothing (8 of its 8)
+// and team-b borrows 2: b1 loses one, and team-b's share after it (0) is not below team-a's (0).
+TEST(QuotaFairSharing, PreemptionComparesTheSidesBelowTheCommonCohort) {
+  QuotaBook q(two_teams(), fair());
+  q.admit(gpus(1, 0, 2));
+  q.admit(gpus(2, 0, 2));
+  q.admit(gpus(3, 0, 2));  // a1: 6
+  q.admit(gpus(4, 2, 2));
+  q.admit(gpus(5, 2, 2));
+  q.admit(gpus(6, 2, 2));  // b1: 6
+  EXPECT_EQ(q.victims(gpus(9, 1, 2)), std::vector<int>{6});
+  // team-a weighted 0.25: its share with a2's request is still 0 (it borrows nothing), so b1 still loses one.
+  QuotaBook light(two_teams(0.25), fair());
+  for (int w = 1; w <= 3; ++w) light.admit(gpus(w, 0, 2));
+  for (int w = 4; w <= 6; ++w) light.admit(gpus(w, 2, 2));
+  EXPECT_EQ(light.victims(gpus(9, 1, 2)), std::vector<int>{6});
+  // a2 asks for 8, 4 beyond its nominal quota: team-a's share with it (6 borrowed of 12: 500) is above team-b's
+  // after losing a job (0) and not below its 167 before, and a2's own (333) above a1's: nothing is preempted.
+  QuotaBook full(two_teams(), fair());
+  for (int w = 1; w <= 3; ++w) full.admit(gpus(w, 0, 2));
+  for (int w = 4; w <= 6; ++w) full.admit(gpus(w, 2, 2));
+  EXPECT_FALSE(full.victims(gpus(9, 1, 8)));
+}
+
 }  // namespace
 }  // namespace gtw
