@@ -30,6 +30,7 @@ const std::string REPORT_SCHEMA = SRC + "/docs/formats/report.schema.json";
 const std::string SARIF_SCHEMA = SRC + "/tests/fixtures/schemas/sarif-schema-2.1.0.json";
 const std::string JUNIT_XSD = SRC + "/tests/fixtures/schemas/JUnit.xsd";
 const std::string CHECK_JSON = SRC + "/scripts/check-json-schema.py";
+const std::string CHECK_SARIF_RULES = SRC + "/scripts/check-sarif-rules.py";
 const std::string REMANENCE = SRC + "/scenarios/attacks/remanence-scrape.yaml";
 
 // The CI scenarios and one of each other kind of output: an attack, enforced compliance, continuous batching
@@ -66,6 +67,14 @@ bool have_xmllint() {
 
 ProcessResult check_json(const std::string& schema, const std::vector<std::string>& files) {
   std::vector<std::string> argv = {"/usr/bin/env", "python3", CHECK_JSON, schema};
+  argv.insert(argv.end(), files.begin(), files.end());
+  return run_process(argv);
+}
+
+// The SARIF Multitool's `validate` rules beyond the schema (scripts/check-sarif-rules.py): errors and the warnings
+// it shows by default.
+ProcessResult check_sarif_rules(const std::vector<std::string>& files) {
+  std::vector<std::string> argv = {"/usr/bin/env", "python3", CHECK_SARIF_RULES};
   argv.insert(argv.end(), files.begin(), files.end());
   return run_process(argv);
 }
@@ -124,6 +133,8 @@ TEST(OutputSchemas, ShippedScenariosWriteAValidReportSarifAndJunit) {
   EXPECT_EQ(report_check.exit_code, 0) << report_check.out << report_check.err;
   const auto sarif_check = check_json(SARIF_SCHEMA, sarifs);
   EXPECT_EQ(sarif_check.exit_code, 0) << sarif_check.out << sarif_check.err;
+  const auto rules_check = check_sarif_rules(sarifs);
+  EXPECT_EQ(rules_check.exit_code, 0) << rules_check.out << rules_check.err;
   const auto junit_check = check_junit(junits);
   EXPECT_EQ(junit_check.exit_code, 0) << junit_check.out << junit_check.err;
 }
@@ -190,6 +201,62 @@ TEST(OutputSchemas, AReportWithAKeyRemovedOrAWrongTypeFailsValidation) {
   no_message["runs"][0]["results"][0].erase("message");
   write_text(dir.file("no-message.sarif"), no_message.dump(2));
   EXPECT_EQ(check_json(SARIF_SCHEMA, {dir.file("no-message.sarif")}).exit_code, 1);
+}
+
+// The multitool's rules catch what the schema lets through: each mistake below passes the SARIF schema (or is not
+// its concern) and is reported under the multitool's rule id.
+TEST(OutputSchemas, TheSarifMultitoolRulesCatchWhatTheSchemaLetsThrough) {
+  TempDir dir;
+  const std::string out = dir.file("scrape");
+  ASSERT_EQ(run_process(run_argv(GTW_BINARY, REMANENCE, out, "sarif"), 300).exit_code, 0);
+  const json sarif = json::parse(read_text(out + "/findings.sarif"));
+  const auto clean = check_sarif_rules({out + "/findings.sarif"});
+  ASSERT_EQ(clean.exit_code, 0) << clean.out << clean.err;
+  ASSERT_FALSE(sarif["runs"][0]["results"].empty());
+  ASSERT_FALSE(sarif["runs"][0]["tool"]["driver"]["rules"].empty());
+  struct Mutation {
+    std::string rule;
+    std::function<void(json&)> apply;
+  };
+  const auto run = [](json& j) -> json& { return j["runs"][0]; };
+  const std::vector<Mutation> mutations = {
+      {"SARIF1001",
+       [&](json& j) {
+         auto& r = run(j)["tool"]["driver"]["rules"][0];
+         r["name"] = r["id"];
+       }},
+      {"SARIF1002",
+       [&](json& j) {
+         run(j)["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] = "a file.yaml";
+       }},
+      {"SARIF1004",
+       [&](json& j) {
+         auto& a = run(j)["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"];
+         a["uri"] = "file:///tmp/x.yaml";
+         a["uriBaseId"] = "SRCROOT";
+       }},
+      {"SARIF1005", [&](json& j) { run(j)["tool"]["driver"]["rules"][0]["helpUri"] = "docs/models/leakage.md"; }},
+      {"SARIF1007",
+       [&](json& j) {
+         run(j)["results"][0]["locations"][0]["physicalLocation"]["region"] = {{"startColumn", 3}};
+       }},
+      {"SARIF1009", [&](json& j) { run(j)["results"][0]["ruleIndex"] = 999; }},
+      {"SARIF1010", [&](json& j) { run(j)["results"][0].erase("ruleId"); }},
+      {"SARIF1011", [&](json& j) { j["$schema"] = "https://json.schemastore.org/sarif-2.0.0.json"; }},
+      {"SARIF1012", [&](json& j) { run(j)["results"][0]["message"]["id"] = "default"; }},
+      {"SARIF2005", [&](json& j) { run(j)["tool"]["driver"].erase("informationUri"); }},
+      {"SARIF2008", [&](json& j) { j.erase("$schema"); }},
+      {"SARIF2017", [&](json& j) { run(j)["results"][0]["locations"][0]["physicalLocation"].erase("region"); }},
+  };
+  for (const auto& m : mutations) {
+    json mutated = sarif;
+    m.apply(mutated);
+    const std::string file = dir.file(m.rule + ".sarif");
+    write_text(file, mutated.dump(2));
+    const auto check = check_sarif_rules({file});
+    EXPECT_EQ(check.exit_code, 1) << m.rule << ": accepted\n" << check.out << check.err;
+    EXPECT_NE(check.out.find(" " + m.rule + ": "), std::string::npos) << m.rule << "\n" << check.out;
+  }
 }
 
 TEST(OutputSchemas, TheJunitSchemaRejectsASuiteWithoutTimestampOrWithAFileAttribute) {
