@@ -187,6 +187,12 @@ void compliance_sarif(const ScenarioSpec& spec, const ComplianceReport& c, std::
                    {"name", f.rule},
                    {"shortDescription", {{"text", f.rule_id + " " + f.title}}},
                    {"fullDescription", {{"text", f.title + " (" + reqs + ")"}}},
+                   {"help",
+                    {{"text",
+                      "Change the design so that no decision violates it, or give the rule `action: "
+                      "enforce` so that the twin refuses the violating placements, accesses and key "
+                      "releases (docs/models/compliance.md, rule " +
+                          f.rule + ")."}}},
                    {"helpUri", docs_uri("models/compliance.md")},
                    {"properties",
                     {{"tags", json::array({"compliance", f.rule_id})},

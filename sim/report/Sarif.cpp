@@ -270,6 +270,11 @@ std::string findings_sarif(const ScenarioSpec& spec, const RunResult& run, const
            {{"text",
              "An attacker workload ran this attack against the design (docs/models/leakage.md, "
              "\"Attack replay\")."}}},
+          {"help",
+           {{"text",
+             "Closed by the isolation that removes the attack's channel or access (a MIG instance or a dedicated "
+             "GPU, confidential computing, scrubbing freed memory); the result says whether the replay succeeded "
+             "against this design."}}},
           {"helpUri", docs_uri("models/leakage.md")},
           {"properties", {{"tags", tags}, {"security-severity", "8.0"}, {"atlas_version", ATLAS_VERSION}}}};
     }
