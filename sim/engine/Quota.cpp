@@ -257,33 +257,89 @@ std::vector<int> QuotaBook::fill_back(QuotaBook& trial, const QuotaRequest& r, i
   return out;
 }
 
-// Kueue's minimalPreemptions: remove candidates in order until the request fits (another queue's workload only
-// while that queue still borrows, and only when its release gives the claimant devices back: one borrowing
-// inside a cohort that lends nothing up to the claimant frees nothing for it), then put back, from the last but
-// one down, each whose return still leaves room. While borrowing (borrowWithinCohort), a victim at or above
-// `borrow_below_priority` in another queue means the request must then fit without borrowing.
-std::optional<std::vector<int>> QuotaBook::minimal_preemptions(const QuotaRequest& r, int resource,
-                                                               const std::vector<Admission>& candidates,
-                                                               bool allow_borrowing,
-                                                               std::optional<int> borrow_below_priority) const {
-  QuotaBook trial = *this;
-  std::vector<Admission> targets;
-  bool fits = false;
-  for (const Admission& a : candidates) {
-    const int victim_tenant = a.request.tenant;
-    if (victim_tenant != r.tenant) {
-      if (trial.borrowed_at(victim_tenant, resource) <= 0 || !trial.frees_for(r, resource, a)) continue;
-      if (borrow_below_priority && a.request.priority >= *borrow_below_priority) allow_borrowing = false;
-    }
-    trial.remove(a);
-    targets.push_back(a);
-    if (trial.fits_at(r, resource, allow_borrowing)) {
-      fits = true;
-      break;
-    }
+// Kueue's classical candidates, in the three lists it tries in turn, each in its order (lower priority first, then
+// the most recently admitted): other queues' workloads over which the claimant has a hierarchical advantage, other
+// queues' workloads it may preempt by priority (reclaimWithinCohort; while borrowing only below the
+// borrowWithinCohort threshold), and its own queue's (withinClusterQueue).
+std::vector<std::vector<QuotaBook::Candidate>> QuotaBook::classical_candidates(const QuotaRequest& r,
+                                                                               int resource) const {
+  const QuotaPreemptionSpec& policy = tenants_[static_cast<size_t>(r.tenant)].preemption;
+  const auto allowed = [&](PreemptionPolicy p, const QuotaRequest& c) {
+    if (p == PreemptionPolicy::NEVER) return false;
+    if (p == PreemptionPolicy::ANY) return true;
+    const bool newer_equal =
+        p == PreemptionPolicy::LOWER_OR_NEWER_EQUAL_PRIORITY && c.priority == r.priority && r.submitted < c.submitted;
+    return c.priority < r.priority || newer_equal;
+  };
+  const auto above_threshold = [&](int priority) {
+    return priority >= r.priority || (policy.max_priority_threshold && priority > *policy.max_priority_threshold);
+  };
+  std::vector<std::vector<Candidate>> lists(3);  // hierarchical advantage, by priority, own queue
+  for (const Admission& a : admitted_)
+    if (a.request.tenant == r.tenant && a.request.resource == r.resource &&
+        allowed(policy.within_cluster_queue, a.request))
+      lists[2].push_back({a, Variant::WITHIN_QUEUE, ""});
+  if (policy.reclaim_within_cohort != PreemptionPolicy::NEVER) {
+    const QuotaTree& tree = trees_[static_cast<size_t>(resource)];
+    for (const auto& q : tree.reclaim_queues(r.tenant, r.amount, used_by_tenant(resource)))
+      for (const Admission& a : admitted_) {
+        if (a.request.tenant != q.tenant || a.request.resource != r.resource) continue;
+        if (!allowed(policy.reclaim_within_cohort, a.request)) continue;
+        const Variant v = q.advantage ? Variant::HIERARCHICAL_RECLAIM
+                          : !policy.borrow_within_cohort || above_threshold(a.request.priority)
+                              ? Variant::RECLAIM_WITHOUT_BORROWING
+                              : Variant::RECLAIM_WHILE_BORROWING;
+        lists[q.advantage ? 0 : 1].push_back({a, v, q.subtree_root});
+      }
   }
-  if (!fits) return std::nullopt;
-  return fill_back(trial, r, resource, std::move(targets), allow_borrowing);
+  for (auto& list : lists)
+    std::stable_sort(list.begin(), list.end(), [](const Candidate& x, const Candidate& y) {
+      if (x.admission.request.priority != y.admission.request.priority)
+        return x.admission.request.priority < y.admission.request.priority;
+      return x.admission.order > y.admission.order;
+    });
+  return lists;
+}
+
+// One attempt of Kueue's classical preemption: candidates are removed in order (another queue's only while it, and
+// the cohorts above it below where it was found, still borrow; while borrowing, none that may only be reclaimed
+// without borrowing) until the request fits; then fill-back.
+std::optional<std::vector<int>> QuotaBook::classical_attempt(const QuotaRequest& r, int resource,
+                                                             const std::vector<std::vector<Candidate>>& lists,
+                                                             bool borrowing) const {
+  QuotaBook trial = *this;
+  const QuotaTree& tree = trees_[static_cast<size_t>(resource)];
+  std::vector<Admission> targets;
+  for (const auto& list : lists)
+    for (const Candidate& c : list) {
+      const int victim = c.admission.request.tenant;
+      if (victim != r.tenant) {
+        if (borrowing && c.variant == Variant::RECLAIM_WITHOUT_BORROWING) continue;
+        if (!tree.still_borrowing(victim, c.subtree_root, trial.used_by_tenant(resource))) continue;
+      }
+      trial.remove(c.admission);
+      targets.push_back(c.admission);
+      if (trial.fits_at(r, resource, borrowing)) return fill_back(trial, r, resource, std::move(targets), borrowing);
+    }
+  return std::nullopt;
+}
+
+// Kueue's classical preemption (v0.11+, with hierarchical cohorts): with no candidate of another queue, or when it
+// may not borrow to preempt and is not under its nominal quota, one attempt with borrowing; when it may not borrow
+// to preempt and has no hierarchical advantage, without borrowing first; otherwise with borrowing first.
+std::optional<std::vector<int>> QuotaBook::classical_preemptions(const QuotaRequest& r, int resource) const {
+  const auto lists = classical_candidates(r, resource);
+  const auto& t = tenants_[static_cast<size_t>(r.tenant)];
+  const bool borrow_forbidden = !t.preemption.borrow_within_cohort;
+  const bool under_nominal = t.used[static_cast<size_t>(resource)] < t.nominal[static_cast<size_t>(resource)];
+  std::vector<bool> attempts{true, false};
+  if ((lists[0].empty() && lists[1].empty()) || (borrow_forbidden && !under_nominal))
+    attempts = {true};
+  else if (borrow_forbidden && lists[0].empty())
+    attempts = {false, true};
+  for (const bool borrowing : attempts)
+    if (auto v = classical_attempt(r, resource, lists, borrowing)) return v;
+  return std::nullopt;
 }
 
 // Kueue's order of the queues to preempt from under fair sharing: from the claimant's root cohort down, into the
@@ -389,33 +445,17 @@ std::optional<std::vector<int>> QuotaBook::fair_preemptions(const QuotaRequest& 
   return std::nullopt;
 }
 
-// Kueue's classical preemption (GetTargets): when every candidate is the tenant's own, preempt them and borrow;
-// with borrowWithinCohort, try lower priorities of the cohort while borrowing; otherwise reclaim only while
-// under the nominal quota, without borrowing; last, the tenant's own workloads, borrowing.
+// Kueue's preemption: fair sharing's when it is on, else the classical algorithm.
 std::optional<std::vector<int>> QuotaBook::victims(const QuotaRequest& r) const {
   const int resource = resource_index(r.resource);
   if (!managed(r.tenant) || resource < 0 ||
       tenants_[static_cast<size_t>(r.tenant)].nominal[static_cast<size_t>(resource)] < 0)
     return std::nullopt;
   if (fits_at(r, resource, true)) return std::vector<int>{};
+  if (!fair_.enabled) return classical_preemptions(r, resource);
   const std::vector<Admission> all = candidates(r, resource);
   if (all.empty()) return std::nullopt;
-  if (fair_.enabled) return fair_preemptions(r, resource, all);
-  std::vector<Admission> own;
-  for (const Admission& a : all)
-    if (a.request.tenant == r.tenant) own.push_back(a);
-  if (own.size() == all.size()) return minimal_preemptions(r, resource, all, true, std::nullopt);
-  const QuotaPreemptionSpec& policy = tenants_[static_cast<size_t>(r.tenant)].preemption;
-  const auto& t = tenants_[static_cast<size_t>(r.tenant)];
-  if (policy.borrow_within_cohort) {
-    int threshold = r.priority;
-    if (policy.max_priority_threshold && *policy.max_priority_threshold < threshold)
-      threshold = *policy.max_priority_threshold + 1;
-    if (auto v = minimal_preemptions(r, resource, all, true, threshold)) return v;
-  } else if (t.used[static_cast<size_t>(resource)] < t.nominal[static_cast<size_t>(resource)]) {
-    if (auto v = minimal_preemptions(r, resource, all, false, std::nullopt)) return v;
-  }
-  return minimal_preemptions(r, resource, own, true, std::nullopt);
+  return fair_preemptions(r, resource, all);
 }
 
 void QuotaBook::add(const Admission& a) {

@@ -5,8 +5,9 @@
 // which may have parents and quotas of their own). A workload asks for devices of one resource and is admitted
 // whole when they fit what the tree leaves its tenant (its nominal quota, and what the cohorts above have
 // unused, within the borrowing limits on the way). When they do not, Kueue's classical preemption picks victims
-// by the tenant's policy (QuotaPreemptionSpec): borrowers of other queues to reclaim the nominal quota, lower
-// priorities within its own queue, lower priorities of borrowing queues while borrowing; only as many as needed.
+// by the tenant's policy (QuotaPreemptionSpec): borrowers of the subtrees where its side fits the request within
+// quota (a hierarchical advantage), other borrowers by priority, lower priorities within its own queue; only as
+// many as needed.
 // With Kueue's fair sharing (FairSharingSpec), each queue has a share (its dominant resource's borrowed part of
 // what its cohort could lend, over its weight) and preemption evens the shares instead.
 #include <cstdint>
@@ -57,9 +58,9 @@ class QuotaBook {
   /// Whether the request fits what the tenant's quota tree leaves it (without borrowing: within its nominal quota).
   bool fits(const QuotaRequest& r, bool allow_borrowing = true) const;
 
-  /// The admitted workloads to preempt so that the request fits (Kueue's classical preemption: the fewest of
-  /// the candidates, other queues' first, lower priority first, newest first), an empty list when it fits
-  /// already, or nullopt when its policy allows no set of victims that would make it fit.
+  /// The admitted workloads to preempt so that the request fits (Kueue's classical preemption, or its fair
+  /// sharing's: the fewest of the candidates, other queues' first, lower priority first, newest first), an empty
+  /// list when it fits already, or nullopt when its policy allows no set of victims that would make it fit.
   std::optional<std::vector<int>> victims(const QuotaRequest& r) const;
 
   /// Records an admission (its devices now count) and returns how many of them are borrowed.
@@ -85,9 +86,18 @@ class QuotaBook {
   int borrowed_at(int tenant, int resource) const;
   bool fits_at(const QuotaRequest& r, int resource, bool allow_borrowing) const;
   std::vector<Admission> candidates(const QuotaRequest& r, int resource) const;
-  std::optional<std::vector<int>> minimal_preemptions(const QuotaRequest& r, int resource,
-                                                      const std::vector<Admission>& candidates, bool allow_borrowing,
-                                                      std::optional<int> borrow_below_priority) const;
+  // How a classical candidate may be preempted (Kueue's preemption variants).
+  enum class Variant { WITHIN_QUEUE, HIERARCHICAL_RECLAIM, RECLAIM_WITHOUT_BORROWING, RECLAIM_WHILE_BORROWING };
+  struct Candidate {
+    Admission admission;
+    Variant variant;
+    std::string subtree_root;  // where another queue's candidate was found (its lowest common cohort)
+  };
+  std::vector<std::vector<Candidate>> classical_candidates(const QuotaRequest& r, int resource) const;
+  std::optional<std::vector<int>> classical_preemptions(const QuotaRequest& r, int resource) const;
+  std::optional<std::vector<int>> classical_attempt(const QuotaRequest& r, int resource,
+                                                    const std::vector<std::vector<Candidate>>& lists,
+                                                    bool borrowing) const;
   double share_with(int tenant, int resource, int delta) const;
   // A node of the cohort tree under fair sharing: a tenant's ClusterQueue, or a cohort (tenant < 0).
   struct Node {

@@ -269,6 +269,54 @@ BorrowedResource QuotaTree::cohort_borrowed(const std::string& cohort, const std
           .lendable = parent < 0 ? 0 : potential_available(parent)};
 }
 
+std::vector<QuotaTree::ReclaimQueue> QuotaTree::reclaim_queues(int tenant, int64_t amount,
+                                                               const std::vector<int>& used) const {
+  std::vector<ReclaimQueue> out;
+  const int leaf =
+      tenant >= 0 && static_cast<size_t>(tenant) < leaf_of_.size() ? leaf_of_[static_cast<size_t>(tenant)] : -1;
+  if (leaf < 0 || nodes_[static_cast<size_t>(leaf)].parent < 0) return out;
+  const auto l = static_cast<size_t>(leaf);
+  const int64_t own = usage(leaf, used);
+  bool advantage = own + amount <= subtree_quota_[l];
+  int64_t remaining = amount - std::max<int64_t>(0, guaranteed_[l] - own);
+  int searched = -1;
+  for (int node = nodes_[l].parent; node >= 0; node = nodes_[static_cast<size_t>(node)].parent) {
+    const auto n = static_cast<size_t>(node);
+    collect_borrowers(node, nodes_[n].name, searched, tenant, advantage, used, out);
+    const int64_t u = usage(node, used);
+    advantage = advantage || u + remaining <= subtree_quota_[n];
+    remaining -= std::max<int64_t>(0, guaranteed_[n] - u);
+    searched = node;
+  }
+  return out;
+}
+
+// The queues under `node` that use more than their nominal quota, through the child cohorts that use more than
+// theirs (a subtree within its quota borrows nothing from the claimant's side), past the subtree `skip`.
+void QuotaTree::collect_borrowers(int node, const std::string& subtree_root, int skip, int claimant, bool advantage,
+                                  const std::vector<int>& used, std::vector<ReclaimQueue>& out) const {
+  for (int c : children_[static_cast<size_t>(node)]) {
+    const Node& child = nodes_[static_cast<size_t>(c)];
+    if (c == skip || child.lender_queue || child.tenant == claimant) continue;
+    if (usage(c, used) <= subtree_quota_[static_cast<size_t>(c)]) continue;
+    if (child.tenant >= 0)
+      out.push_back({.tenant = child.tenant, .advantage = advantage, .subtree_root = subtree_root});
+    else
+      collect_borrowers(c, subtree_root, skip, claimant, advantage, used, out);
+  }
+}
+
+bool QuotaTree::still_borrowing(int tenant, const std::string& subtree_root, const std::vector<int>& used) const {
+  const int leaf =
+      tenant >= 0 && static_cast<size_t>(tenant) < leaf_of_.size() ? leaf_of_[static_cast<size_t>(tenant)] : -1;
+  if (leaf < 0 || usage(leaf, used) <= subtree_quota_[static_cast<size_t>(leaf)]) return false;
+  for (int n = nodes_[static_cast<size_t>(leaf)].parent;
+       n >= 0 && nodes_[static_cast<size_t>(n)].parent >= 0 && nodes_[static_cast<size_t>(n)].name != subtree_root;
+       n = nodes_[static_cast<size_t>(n)].parent)
+    if (usage(n, used) <= subtree_quota_[static_cast<size_t>(n)]) return false;
+  return true;
+}
+
 double QuotaTree::cohort_weight(const std::string& cohort) const {
   const int n = find_cohort(cohort);
   return n < 0 ? 1.0 : nodes_[static_cast<size_t>(n)].fair_weight;

@@ -46,6 +46,18 @@ class QuotaTree {
   /// A cohort's borrowing with `used[t]` in use per tenant: what its subtree uses beyond its subtree quota, and
   /// what its parent could obtain (0 for a root: no share). Zeros for a cohort not in this tree.
   BorrowedResource cohort_borrowed(const std::string& cohort, const std::vector<int>& used) const;
+  /// Kueue's hierarchical reclaim (classical preemption): the other queues whose workloads the tenant's request
+  /// may preempt, found cohort by cohort from its own up (in each, the subtrees that borrow, past the one already
+  /// searched). `advantage`: the claimant's side fits the request within quota at or below `subtree_root`, so it
+  /// may preempt them whatever their priority and while borrowing.
+  struct ReclaimQueue {
+    int tenant = -1;
+    bool advantage = false;
+    std::string subtree_root;
+  };
+  std::vector<ReclaimQueue> reclaim_queues(int tenant, int64_t amount, const std::vector<int>& used) const;
+  /// Whether the tenant's queue, and every cohort above it below `subtree_root`, still use more than their quota.
+  bool still_borrowing(int tenant, const std::string& subtree_root, const std::vector<int>& used) const;
   /// A cohort's fairSharing.weight (1 without a Cohort object that gives one).
   double cohort_weight(const std::string& cohort) const;
   /// The quota shared by the tenant's whole tree (every nominal quota in it that is lent upwards to the root).
@@ -74,6 +86,8 @@ class QuotaTree {
   int64_t usage(int node, const std::vector<int>& used) const;
   int64_t available_at(int node, const std::vector<int>& used) const;
   int64_t potential_available(int node) const;
+  void collect_borrowers(int node, const std::string& subtree_root, int skip, int claimant, bool advantage,
+                         const std::vector<int>& used, std::vector<ReclaimQueue>& out) const;
 
   std::string resource_;
   std::vector<Node> nodes_;

@@ -497,5 +497,23 @@ TEST(QuotaFairSharing, PreemptionComparesTheSidesBelowTheCommonCohort) {
   EXPECT_FALSE(full.victims(gpus(9, 1, 8)));
 }
 
+// Classical preemption in nested cohorts (Kueue v0.11+, fair sharing off): a1 is beyond its own nominal quota (6 of
+// 4) but team-a with its request stays within its subtree quota (8 of 8), while team-b borrows 2 of team-a's. The
+// request has a hierarchical advantage over team-b's borrower and reclaims it whatever the priorities. Asking for
+// 4 it has none (team-a would borrow too), and a queue beyond its nominal quota in a flat cohort preempts nobody.
+TEST(QuotaTree, AQueueWhoseTeamStaysWithinItsQuotaReclaimsFromAnotherTeam) {
+  const auto fill = [](QuotaBook& q) {
+    for (int w = 1; w <= 3; ++w) q.admit(gpus(w, 0, 2));                  // a1: 6
+    for (int w = 4; w <= 6; ++w) q.admit(gpus(w, 2, 2, /*priority*/ 9));  // b1: 6, of higher priority
+  };
+  QuotaBook teams(two_teams());
+  fill(teams);
+  EXPECT_EQ(teams.victims(gpus(9, 0, 2)), std::vector<int>{6});
+  EXPECT_FALSE(teams.victims(gpus(9, 0, 4)));
+  QuotaBook flat(tenants({{4, -1}, {4, -1}, {4, -1}}));
+  fill(flat);
+  EXPECT_FALSE(flat.victims(gpus(9, 0, 2)));
+}
+
 }  // namespace
 }  // namespace gtw
