@@ -143,6 +143,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   placement_scroll->setWidget(placement_chart_);
   tabs_->addTab(placement_scroll, QStringLiteral("Placements"));
   tabs_->addTab(build_compliance_tab(), QStringLiteral("Compliance"));
+  tabs_->addTab(build_quota_tab(), QStringLiteral("Quotas"));
   tabs_->addTab(build_slo_tab(), QStringLiteral("SLOs"));
   tabs_->addTab(build_gpu_tab(), QStringLiteral("GPUs"));
   tabs_->addTab(build_workload_tab(), QStringLiteral("Workloads"));
@@ -166,8 +167,8 @@ MainWindow::~MainWindow() = default;
 QStringList MainWindow::tab_names() {
   return {QStringLiteral("overview"),   QStringLiteral("compare"),  QStringLiteral("security"),
           QStringLiteral("topology"),   QStringLiteral("timeline"), QStringLiteral("placements"),
-          QStringLiteral("compliance"), QStringLiteral("slos"),     QStringLiteral("gpus"),
-          QStringLiteral("workloads")};
+          QStringLiteral("compliance"), QStringLiteral("quotas"),   QStringLiteral("slos"),
+          QStringLiteral("gpus"),       QStringLiteral("workloads")};
 }
 
 void MainWindow::build_menus() {
@@ -374,6 +375,7 @@ void MainWindow::show_report(Report report) {
   fill_serving_table();
   refresh_charts();
   fill_compliance();
+  fill_quotas();
   pages_->setCurrentIndex(1);
   statusBar()->showMessage(QString::fromStdString(report_->path.string()));
 

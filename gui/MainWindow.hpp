@@ -178,6 +178,8 @@ class MainWindow : public QMainWindow {
   ChartPanel* placement_chart() const { return placement_chart_; }
   QTableWidget* compliance_table() const { return compliance_table_; }
   QLabel* compliance_placeholder() const { return compliance_placeholder_; }
+  QTableWidget* quota_table() const { return quota_table_; }
+  QLabel* quota_placeholder() const { return quota_placeholder_; }
   QTreeWidget* structure_view() const { return structure_; }
   QListWidget* diagnostics_view() const { return diagnostics_; }
   QPushButton* run_button() const { return run_button_; }
@@ -207,6 +209,7 @@ class MainWindow : public QMainWindow {
   QWidget* build_scenario_panel();
   QWidget* build_overview_tab();
   QWidget* build_compliance_tab();
+  QWidget* build_quota_tab();
   QWidget* build_timeline_tab();
   void refresh_timeline();
   void fill_structure();
@@ -216,6 +219,7 @@ class MainWindow : public QMainWindow {
   void show_diagnostics(const QStringList& lines, const QString& headline);
   void refresh_charts();
   void fill_compliance();
+  void fill_quotas();
   void update_buttons();
   void on_run_finished(bool ok, const QString& out_dir, const QString& message, const QStringList& diagnostics);
   void open_scenario_dialog();
@@ -267,6 +271,9 @@ class MainWindow : public QMainWindow {
   QStackedWidget* compliance_stack_ = nullptr;
   QTableWidget* compliance_table_ = nullptr;
   QLabel* compliance_placeholder_ = nullptr;
+  QStackedWidget* quota_stack_ = nullptr;
+  QTableWidget* quota_table_ = nullptr;
+  QLabel* quota_placeholder_ = nullptr;
   int selected_slo_ = -1;
   QStackedWidget* pages_ = nullptr;  // the "open a directory" hint, or the report
   QLabel* header_ = nullptr;

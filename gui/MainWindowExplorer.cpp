@@ -38,6 +38,7 @@
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
+#include <cmath>
 #include <fstream>
 
 #include "ChartExport.hpp"
@@ -49,6 +50,7 @@
 #include "ScenarioSave.hpp"
 #include "SecurityView.hpp"
 #include "TopologyView.hpp"
+#include "Units.hpp"
 
 namespace gtw::gui {
 namespace {
@@ -259,6 +261,79 @@ QWidget* MainWindow::build_compliance_tab() {
   compliance_stack_->addWidget(compliance_placeholder_);
   compliance_stack_->addWidget(compliance_table_);
   return compliance_stack_;
+}
+
+QWidget* MainWindow::build_quota_tab() {
+  quota_stack_ = new QStackedWidget;
+  quota_table_ = new QTableWidget(0, 14);
+  quota_table_->setHorizontalHeaderLabels(
+      {QStringLiteral("Run"), QStringLiteral("Tenant"), QStringLiteral("Nominal GPUs"), QStringLiteral("Peak GPUs"),
+       QStringLiteral("Borrowed GPU time"), QStringLiteral("Admitted"), QStringLiteral("Queued"),
+       QStringLiteral("Longest wait"), QStringLiteral("Preempted"), QStringLiteral("Reclaimed"),
+       QStringLiteral("Still queued"), QStringLiteral("Weight"), QStringLiteral("Peak share"),
+       QStringLiteral("Mean share")});
+  quota_table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  quota_table_->verticalHeader()->setVisible(false);
+  quota_table_->horizontalHeader()->setStretchLastSection(true);
+  quota_table_->setAlternatingRowColors(true);
+  quota_placeholder_ = new QLabel;
+  quota_placeholder_->setAlignment(Qt::AlignCenter);
+  quota_placeholder_->setWordWrap(true);
+  quota_placeholder_->setStyleSheet(QStringLiteral("color: #666; font-size: 11pt; padding: 24px;"));
+  quota_stack_->addWidget(quota_placeholder_);
+  quota_stack_->addWidget(quota_table_);
+  return quota_stack_;
+}
+
+// One row per tenant with a quota (and the baseline's, when one is pinned): what it held and borrowed, how long
+// its workloads waited, whom it preempted and who preempted it; with Kueue's fair sharing, its weighted share.
+void MainWindow::fill_quotas() {
+  quota_table_->setRowCount(0);
+  const bool any = report_ && (!report_->quotas.empty() || (baseline_ && !baseline_->quotas.empty()));
+  if (!any) {
+    quota_placeholder_->setText(
+        QStringLiteral("No quotas: no tenant has a quota (spec.tenants[].quota; docs/models/quotas.md)."));
+    quota_stack_->setCurrentWidget(quota_placeholder_);
+    return;
+  }
+  const auto share = [](double v) {
+    return std::isfinite(v) ? QString::number(v, 'f', 0) : QStringLiteral("unbounded");
+  };
+  bool fair = false;
+  int row = 0;
+  const auto add = [&](const Report& r, const QString& run) {
+    for (const auto& qr : r.quotas) {
+      fair = fair || qr.fair_sharing;
+      quota_table_->insertRow(row);
+      const QStringList cells = {run,
+                                 q(qr.tenant),
+                                 QString::number(qr.nominal_gpus),
+                                 QString::number(qr.peak_gpus),
+                                 q(format_duration(Seconds(qr.borrowed_gpu_seconds))),
+                                 QString::number(qr.admissions),
+                                 QString::number(qr.queued),
+                                 q(format_duration(Seconds(qr.max_wait_s))),
+                                 QString::number(qr.preempted),
+                                 QString::number(qr.reclaimed),
+                                 qr.still_queued.empty() ? QStringLiteral("-") : q(qr.still_queued),
+                                 qr.fair_sharing ? QString::number(qr.fair_weight, 'g', 3) : QStringLiteral("-"),
+                                 qr.fair_sharing ? share(qr.peak_share) : QStringLiteral("-"),
+                                 qr.fair_sharing ? share(qr.mean_share) : QStringLiteral("-")};
+      for (int c = 0; c < cells.size(); ++c) {
+        auto* item = new QTableWidgetItem(cells[c]);
+        item->setToolTip(cells[c]);
+        if (c == 8 && qr.preempted > 0) item->setForeground(violation_color());
+        quota_table_->setItem(row, c, item);
+      }
+      ++row;
+    }
+  };
+  add(*report_, QStringLiteral("current"));
+  if (baseline_) add(*baseline_, QStringLiteral("baseline"));
+  quota_table_->setColumnHidden(0, !baseline_);
+  for (int c = 11; c <= 13; ++c) quota_table_->setColumnHidden(c, !fair);
+  quota_table_->resizeColumnsToContents();
+  quota_stack_->setCurrentWidget(quota_table_);
 }
 
 // ---- Scenario.
@@ -616,6 +691,7 @@ void MainWindow::pin_baseline() {
   fill_serving_table();
   refresh_charts();
   fill_compliance();
+  fill_quotas();
   update_buttons();
 }
 
@@ -629,6 +705,7 @@ void MainWindow::clear_baseline() {
     fill_serving_table();
     refresh_charts();
     fill_compliance();
+    fill_quotas();
   }
   update_buttons();
 }

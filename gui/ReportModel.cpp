@@ -317,6 +317,36 @@ std::vector<Finding> read_findings(const json& section) {
   return out;
 }
 
+// report.json `quotas[]`: per tenant, its quota, what it held and borrowed, waits and preemptions, and its
+// fair-sharing share when fair sharing was on.
+std::vector<QuotaRow> read_quotas(const json& list) {
+  std::vector<QuotaRow> out;
+  for (size_t i = 0; i < list.size(); ++i) {
+    const json& q = list[i];
+    if (!q.is_object()) continue;
+    const std::string where = "quotas[" + std::to_string(i) + "]";
+    QuotaRow row;
+    row.tenant = str(q, where, "tenant");
+    row.nominal_gpus = integer(q, where, "nominal_gpus");
+    row.peak_gpus = integer(q, where, "peak_gpus");
+    row.borrowed_gpu_seconds = number(q, where, "borrowed_gpu_seconds", 0);
+    row.admissions = integer(q, where, "admissions");
+    row.queued = integer(q, where, "queued");
+    row.max_wait_s = number(q, where, "max_wait_s", 0);
+    row.preempted = integer(q, where, "preempted");
+    row.reclaimed = integer(q, where, "reclaimed");
+    row.still_queued = first_text(q, {"still_queued"});
+    if (const auto fs = q.find("fair_sharing"); fs != q.end() && fs->is_object()) {
+      row.fair_sharing = true;
+      row.fair_weight = number(*fs, where + ".fair_sharing", "weight", 1);
+      row.peak_share = number(*fs, where + ".fair_sharing", "peak_share", 0);
+      row.mean_share = number(*fs, where + ".fair_sharing", "mean_share", 0);
+    }
+    out.push_back(std::move(row));
+  }
+  return out;
+}
+
 // The headline of an attack: the achieved number of its type beside the bound it is checked against.
 void attack_headline(const json& achieved, AttackOutcome& a) {
   const auto num = [&achieved](const char* key) {
@@ -671,6 +701,7 @@ Report read_report(const json& root) {
     r.cost.total = number(*it, "cost", "total");
   }
 
+  if (const auto it = root.find("quotas"); it != root.end() && it->is_array()) r.quotas = read_quotas(*it);
   if (const auto it = root.find("compliance"); it != root.end() && !it->is_null()) {
     r.has_compliance = true;
     r.findings = read_findings(*it);

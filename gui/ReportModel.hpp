@@ -326,6 +326,24 @@ struct Finding {
   std::string evidence;      // one line
 };
 
+// A tenant's Kueue-like quota over the run (report.json `quotas[]`, docs/models/quotas.md).
+struct QuotaRow {
+  std::string tenant;
+  long long nominal_gpus = 0;
+  long long peak_gpus = 0;
+  double borrowed_gpu_seconds = 0;
+  long long admissions = 0;
+  long long queued = 0;
+  double max_wait_s = 0;
+  long long preempted = 0;
+  long long reclaimed = 0;  // other tenants' workloads it preempted
+  std::string still_queued;
+  bool fair_sharing = false;  // the run had Kueue's fair sharing on: the three below are set
+  double fair_weight = 1;
+  double peak_share = 0;  // +inf: weight 0 while borrowing
+  double mean_share = 0;
+};
+
 struct ScenarioInfo {
   std::string name;
   std::string file;
@@ -386,7 +404,8 @@ struct Report {
   std::vector<TimelineMark> marks;  // in time order
   Timeline timeline;
   CostInfo cost;
-  bool has_compliance = false;  // the report has a compliance section (possibly with no findings)
+  std::vector<QuotaRow> quotas;  // empty: no tenant had a quota
+  bool has_compliance = false;   // the report has a compliance section (possibly with no findings)
   std::vector<Finding> findings;
   ProvenanceInfo provenance;
 

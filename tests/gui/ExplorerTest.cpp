@@ -416,6 +416,49 @@ TEST(ExplorerCharts, ComplianceTableOrAnEmptyState) {
       << w.header()->text().toStdString();
 }
 
+// The Quotas tab: a sentence when no tenant has a quota; else a row per tenant, the fair-sharing columns only
+// when the run had fair sharing, an unbounded share (weight 0 while borrowing) said in words.
+TEST(ExplorerCharts, QuotaTableOrAnEmptyState) {
+  MainWindow w;
+  ASSERT_TRUE(w.open_report(FIXTURES));
+  EXPECT_TRUE(w.quota_placeholder()->text().contains(QStringLiteral("No quotas")))
+      << w.quota_placeholder()->text().toStdString();
+  EXPECT_EQ(w.quota_table()->rowCount(), 0);
+  const auto row = [](const char* tenant, int peak, int preempted, const char* fair) {
+    return nlohmann::json::parse(
+        std::string(R"J({"tenant": ")J") + tenant +
+        R"J(", "nominal_gpus": 4, "borrowing_limit": null, "lending_limit": null, "peak_gpus": )J" +
+        std::to_string(peak) +
+        R"J(, "gpu_seconds": 1276, "borrowed_gpu_seconds": 440, "admissions": 10, "queued": 4,
+                                 "total_wait_s": 300, "max_wait_s": 109.84, "preempted": )J" +
+        std::to_string(preempted) +
+        R"J(, "preempted_within_queue": 0, "reclaimed": 0, "still_queued": ["beta-3"],
+                                 "resources": [])J" +
+        (*fair ? std::string(", \"fair_sharing\": ") + fair : std::string()) + "}");
+  };
+  QTemporaryDir dir;
+  const QString fair = fixture_with(dir, [&](nlohmann::json& j) {
+    j["quotas"] =
+        nlohmann::json::array({row("alpha", 12, 4, R"J({"weight": 1, "peak_share": 666.67, "mean_share": 49.2})J"),
+                               row("beta", 6, 0, R"J({"weight": 0, "peak_share": null, "mean_share": null})J")});
+  });
+  ASSERT_TRUE(w.open_report(fair));
+  ASSERT_EQ(w.quota_table()->rowCount(), 2);
+  EXPECT_EQ(w.quota_table()->item(0, 1)->text(), QStringLiteral("alpha"));
+  EXPECT_EQ(w.quota_table()->item(0, 3)->text(), QStringLiteral("12"));
+  EXPECT_EQ(w.quota_table()->item(0, 8)->foreground().color(), violation_color()) << "preempted";
+  EXPECT_EQ(w.quota_table()->item(0, 10)->text(), QStringLiteral("beta-3"));
+  EXPECT_EQ(w.quota_table()->item(0, 12)->text(), QStringLiteral("667"));
+  EXPECT_EQ(w.quota_table()->item(1, 12)->text(), QStringLiteral("unbounded"));
+  EXPECT_FALSE(w.quota_table()->isColumnHidden(12));
+  QTemporaryDir dir2;
+  const QString classical =
+      fixture_with(dir2, [&](nlohmann::json& j) { j["quotas"] = nlohmann::json::array({row("alpha", 4, 0, "")}); });
+  ASSERT_TRUE(w.open_report(classical));
+  ASSERT_EQ(w.quota_table()->rowCount(), 1);
+  EXPECT_TRUE(w.quota_table()->isColumnHidden(12)) << "no fair sharing: no share columns";
+}
+
 TEST(ExplorerCharts, OlderReportsWithoutTimeSeriesGiveSentencesNotEmptyCharts) {
   MainWindow w;
   ASSERT_TRUE(w.open_report(FIXTURES));  // the fixture predates latency_cdf, utilisation_windows, placements
