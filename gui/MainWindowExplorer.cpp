@@ -49,6 +49,7 @@
 #include "RunController.hpp"
 #include "ScenarioSave.hpp"
 #include "SecurityView.hpp"
+#include "Tables.hpp"
 #include "TopologyView.hpp"
 #include "Units.hpp"
 
@@ -254,10 +255,7 @@ QWidget* MainWindow::build_compliance_tab() {
   // Evidence is the column a reader needs whole: rows grow to show it wrapped.
   compliance_table_->setWordWrap(true);
   compliance_table_->setTextElideMode(Qt::ElideNone);
-  compliance_placeholder_ = new QLabel;
-  compliance_placeholder_->setAlignment(Qt::AlignCenter);
-  compliance_placeholder_->setWordWrap(true);
-  compliance_placeholder_->setStyleSheet(QStringLiteral("color: #666; font-size: 11pt; padding: 24px;"));
+  compliance_placeholder_ = make_placeholder();
   compliance_stack_->addWidget(compliance_placeholder_);
   compliance_stack_->addWidget(compliance_table_);
   return compliance_stack_;
@@ -265,21 +263,12 @@ QWidget* MainWindow::build_compliance_tab() {
 
 QWidget* MainWindow::build_quota_tab() {
   quota_stack_ = new QStackedWidget;
-  quota_table_ = new QTableWidget(0, 14);
-  quota_table_->setHorizontalHeaderLabels(
-      {QStringLiteral("Run"), QStringLiteral("Tenant"), QStringLiteral("Nominal GPUs"), QStringLiteral("Peak GPUs"),
-       QStringLiteral("Borrowed GPU time"), QStringLiteral("Admitted"), QStringLiteral("Queued"),
-       QStringLiteral("Longest wait"), QStringLiteral("Preempted"), QStringLiteral("Reclaimed"),
-       QStringLiteral("Still queued"), QStringLiteral("Weight"), QStringLiteral("Peak share"),
-       QStringLiteral("Mean share")});
-  quota_table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  quota_table_->verticalHeader()->setVisible(false);
-  quota_table_->horizontalHeader()->setStretchLastSection(true);
-  quota_table_->setAlternatingRowColors(true);
-  quota_placeholder_ = new QLabel;
-  quota_placeholder_->setAlignment(Qt::AlignCenter);
-  quota_placeholder_->setWordWrap(true);
-  quota_placeholder_->setStyleSheet(QStringLiteral("color: #666; font-size: 11pt; padding: 24px;"));
+  quota_table_ = make_table({QStringLiteral("Run"), QStringLiteral("Tenant"), QStringLiteral("Nominal GPUs"),
+                             QStringLiteral("Peak GPUs"), QStringLiteral("Borrowed GPU time"),
+                             QStringLiteral("Admitted"), QStringLiteral("Queued"), QStringLiteral("Longest wait"),
+                             QStringLiteral("Preempted"), QStringLiteral("Reclaimed"), QStringLiteral("Still queued"),
+                             QStringLiteral("Weight"), QStringLiteral("Peak share"), QStringLiteral("Mean share")});
+  quota_placeholder_ = make_placeholder();
   quota_stack_->addWidget(quota_placeholder_);
   quota_stack_->addWidget(quota_table_);
   return quota_stack_;
@@ -299,40 +288,29 @@ void MainWindow::fill_quotas() {
   const auto share = [](double v) {
     return std::isfinite(v) ? QString::number(v, 'f', 0) : QStringLiteral("unbounded");
   };
+  const auto count = [](long long v) { return number_cell(QString::number(v)); };
+  const auto seconds = [](double v) { return number_cell(q(format_duration(Seconds(v)))); };
   bool fair = false;
-  int row = 0;
   const auto add = [&](const Report& r, const QString& run) {
     for (const auto& qr : r.quotas) {
       fair = fair || qr.fair_sharing;
-      quota_table_->insertRow(row);
-      const QStringList cells = {run,
-                                 q(qr.tenant),
-                                 QString::number(qr.nominal_gpus),
-                                 QString::number(qr.peak_gpus),
-                                 q(format_duration(Seconds(qr.borrowed_gpu_seconds))),
-                                 QString::number(qr.admissions),
-                                 QString::number(qr.queued),
-                                 q(format_duration(Seconds(qr.max_wait_s))),
-                                 QString::number(qr.preempted),
-                                 QString::number(qr.reclaimed),
-                                 qr.still_queued.empty() ? QStringLiteral("-") : q(qr.still_queued),
-                                 qr.fair_sharing ? QString::number(qr.fair_weight, 'g', 3) : QStringLiteral("-"),
-                                 qr.fair_sharing ? share(qr.peak_share) : QStringLiteral("-"),
-                                 qr.fair_sharing ? share(qr.mean_share) : QStringLiteral("-")};
-      for (int c = 0; c < cells.size(); ++c) {
-        auto* item = new QTableWidgetItem(cells[c]);
-        item->setToolTip(cells[c]);
-        if (c == 8 && qr.preempted > 0) item->setForeground(violation_color());
-        quota_table_->setItem(row, c, item);
-      }
-      ++row;
+      const QString none = QStringLiteral("-");
+      auto* preempted = count(qr.preempted);
+      if (qr.preempted > 0) preempted->setForeground(violation_color());
+      append_row(quota_table_,
+                 {text_cell(run), text_cell(q(qr.tenant)), count(qr.nominal_gpus), count(qr.peak_gpus),
+                  seconds(qr.borrowed_gpu_seconds), count(qr.admissions), count(qr.queued), seconds(qr.max_wait_s),
+                  preempted, count(qr.reclaimed), text_cell(qr.still_queued.empty() ? none : q(qr.still_queued)),
+                  number_cell(qr.fair_sharing ? QString::number(qr.fair_weight, 'g', 3) : none),
+                  number_cell(qr.fair_sharing ? share(qr.peak_share) : none),
+                  number_cell(qr.fair_sharing ? share(qr.mean_share) : none)});
     }
   };
   add(*report_, QStringLiteral("current"));
   if (baseline_) add(*baseline_, QStringLiteral("baseline"));
   quota_table_->setColumnHidden(0, !baseline_);
   for (int c = 11; c <= 13; ++c) quota_table_->setColumnHidden(c, !fair);
-  quota_table_->resizeColumnsToContents();
+  quota_table_->resizeColumnsToContents();  // fourteen narrow columns: no padding, so all fit
   quota_stack_->setCurrentWidget(quota_table_);
 }
 

@@ -1,6 +1,7 @@
 #include "Tables.hpp"
 
 #include <QHeaderView>
+#include <QLabel>
 #include <QStyledItemDelegate>
 #include <QTableWidget>
 
@@ -65,6 +66,14 @@ int append_row(QTableWidget* t, const QList<QTableWidgetItem*>& cells) {
   t->insertRow(row);
   for (int c = 0; c < cells.size() && c < t->columnCount(); ++c) t->setItem(row, c, cells[c]);
   return row;
+}
+
+QLabel* make_placeholder() {
+  auto* label = new QLabel;
+  label->setAlignment(Qt::AlignCenter);
+  label->setWordWrap(true);
+  label->setStyleSheet(QStringLiteral("color: #666; font-size: 11pt; padding: 24px;"));
+  return label;
 }
 
 }  // namespace gtw::gui

@@ -4,6 +4,7 @@
 #include <QString>
 #include <QStringList>
 
+class QLabel;
 class QTableWidget;
 class QTableWidgetItem;
 
@@ -19,5 +20,7 @@ QTableWidgetItem* number_cell(const QString& text);
 void fit_columns(QTableWidget* t, int cap);
 /// Appends a row of cells; returns its index.
 int append_row(QTableWidget* t, const QList<QTableWidgetItem*>& cells);
+/// The grey, centred sentence a tab shows instead of an empty table or chart.
+QLabel* make_placeholder();
 
 }  // namespace gtw::gui
