@@ -53,3 +53,32 @@ macro(gtw_resolve_cuda)
     endif()
   endif()
 endmacro()
+
+# The programs that run simulations (gputwin, gputwin-gui, the benchmarks) link jemalloc when it is found:
+# SimGrid allocates and frees an activity object for every kernel, transfer and timer, and glibc's malloc
+# made a 4,096-GPU run ~20 % slower than jemalloc with the same results (docs/PERFORMANCE.md, "Allocator").
+# Not under sanitizers: ASan replaces malloc itself. Libraries and tests keep the system allocator.
+gtw_tristate(GPUTWIN_JEMALLOC "Link the simulation programs against jemalloc")
+
+macro(gtw_resolve_allocator)
+  add_library(gtw_allocator INTERFACE)
+  add_library(gtw::allocator ALIAS gtw_allocator)
+  set(GTW_ALLOCATOR_SUMMARY "system (disabled)")
+  set(GTW_ALLOCATOR_KIND "glibc") # what report.json's provenance.allocator starts with (tests check it)
+  if(NOT GPUTWIN_JEMALLOC STREQUAL "OFF")
+    if(GPUTWIN_SANITIZE)
+      set(GTW_ALLOCATOR_SUMMARY "system (sanitizers replace malloc)")
+    else()
+      find_library(GTW_JEMALLOC_LIBRARY NAMES jemalloc)
+      if(GTW_JEMALLOC_LIBRARY)
+        target_link_libraries(gtw_allocator INTERFACE ${GTW_JEMALLOC_LIBRARY})
+        set(GTW_ALLOCATOR_SUMMARY "jemalloc (${GTW_JEMALLOC_LIBRARY})")
+        set(GTW_ALLOCATOR_KIND "jemalloc")
+      elseif(GPUTWIN_JEMALLOC STREQUAL "ON")
+        message(FATAL_ERROR "GPUTWIN_JEMALLOC=ON but libjemalloc was not found (Debian: libjemalloc-dev)")
+      else()
+        set(GTW_ALLOCATOR_SUMMARY "system (libjemalloc not found)")
+      endif()
+    endif()
+  endif()
+endmacro()

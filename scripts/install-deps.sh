@@ -12,6 +12,7 @@ packages=(
   libcli11-dev nlohmann-json3-dev
   libssl-dev                 # OpenSSL's EVP SHA-256 (audit hash chain, provenance hashes)
   libopenmpi-dev openmpi-bin
+  libjemalloc-dev            # the simulation programs' allocator (docs/PERFORMANCE.md, "Allocator")
   clang libclang-rt-14-dev   # the libFuzzer targets (scripts/fuzz.sh)
   python3                    # the layering test (scripts/check-layering.py), the trace.json check
   prometheus                 # promtool: the metrics.prom tests lint and load the file as Prometheus would

@@ -1,6 +1,8 @@
 #include "Process.hpp"
 
+#include <dlfcn.h>
 #include <fcntl.h>
+#include <gnu/libc-version.h>
 #include <signal.h>
 #include <spawn.h>
 #ifdef __linux__
@@ -242,6 +244,21 @@ double peak_resident_memory_bytes() {
   struct rusage usage {};
   if (getrusage(RUSAGE_SELF, &usage) != 0) return 0;
   return static_cast<double>(usage.ru_maxrss) * 1024.0;  // KiB on Linux
+}
+
+std::string active_allocator() {
+  // Looked up at run time, so that no jemalloc header is needed and an LD_PRELOADed one is seen too.
+  using Mallctl = int (*)(const char*, void*, size_t*, void*, size_t);
+  if (auto* mallctl = reinterpret_cast<Mallctl>(dlsym(RTLD_DEFAULT, "mallctl"))) {
+    const char* version = nullptr;
+    size_t size = sizeof(version);
+    if (mallctl("version", static_cast<void*>(&version), &size, nullptr, 0) == 0 && version != nullptr) {
+      const std::string full(version);  // "5.3.0-0-g<commit>"
+      return "jemalloc " + full.substr(0, full.find('-'));
+    }
+    return "jemalloc";
+  }
+  return std::string("glibc ") + gnu_get_libc_version();
 }
 
 }  // namespace gtw

@@ -84,6 +84,10 @@ double resident_memory_bytes();
 /// The most resident memory this process has had, in bytes (getrusage), 0 where it cannot be read.
 double peak_resident_memory_bytes();
 
+/// The malloc this process runs on, for the provenance of timings: "jemalloc <version>" when jemalloc is
+/// linked or preloaded (it exports `mallctl`), else "glibc <version>".
+std::string active_allocator();
+
 /// Last `max_bytes` of a file (a child's stderr), for messages.
 std::string tail_of_file(const std::string& path, size_t max_bytes = 2000);
 

@@ -679,9 +679,13 @@ void write_report_json(std::ostream& out, const ScenarioSpec& spec, const RunRes
   if (leakage) root["leakage"] = nullptr;  // built when written
   // null when the scenario declares no compliance rules (readers tell "not evaluated" from "all passed").
   root["compliance"] = compliance && compliance->configured ? compliance_json(spec, *compliance) : json();
-  root["provenance"] = {{"gputwin_version", p.gputwin_version}, {"simgrid_version", p.simgrid_version},
-                        {"command_line", p.command_line},       {"host", p.host},
-                        {"started_utc", p.started_utc},         {"wall_seconds", p.wall_seconds}};
+  root["provenance"] = {{"gputwin_version", p.gputwin_version},
+                        {"simgrid_version", p.simgrid_version},
+                        {"allocator", p.allocator},
+                        {"command_line", p.command_line},
+                        {"host", p.host},
+                        {"started_utc", p.started_utc},
+                        {"wall_seconds", p.wall_seconds}};
   std::vector<std::string> keys;
   for (const auto& item : root.items()) keys.push_back(item.key());
   out << "{";

@@ -155,6 +155,7 @@ void write_meta(hid_t root, const ScenarioSpec& spec, const RunResult& run, cons
   const hid_t p = provenance.get();
   attr_string(p, "gputwin_version", prov.gputwin_version);
   attr_string(p, "simgrid_version", prov.simgrid_version);
+  attr_string(p, "allocator", prov.allocator);
   attr_string(p, "command_line", prov.command_line);
   attr_string(p, "host", prov.host);
   attr_string(p, "started_utc", prov.started_utc);

@@ -22,6 +22,7 @@ inline constexpr const char* REPORT_SCHEMA_VERSION = "1.0";
 struct Provenance {
   std::string gputwin_version;
   std::string simgrid_version;
+  std::string allocator;  // the process's malloc (timings depend on it): active_allocator()
   std::string command_line;
   std::string host;
   std::string started_utc;

@@ -44,6 +44,16 @@ TEST(RunCli, SameSeedGivesIdenticalReportOutsideProvenance) {
   EXPECT_NE(p99_of(a, "alpha"), p99_of(c, "alpha")) << "a different seed must change the latencies";
 }
 
+// Timings depend on the malloc (docs/PERFORMANCE.md, "Allocator"): the provenance says which one the run used,
+// and it is the one the build linked (jemalloc when found, glibc otherwise).
+TEST(RunCli, ProvenanceNamesTheAllocatorTheBinaryWasBuiltWith) {
+  TempDir dir;
+  const auto report = run_report(dir, "a", {TWO_TENANTS});
+  const auto allocator = report["provenance"]["allocator"].get<std::string>();
+  EXPECT_EQ(allocator.rfind(std::string(GTW_BINARY_ALLOCATOR) + " ", 0), 0u) << allocator;
+  EXPECT_GT(allocator.size(), std::string(GTW_BINARY_ALLOCATOR).size() + 1) << "the version is missing: " << allocator;
+}
+
 TEST(RunCli, LogCategoriesAreOffByDefaultAndNeverChangeTheOutputs) {
   TempDir dir;
   const std::vector<std::string> base = {GTW_BINARY, "run", TWO_TENANTS, "--progress", "none", "--format", "json"};

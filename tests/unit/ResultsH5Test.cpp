@@ -129,7 +129,7 @@ Inputs make_inputs() {
   a.slos = {slo};
   a.slos_missed = 1;
 
-  in.prov = {"0.1.0", "3.32.0", "gputwin run x.yaml", "host-a", "2024-01-01T00:00:00Z", 1.5};
+  in.prov = {"0.1.0", "3.32.0", "jemalloc 5.3.0", "gputwin run x.yaml", "host-a", "2024-01-01T00:00:00Z", 1.5};
   return in;
 }
 

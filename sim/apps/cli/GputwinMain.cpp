@@ -345,6 +345,7 @@ int cmd_run(const std::string& file, std::string out_dir, const std::optional<st
   prov.gputwin_version = GTW_VERSION;
   prov.simgrid_version = std::to_string(SIMGRID_VERSION_MAJOR) + "." + std::to_string(SIMGRID_VERSION_MINOR) + "." +
                          std::to_string(SIMGRID_VERSION_PATCH);
+  prov.allocator = active_allocator();
   prov.command_line = command_line;
   prov.host = hostname();
   prov.started_utc = started;
