@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "Comms.hpp"
 #include "Platform.hpp"
 
 XBT_LOG_EXTERNAL_CATEGORY(gtw);
@@ -74,7 +75,7 @@ struct Flows {
           ios.push_back(op.read ? op.disk->read_async(op.bytes) : op.disk->write_async(op.bytes));
         for (auto& io : ios) io->wait();
       });
-    for (auto& c : comms) c->wait();
+    fabric::wait_all(comms);
     if (disks) disks->join();
   }
 };

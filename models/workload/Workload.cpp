@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "Arrivals.hpp"
+#include "Comms.hpp"
 #include "DataPath.hpp"
 #include "Platform.hpp"
 #include "ServingSpecs.hpp"
@@ -155,7 +156,7 @@ void bring_up(const WorkloadSpec& spec, const ReplicaPlacement& place, double we
     for (auto* gpu : place.gpus)
       loads.push_back(sg4::Comm::sendto_async(place.node_cpu, gpu->host(),
                                               static_cast<uint64_t>(weight_bytes / runtime.io_efficiency)));
-    for (auto& c : loads) c->wait();
+    fabric::wait_all(loads);
     ctx.counters.transfers += loads.size();
     return;
   }
@@ -612,7 +613,7 @@ class InferenceService final : public Workload {
           comms.push_back(sg4::Comm::sendto_async(place.gpus[stage * tp + g]->host(),
                                                   place.gpus[stage * tp + (g + 1) % tp]->host(),
                                                   static_cast<uint64_t>(ring)));
-        for (auto& c : comms) c->wait();
+        fabric::wait_all(comms);
         ctx_.counters.transfers += comms.size();
         sg4::this_actor::sleep_for(steps * 2.0 * layers *
                                    all_reduce_latency(buffer, cfg.tp, first.profile().peer_achievable(cfg.tp)));
@@ -864,7 +865,7 @@ class TrainingJob final : public Workload {
           loads.push_back(sg4::Comm::sendto_async(
               ctx_.platform ? ctx_.platform->node(gpu->node()).cpu : place_.node_cpu, gpu->host(),
               static_cast<uint64_t>(spec_.data_per_step.value / runtime.io_efficiency)));
-        for (auto& c : loads) c->wait();
+        fabric::wait_all(loads);
         ctx_.counters.transfers += loads.size();
       }
       // 2. Forward and backward on every GPU, in parallel.
@@ -882,7 +883,7 @@ class TrainingJob final : public Workload {
         for (size_t g = 0; g < n; ++g)
           ring.push_back(sg4::Comm::sendto_async(place_.gpus[g]->host(), place_.gpus[(g + 1) % n]->host(),
                                                  static_cast<uint64_t>(ring_bytes)));
-        for (auto& c : ring) c->wait();
+        fabric::wait_all(ring);
         ctx_.counters.transfers += ring.size();
       }
       // 4. Checkpoint: every GPU writes its shard to the checkpoint's store (synchronous).
@@ -918,7 +919,7 @@ class TrainingJob final : public Workload {
         for (size_t g = 0; g < grp.size(); ++g)
           ring.push_back(
               sg4::Comm::sendto_async(grp[g]->host(), grp[(g + 1) % grp.size()]->host(), static_cast<uint64_t>(bytes)));
-      for (auto& c : ring) c->wait();
+      fabric::wait_all(ring);
       ctx_.counters.transfers += ring.size();
     };
     intra(grad * static_cast<double>(m - 1) / static_cast<double>(m));

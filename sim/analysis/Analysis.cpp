@@ -771,6 +771,10 @@ double attribute(const std::vector<std::tuple<int, double, double>>& spans, cons
 double cold_start_time(const std::vector<std::tuple<int, double, double>>& spans, const SloScope& s, const Analysis& a,
                        const Tally& t) {
   const std::set<size_t> victims(s.matching.begin(), s.matching.end());
+  // The spans of each GPU, in their order: a placement looks at its own GPU's only (a training tenant's slowdown
+  // SLO has a span per GPU and violated window, so scanning every span per placement was quadratic in the cluster).
+  std::map<int, std::vector<std::pair<double, double>>> spans_of_gpu;
+  for (const auto& [g, s0, s1] : spans) spans_of_gpu[g].emplace_back(s0, s1);
   std::vector<std::pair<double, double>> cold;
   for (const auto& pl : a.placements) {
     if (pl.workload < 0 || pl.gpu < 0 || !victims.count(static_cast<size_t>(pl.workload))) continue;
@@ -784,10 +788,10 @@ double cold_start_time(const std::vector<std::tuple<int, double, double>>& spans
         ready = it->start;
         break;
       }
-    if (!std::isfinite(ready)) continue;
-    for (const auto& [g, s0, s1] : spans)
-      if (g == pl.gpu && overlap(pl.start, ready, s0, s1) > 0)
-        cold.emplace_back(std::max(pl.start, s0), std::min(ready, s1));
+    const auto own = spans_of_gpu.find(pl.gpu);
+    if (!std::isfinite(ready) || own == spans_of_gpu.end()) continue;
+    for (const auto& [s0, s1] : own->second)
+      if (overlap(pl.start, ready, s0, s1) > 0) cold.emplace_back(std::max(pl.start, s0), std::min(ready, s1));
   }
   std::sort(cold.begin(), cold.end());
   double time = 0, reach = -INF;

@@ -54,6 +54,20 @@ TEST(RunCli, ProvenanceNamesTheAllocatorTheBinaryWasBuiltWith) {
   EXPECT_GT(allocator.size(), std::string(GTW_BINARY_ALLOCATOR).size() + 1) << "the version is missing: " << allocator;
 }
 
+// The end of the run kills the actors; a job waiting on its all-reduce had its other comms still in flight, and
+// SimGrid printed a backtrace for each ("freed before its completion") on stderr.
+TEST(RunCli, ARunThatEndsDuringAnAllReducePrintsNoSimGridBacktrace) {
+  TempDir dir;
+  const auto r = run_process({GTW_BINARY, "run", SRC + "/tests/fixtures/scenarios/training-cut-short.yaml", "-o",
+                              dir.file("out"), "--progress", "none", "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.find("Backtrace"), std::string::npos) << r.err;
+  const auto report = json::parse(read_text(dir.file("out") + "/report.json"));
+  const auto& job = report["tenants"][0]["workloads"][0];  // still running at the end, in the middle of a step
+  EXPECT_EQ(job["jobs"]["unfinished"], 1) << "the fixture no longer ends during the job";
+  EXPECT_GT(job["steps_completed"].get<int>(), 0);
+}
+
 TEST(RunCli, LogCategoriesAreOffByDefaultAndNeverChangeTheOutputs) {
   TempDir dir;
   const std::vector<std::string> base = {GTW_BINARY, "run", TWO_TENANTS, "--progress", "none", "--format", "json"};
