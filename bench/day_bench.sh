@@ -6,7 +6,8 @@
 #
 #   bench/day_bench.sh [BUILD_DIR]        (default BUILD_DIR: build)
 #
-# Environment: SIZES (default "128 1024 4096 10000"), HOURS (default "1 6 24"), SEED (default 1),
+# Environment: SIZES (default "128 1024 4096 10000"), HOURS (default "1 6 24"), SEED (default 1), GEN_ARGS
+# (more gputwin-bench-gen options, e.g. --continuous for continuous batching),
 # GTW (the gputwin binary to time; default BUILD_DIR/sim/apps/cli/gputwin, e.g. another build to compare),
 # OUT (default BUILD_DIR/day-bench-out). A 10,000-GPU day takes about 15 minutes and 3.6 GB; the spilled
 # event log needs ~8 GB in $TMPDIR.
@@ -34,7 +35,8 @@ declare -A cpu
 for size in $SIZES; do
   for h in $HOURS; do
     scenario=$OUT/day-$size-${h}h.yaml
-    "$GEN" --gpus "$size" --duration $((h * 3600)) --seed "$SEED" --day-load -o "$scenario" > /dev/null
+    # shellcheck disable=SC2086 # GEN_ARGS is a list of options
+    "$GEN" --gpus "$size" --duration $((h * 3600)) --seed "$SEED" --day-load ${GEN_ARGS:-} -o "$scenario" > /dev/null
     dir=$OUT/run-$size-${h}h
     rm -rf "$dir"
     /usr/bin/time -v -o "$dir.time" "$GTW" run "$scenario" -o "$dir" --format json --progress none \
