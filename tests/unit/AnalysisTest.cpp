@@ -92,6 +92,35 @@ TEST(Analysis, LatencyWindowsViolationsBudgetAndAttribution) {
   EXPECT_NEAR(a.gpus[0].busy_per_window[4], 0.0, 1e-12);
 }
 
+// Context switches of unequal cost on one GPU (the analysis stores a GPU's costs only once they differ): each
+// switch keeps its own cost in the GPU's switch time and in the blame of the spans it overlaps.
+TEST(Analysis, ContextSwitchesOfUnequalCostKeepEachCost) {
+  const auto spec = two_tenant_spec();
+  auto run = run_with([](EventLog& log) {
+    log.append({31, 0, EventType::GPU_BUSY, 1, -1, 0, 0, 0, 30.0});        // noisy holds [30, 31)
+    log.append({31.5, 0, EventType::CONTEXT_SWITCH, 0, 0, 0, 0, 0.5, 0});  // [31, 31.5]
+    log.append({32, 0, EventType::CONTEXT_SWITCH, 1, -1, 0, 0, 0.5, 0});   // [31.5, 32]
+    log.append({33.5, 0, EventType::CONTEXT_SWITCH, 0, 0, 0, 0, 1.5, 0});  // [32, 33.5]
+    for (int w = 0; w < 10; ++w)
+      for (int k = 0; k < 10; ++k) {
+        const double arrival = w * 10 + k * 0.5;
+        const double latency = (w == 3 || w == 7) && k < 2 ? 3.0 : 0.5;
+        log.append({arrival + latency, 0, EventType::REQUEST_DONE, 0, 0, 0, 0, latency, 0.1});
+      }
+  });
+  const auto a = analyse(spec, run);
+  EXPECT_EQ(a.gpus[0].context_switches, 3u);
+  EXPECT_DOUBLE_EQ(a.gpus[0].switch_seconds, 2.5);
+  // The slow requests of window 3 live in [30, 33] and [30.5, 33.5]: busy 1 + 0.5 s (noisy), switches
+  // 0.5 + 0.5 + 1.0 and 0.5 + 0.5 + 1.5 s: 4.5 of the 6 s shared out.
+  const auto& s = a.slos.at(0);
+  ASSERT_EQ(s.attribution.size(), 2u);
+  EXPECT_EQ(s.attribution[0].who, "(context switches)");
+  EXPECT_DOUBLE_EQ(s.attribution[0].share, 0.75);
+  EXPECT_EQ(s.attribution[1].who, "noisy");
+  EXPECT_DOUBLE_EQ(s.attribution[1].share, 0.25);
+}
+
 TEST(Analysis, DroppedRequestsCountAsUnboundedLatency) {
   auto spec = two_tenant_spec();
   spec.tenants[0].slos[0].target = 1.0;
