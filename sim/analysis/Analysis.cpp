@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "AnalysisStages.hpp"
+#include "BusyIntervals.hpp"
 #include "Runtime.hpp"
 
 namespace gtw {
@@ -67,15 +68,6 @@ std::string fmt(const char* f, double v) {
 double overlap(double a0, double a1, double b0, double b1) {
   return std::max(0.0, std::min(a1, b1) - std::max(a0, b0));
 }
-
-// Packed: a long run keeps tens of millions of these until the SLOs are scored (20 bytes, not 24 with padding).
-// Read members by value (`double{b.start}`) where a reference would bind to them.
-struct [[gnu::packed]] BusyInterval {
-  double start, end;
-  int tenant;
-};
-
-static_assert(sizeof(BusyInterval) == 20);
 
 // A GPU's context switches: when each ended and its cost. A GPU's switches all cost the same (its profile's
 // context switch), so the costs are stored only once they differ: 8 bytes per switch instead of 16.
@@ -170,9 +162,9 @@ struct WorkloadTally {
   std::set<int> placed_replicas, failed_replicas;
 };
 struct Tally {
-  std::vector<std::vector<BusyInterval>> busy;  // per GPU, in order of their ends
-  std::vector<SwitchLog> switches;              // per GPU
-  std::vector<double> longest;                  // longest busy interval per GPU
+  BusyIntervals busy{0};            // per GPU, in order of their ends
+  std::vector<SwitchLog> switches;  // per GPU
+  std::vector<double> longest;      // longest busy interval per GPU
   std::vector<WorkloadTally> workloads;
 };
 
@@ -335,7 +327,7 @@ void on_workload_event(const Event& e, WorkloadTally& t, WorkloadResult& wr) {
 // The tally's per-GPU and per-workload arrays, sized exactly by a counting pass first: a long run's log holds
 // millions of busy intervals and requests, and growing the arrays by doubling left up to half of them unused.
 void reserve_tally(const RunResult& run, Tally& t) {
-  std::vector<size_t> busy(t.busy.size(), 0), switches(t.switches.size(), 0), done(t.workloads.size(), 0),
+  std::vector<size_t> busy(t.busy.gpus(), 0), switches(t.switches.size(), 0), done(t.workloads.size(), 0),
       dropped(t.workloads.size(), 0);
   for (const auto& e : run.log.events()) {
     const auto g = static_cast<size_t>(e.gpu);
@@ -346,7 +338,7 @@ void reserve_tally(const RunResult& run, Tally& t) {
     done[w] += e.type == EventType::REQUEST_DONE;
     dropped[w] += e.type == EventType::REQUEST_DROPPED;
   }
-  for (size_t g = 0; g < busy.size(); ++g) t.busy[g].reserve(busy[g]);
+  t.busy.expect(busy);
   for (size_t g = 0; g < switches.size(); ++g) t.switches[g].reserve(switches[g]);
   for (size_t w = 0; w < done.size(); ++w) {
     auto& wt = t.workloads[w];
@@ -360,16 +352,20 @@ void reserve_tally(const RunResult& run, Tally& t) {
 // reconfigurations, failures.
 Tally tally_events(const ScenarioSpec& spec, const RunResult& run, Analysis& a) {
   Tally t;
-  t.busy.resize(run.gpus.size());
+  t.busy = BusyIntervals(run.gpus.size());
+  t.longest.assign(run.gpus.size(), 0.0);
   t.switches.resize(run.gpus.size());
   t.workloads.resize(spec.workloads.size());
   reserve_tally(run, t);
   for (const auto& e : run.log.events()) {
     const size_t w = e.workload >= 0 ? static_cast<size_t>(e.workload) : 0;
     switch (e.type) {
-      case EventType::GPU_BUSY:
-        t.busy[static_cast<size_t>(e.gpu)].push_back({payload::start_time(e), e.time, e.tenant});
+      case EventType::GPU_BUSY: {
+        const auto g = static_cast<size_t>(e.gpu);
+        t.busy.add(g, {payload::start_time(e), e.time, e.tenant});
+        t.longest[g] = std::max(t.longest[g], e.time - payload::start_time(e));
         break;
+      }
       case EventType::CONTEXT_SWITCH:
         if (e.value > 0) t.switches[static_cast<size_t>(e.gpu)].add(e.time, e.value);
         break;
@@ -390,9 +386,6 @@ Tally tally_events(const ScenarioSpec& spec, const RunResult& run, Analysis& a) 
         break;
     }
   }
-  t.longest.assign(run.gpus.size(), 0.0);
-  for (size_t g = 0; g < t.busy.size(); ++g)
-    for (const auto& b : t.busy[g]) t.longest[g] = std::max(t.longest[g], b.end - b.start);
   return t;
 }
 
@@ -503,8 +496,9 @@ void gpu_utilisation(const RunResult& run, const Tally& t, Analysis& a) {
   for (size_t g = 0; g < a.gpus.size(); ++g) {
     auto& gr = a.gpus[g];
     gr.busy_per_window.assign(n_windows, 0.0);
-    const auto merged = busy_union(t.busy[g], a.duration, gr);
-    tenant_timeline(t.busy[g], a, gr);
+    const auto& busy = t.busy.of(g);
+    const auto merged = busy_union(busy, a.duration, gr);
+    tenant_timeline(busy, a, gr);
     double total = 0;
     for (const auto& [s0, s1] : merged) {
       total += overlap(s0, s1, 0, a.duration);
@@ -759,14 +753,11 @@ double attribute(const std::vector<std::tuple<int, double, double>>& spans, cons
   std::vector<double> by_tenant(n_tenants, 0.0);
   double switching = 0, total = 0;
   for (const auto& [g, s0, s1] : spans) {
-    // Busy intervals and switches on a GPU are disjoint and in time order: binary search.
+    // Busy intervals and switches on a GPU are disjoint and in time order: found by time.
     // Intervals are appended when they end, so they are sorted by end; under MPS they may
     // overlap, so scan until an interval ends later than s1 + the longest interval.
-    const auto& intervals = t.busy[static_cast<size_t>(g)];
     const double horizon = s1 + t.longest[static_cast<size_t>(g)];
-    auto it = std::lower_bound(intervals.begin(), intervals.end(), s0,
-                               [](const BusyInterval& b, double at) { return b.end <= at; });
-    for (; it != intervals.end() && it->end < horizon + 1e-12; ++it) {
+    for (auto it = t.busy.after(static_cast<size_t>(g), s0); it.valid() && it->end < horizon + 1e-12; ++it) {
       const double o = overlap(it->start, it->end, s0, s1);
       if (o > 0 && it->tenant >= 0) {
         by_tenant[static_cast<size_t>(it->tenant)] += o;
@@ -807,18 +798,16 @@ double cold_start_time(const std::vector<std::tuple<int, double, double>>& spans
   std::vector<std::pair<double, double>> cold;
   for (const auto& pl : a.placements) {
     if (pl.workload < 0 || pl.gpu < 0 || !victims.count(static_cast<size_t>(pl.workload))) continue;
-    const auto& intervals = t.busy[static_cast<size_t>(pl.gpu)];
-    auto it = std::lower_bound(intervals.begin(), intervals.end(), pl.start,
-                               [](const BusyInterval& b, double at) { return b.end <= at; });
+    const auto own = spans_of_gpu.find(pl.gpu);
+    if (own == spans_of_gpu.end()) continue;
     // A replica that never ran there gives no start-up to measure (it failed, or the log has no busy time).
     double ready = INF;
-    for (; it != intervals.end(); ++it)
+    for (auto it = t.busy.after(static_cast<size_t>(pl.gpu), pl.start); it.valid(); ++it)
       if (it->tenant == pl.tenant && it->start >= pl.start - 1e-12) {
         ready = it->start;
         break;
       }
-    const auto own = spans_of_gpu.find(pl.gpu);
-    if (!std::isfinite(ready) || own == spans_of_gpu.end()) continue;
+    if (!std::isfinite(ready)) continue;
     for (const auto& [s0, s1] : own->second)
       if (overlap(pl.start, ready, s0, s1) > 0) cold.emplace_back(std::max(pl.start, s0), std::min(ready, s1));
   }

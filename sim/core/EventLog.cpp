@@ -1,12 +1,9 @@
 #include "EventLog.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstdlib>
-#include <system_error>
 #include <utility>
+
+#include "SpillFile.hpp"
 
 namespace gtw {
 
@@ -134,9 +131,8 @@ const char* failure_reason_name(FailureReason r) {
 struct EventLog::Spill {
   static constexpr size_t CACHE_BLOCKS = 4;
 
-  int fd = -1;
+  SpillFile file;
   std::vector<int64_t> offset;  // per block: where it is in the file, -1 when it is not there
-  int64_t end = 0;              // bytes written
   struct Cached {
     size_t block = 0;
     std::shared_ptr<Block> events;
@@ -145,44 +141,14 @@ struct EventLog::Spill {
   mutable std::vector<Cached> cache;
   mutable uint64_t clock = 0;
 
-  Spill() = default;
-  Spill(const Spill&) = delete;
-  Spill& operator=(const Spill&) = delete;
-  ~Spill() {
-    if (fd >= 0) ::close(fd);
-  }
-
-  /// An unnamed file in $TMPDIR (else /tmp); false when none can be made.
-  bool open() {
-    const char* env = std::getenv("TMPDIR");
-    const std::string dir = env != nullptr && *env != '\0' ? env : "/tmp";
-#ifdef O_TMPFILE
-    fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-#endif
-    if (fd < 0) {  // no O_TMPFILE on this file system: a named file, unlinked at once
-      std::string path = dir + "/gputwin-events-XXXXXX";
-      fd = ::mkstemp(path.data());
-      if (fd >= 0) ::unlink(path.c_str());
-    }
-    return fd >= 0;
-  }
+  bool open() { return file.open("gputwin-events"); }
 
   /// Appends the block to the file; false (and nothing recorded) when the write fails.
   bool write(size_t k, const Block& b) {
-    const char* p = reinterpret_cast<const char*>(b.data());
-    size_t left = b.size() * sizeof(Event);
-    int64_t at = end;
-    while (left > 0) {
-      const ssize_t n = ::pwrite(fd, p, left, static_cast<off_t>(at));
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return false;
-      p += n;
-      left -= static_cast<size_t>(n);
-      at += n;
-    }
+    const int64_t at = file.append(b.data(), b.size() * sizeof(Event));
+    if (at < 0) return false;
     if (offset.size() <= k) offset.resize(k + 1, -1);
-    offset[k] = end;
-    end = at;
+    offset[k] = at;
     return true;
   }
 
@@ -204,19 +170,7 @@ struct EventLog::Spill {
     if (slot->events == nullptr || slot->events.use_count() > 1) slot->events = std::make_shared<Block>();
     Block& b = *slot->events;
     b.resize(events);
-    char* p = reinterpret_cast<char*>(b.data());
-    size_t left = events * sizeof(Event);
-    int64_t at = offset[k];
-    while (left > 0) {
-      const ssize_t n = ::pread(fd, p, left, static_cast<off_t>(at));
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0)
-        throw std::system_error(n < 0 ? errno : EIO, std::generic_category(),
-                                "cannot read back block " + std::to_string(k) + " of the event log");
-      p += n;
-      left -= static_cast<size_t>(n);
-      at += n;
-    }
+    file.read(offset[k], b.data(), events * sizeof(Event), "block " + std::to_string(k) + " of the event log");
     slot->block = k;
     slot->used = ++clock;
     return slot->events;

@@ -412,15 +412,39 @@ json parameter_provenance_json(const ProvenanceSummary& p) {
           {"assumed", p.assumed}};
 }
 
-// `value.dump(2)` as it reads at the second level of a document dumped with indent 2: every line after the
-// first indented by two more spaces. So a section dumped alone is byte for byte what the whole document's dump
-// has there.
-void write_nested(std::ostream& out, const json& value) {
+// `value.dump(2)` as it reads at depth `depth` of a document dumped with indent 2 (every line after the first
+// indented by 2 x depth more spaces). Arrays and objects near the top are written an element or member at a
+// time, so that no section's text exists whole (a simulated day's GPU and SLO rows are hundreds of MB); deeper
+// values are dumped whole. Byte for byte what the whole document's dump has there.
+void write_nested(std::ostream& out, const json& value, int depth = 1) {
+  constexpr int STREAMED_DEPTH = 3;
+  const std::string pad(static_cast<size_t>(2 * depth), ' ');
+  if (depth <= STREAMED_DEPTH && value.is_array() && !value.empty()) {
+    out << "[\n";
+    for (size_t i = 0; i < value.size(); ++i) {
+      out << pad << "  ";
+      write_nested(out, value[i], depth + 1);
+      out << (i + 1 < value.size() ? ",\n" : "\n");
+    }
+    out << pad << "]";
+    return;
+  }
+  if (depth <= STREAMED_DEPTH && value.is_object() && !value.empty()) {
+    out << "{\n";
+    size_t i = 0;
+    for (const auto& item : value.items()) {
+      out << pad << "  " << json(item.key()).dump() << ": ";
+      write_nested(out, item.value(), depth + 1);
+      out << (++i < value.size() ? ",\n" : "\n");
+    }
+    out << pad << "}";
+    return;
+  }
   const std::string text = value.dump(2);
   size_t from = 0;
   for (size_t nl = text.find('\n'); nl != std::string::npos; nl = text.find('\n', from)) {
     out.write(text.data() + from, static_cast<std::streamsize>(nl + 1 - from));
-    out << "  ";
+    out << pad;
     from = nl + 1;
   }
   out.write(text.data() + from, static_cast<std::streamsize>(text.size() - from));
