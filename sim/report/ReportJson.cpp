@@ -450,31 +450,8 @@ void write_nested(std::ostream& out, const json& value, int depth = 1) {
   out.write(text.data() + from, static_cast<std::streamsize>(text.size() - from));
 }
 
-}  // namespace
-
-// The document is written a top-level key at a time, in the document's own key order, each section freed
-// once written, and the largest (leakage) built only when its turn comes: the whole report never exists as one
-// string, and the leakage section's tree never beside the sections written before it.
-void write_report_json(std::ostream& out, const ScenarioSpec& spec, const RunResult& run, const Analysis& a,
-                       const Provenance& p, const LeakageReport* leakage, const ComplianceReport* compliance) {
-  json root;
-  root["schema_version"] = REPORT_SCHEMA_VERSION;
-  root["scenario"] = {{"name", spec.name},
-                      {"file", spec.source_file},
-                      {"sha256", spec.source_sha256},
-                      {"seed", spec.seed},
-                      {"duration_s", spec.duration.value},
-                      {"sla_window_s", spec.sla_window.value},
-                      {"placement_policy", spec.placement.name}};
-  json summary = {{"tenants", a.tenants.size()},     {"workloads", a.workloads.size()},
-                  {"gpus", a.gpus.size()},           {"slos", a.slos.size()},
-                  {"slos_missed", a.slos_missed},    {"events", run.log.size()},
-                  {"kernels", run.counters.kernels}, {"context_switches", run.counters.context_switches},
-                  {"simulated_end_s", run.end_time}};
-  // Only on a run a budget stopped (RunOptions::max_events), so complete runs keep their bytes.
-  if (!run.stopped_early.empty()) summary["stopped_early"] = {{"reason", run.stopped_early}, {"at_s", run.end_time}};
-  root["summary"] = summary;
-
+// The largest sections, built only when the writer reaches them (write_report_json).
+json tenants_json(const ScenarioSpec& spec, const Analysis& a) {
   json tenants = json::array();
   for (size_t t = 0; t < a.tenants.size(); ++t) {
     const auto& tr = a.tenants[t];
@@ -566,8 +543,10 @@ void write_report_json(std::ostream& out, const ScenarioSpec& spec, const RunRes
     tj["workloads"] = workloads;
     tenants.push_back(tj);
   }
-  root["tenants"] = tenants;
+  return tenants;
+}
 
+json gpus_json(const ScenarioSpec& spec, const Analysis& a) {
   json gpus = json::array();
   for (const auto& g : a.gpus) {
     json by_tenant = json::object();
@@ -599,18 +578,10 @@ void write_report_json(std::ostream& out, const ScenarioSpec& spec, const RunRes
       gpus.back()["available_until_s"] = g.layout.available_until >= 0 ? json(g.layout.available_until) : json();
     }
   }
-  root["gpus"] = gpus;
-  root["timeline"] = timeline_json(spec, a);
-  json reconfigurations = json::array();
-  for (const auto& r : a.reconfigurations)
-    reconfigurations.push_back({{"node_pool", r.node_pool},
-                                {"start_s", r.start},
-                                {"done_s", r.done >= 0 ? json(r.done) : json()},
-                                {"gpus", r.gpus},
-                                {"mig_layout", r.new_layout},
-                                {"replicas_evicted", r.replicas_evicted},
-                                {"replicas_replaced", r.replicas_replaced}});
-  root["reconfigurations"] = reconfigurations;
+  return gpus;
+}
+
+json placements_json(const ScenarioSpec& spec, const Analysis& a) {
   json placements = json::array();
   for (const auto& pl : a.placements) {
     const auto& ws = spec.workloads[static_cast<size_t>(pl.workload)];
@@ -622,9 +593,52 @@ void write_report_json(std::ostream& out, const ScenarioSpec& spec, const RunRes
                           {"end_s", pl.end >= 0 ? json(pl.end) : json()},
                           {"end_reason", pl.end_reason}});
   }
-  root["placements"] = placements;
+  return placements;
+}
+
+}  // namespace
+
+// The document is written a top-level key at a time, in the document's own key order, each section freed
+// once written, and the large ones (tenants with their SLO windows, GPUs with their utilisation windows, the
+// timeline, placements, data movements, leakage) built only when their turn comes: the whole report never exists
+// as one string, and no large section's tree beside another's.
+void write_report_json(std::ostream& out, const ScenarioSpec& spec, const RunResult& run, const Analysis& a,
+                       const Provenance& p, const LeakageReport* leakage, const ComplianceReport* compliance) {
+  json root;
+  root["schema_version"] = REPORT_SCHEMA_VERSION;
+  root["scenario"] = {{"name", spec.name},
+                      {"file", spec.source_file},
+                      {"sha256", spec.source_sha256},
+                      {"seed", spec.seed},
+                      {"duration_s", spec.duration.value},
+                      {"sla_window_s", spec.sla_window.value},
+                      {"placement_policy", spec.placement.name}};
+  json summary = {{"tenants", a.tenants.size()},     {"workloads", a.workloads.size()},
+                  {"gpus", a.gpus.size()},           {"slos", a.slos.size()},
+                  {"slos_missed", a.slos_missed},    {"events", run.log.size()},
+                  {"kernels", run.counters.kernels}, {"context_switches", run.counters.context_switches},
+                  {"simulated_end_s", run.end_time}};
+  // Only on a run a budget stopped (RunOptions::max_events), so complete runs keep their bytes.
+  if (!run.stopped_early.empty()) summary["stopped_early"] = {{"reason", run.stopped_early}, {"at_s", run.end_time}};
+  root["summary"] = summary;
+
+  root["tenants"] = nullptr;  // built when written
+
+  root["gpus"] = nullptr;      // built when written
+  root["timeline"] = nullptr;  // built when written
+  json reconfigurations = json::array();
+  for (const auto& r : a.reconfigurations)
+    reconfigurations.push_back({{"node_pool", r.node_pool},
+                                {"start_s", r.start},
+                                {"done_s", r.done >= 0 ? json(r.done) : json()},
+                                {"gpus", r.gpus},
+                                {"mig_layout", r.new_layout},
+                                {"replicas_evicted", r.replicas_evicted},
+                                {"replicas_replaced", r.replicas_replaced}});
+  root["reconfigurations"] = reconfigurations;
+  root["placements"] = nullptr;  // built when written
   if (!run.data_movements.empty()) {
-    root["data_movements"] = data_movements_json(spec, run);
+    root["data_movements"] = nullptr;  // built when written
     json exposures = json::array();
     for (const auto& e : data_exposures(spec, run))
       exposures.push_back({{"observer", tenant_name(spec, e.observer)},
@@ -717,6 +731,11 @@ void write_report_json(std::ostream& out, const ScenarioSpec& spec, const RunRes
     out << (k ? ",\n  " : "\n  ") << json(keys[k]).dump() << ": ";
     json& section = root[keys[k]];
     if (keys[k] == "leakage" && leakage) section = leakage_json(spec, run, *leakage);
+    if (keys[k] == "tenants") section = tenants_json(spec, a);
+    if (keys[k] == "gpus") section = gpus_json(spec, a);
+    if (keys[k] == "timeline") section = timeline_json(spec, a);
+    if (keys[k] == "placements") section = placements_json(spec, a);
+    if (keys[k] == "data_movements") section = data_movements_json(spec, run);
     write_nested(out, section);
     section = nullptr;
   }
