@@ -141,13 +141,17 @@ std::vector<BoundaryResult> isolation_boundaries(const ScenarioSpec& spec, const
 // ---- the event tally: everything the workload, GPU and SLO stages need from the log but the stays
 
 // Per workload: each request's arrival, latency (+inf when dropped) and GPU, for window SLOs.
-// Packed (36 bytes, not 40): ten million of them in a simulated day of 10,000 GPUs.
+// Packed (20 bytes, not 24): ten million of them in a simulated day of 10,000 GPUs.
 struct [[gnu::packed]] RequestOutcome {
   double arrival, latency;
   int gpu;
-  double ttft = INF, tpot = INF;  // continuous batching (REQUEST_TOKENS); +inf when not served or not measured
 };
-static_assert(sizeof(RequestOutcome) == 36);
+static_assert(sizeof(RequestOutcome) == 20);
+// A request's time to first token and per output token (continuous batching's REQUEST_TOKENS); +inf when not
+// served or not measured.
+struct TokenTimes {
+  double ttft = INF, tpot = INF;
+};
 // Per job: completion (+inf when it failed or was unfinished), ideal time alone, submission, for job SLOs.
 struct JobOutcome {
   double completion, ideal, submitted;
@@ -157,6 +161,10 @@ struct WorkloadTally {
   double preempted = 0;
   double batch_sum = 0, batch_count = 0, completion_sum = 0, slowdown_sum = 0;
   std::vector<RequestOutcome> requests;
+  // requests[i]'s token times at tokens[i]; only as long as the last request that has them (a statically
+  // batched workload has none: 16 bytes a request saved).
+  std::vector<TokenTimes> tokens;
+  TokenTimes tokens_of(size_t i) const { return i < tokens.size() ? tokens[i] : TokenTimes{}; }
   std::vector<double> completions;
   std::vector<JobOutcome> jobs;
   std::set<int> placed_replicas, failed_replicas;
@@ -288,8 +296,8 @@ void on_workload_event(const Event& e, WorkloadTally& t, WorkloadResult& wr) {
     case EventType::REQUEST_TOKENS:
       // Emitted right after the request's REQUEST_DONE, by the same replica.
       if (!t.requests.empty()) {
-        t.requests.back().ttft = e.value;
-        t.requests.back().tpot = e.aux;
+        t.tokens.resize(t.requests.size());
+        t.tokens.back() = {e.value, e.aux};
       }
       break;
     case EventType::REQUEST_PREEMPTED:
@@ -328,7 +336,7 @@ void on_workload_event(const Event& e, WorkloadTally& t, WorkloadResult& wr) {
 // millions of busy intervals and requests, and growing the arrays by doubling left up to half of them unused.
 void reserve_tally(const RunResult& run, Tally& t) {
   std::vector<size_t> busy(t.busy.gpus(), 0), switches(t.switches.size(), 0), done(t.workloads.size(), 0),
-      dropped(t.workloads.size(), 0);
+      dropped(t.workloads.size(), 0), tokens(t.workloads.size(), 0);
   for (const auto& e : run.log.events()) {
     const auto g = static_cast<size_t>(e.gpu);
     const auto w = static_cast<size_t>(e.workload);
@@ -337,6 +345,7 @@ void reserve_tally(const RunResult& run, Tally& t) {
     if (w >= done.size()) continue;
     done[w] += e.type == EventType::REQUEST_DONE;
     dropped[w] += e.type == EventType::REQUEST_DROPPED;
+    tokens[w] += e.type == EventType::REQUEST_TOKENS;
   }
   t.busy.expect(busy);
   for (size_t g = 0; g < switches.size(); ++g) t.switches[g].reserve(switches[g]);
@@ -345,6 +354,7 @@ void reserve_tally(const RunResult& run, Tally& t) {
     wt.queueing.reserve(done[w]);
     wt.completions.reserve(done[w]);
     wt.requests.reserve(done[w] + dropped[w]);
+    if (tokens[w] > 0) wt.tokens.reserve(done[w] + dropped[w]);
   }
 }
 
@@ -411,12 +421,14 @@ void summarise_workloads(Analysis& a, Tally& t) {
     // request's latency is +inf; one without REQUEST_TOKENS has none).
     std::vector<double> latencies, ttft, tpot;
     latencies.reserve(wt.queueing.size());
-    for (const auto& o : wt.requests) {
+    for (size_t i = 0; i < wt.requests.size(); ++i) {
+      const auto& o = wt.requests[i];
       if (o.latency == INF) continue;
       latencies.push_back(o.latency);
-      if (o.ttft == INF) continue;
-      ttft.push_back(o.ttft);
-      tpot.push_back(o.tpot);
+      const TokenTimes tt = wt.tokens_of(i);
+      if (tt.ttft == INF) continue;
+      ttft.push_back(tt.ttft);
+      tpot.push_back(tt.tpot);
     }
     wr.latency = stats_of(latencies);
     if (!latencies.empty()) {
@@ -611,8 +623,10 @@ void token_windows(const SloScope& s, const Tally& t, double duration, SloResult
                 " <= " + format_duration(slo.threshold) + " per " + format_duration(slo.window) + " window";
   std::vector<std::vector<double>> per_window(s.nw);
   for (size_t w : s.matching)
-    for (const auto& o : t.workloads[w].requests) {
-      const double v = ttft ? o.ttft : o.tpot;
+    for (size_t i = 0; i < t.workloads[w].requests.size(); ++i) {
+      const auto& o = t.workloads[w].requests[i];
+      const TokenTimes tt = t.workloads[w].tokens_of(i);
+      const double v = ttft ? tt.ttft : tt.tpot;
       if (o.arrival >= 0 && o.arrival < duration && std::isfinite(v))
         per_window[std::min(s.nw - 1, static_cast<size_t>(o.arrival / s.W))].push_back(v);
     }
@@ -1042,11 +1056,14 @@ void serving_results(const ScenarioSpec& spec, const RunResult& run, const Tally
         bounds.push_back(&slo);
     if (bounds.empty()) continue;
     double arrived = 0, good = 0;
-    for (const auto& o : t.workloads[w].requests) {
+    const auto& wt = t.workloads[w];
+    for (size_t i = 0; i < wt.requests.size(); ++i) {
+      const auto& o = wt.requests[i];
       if (o.arrival < 0 || o.arrival >= a.duration) continue;
       arrived += 1;
       bool ok = true;
-      for (const SloSpec* b : bounds) ok = ok && ((b->kind == SloKind::TTFT ? o.ttft : o.tpot) <= b->threshold.value);
+      const TokenTimes tt = wt.tokens_of(i);
+      for (const SloSpec* b : bounds) ok = ok && ((b->kind == SloKind::TTFT ? tt.ttft : tt.tpot) <= b->threshold.value);
       good += ok;
     }
     s.goodput = arrived > 0 ? good / arrived : 1.0;
