@@ -1,26 +1,16 @@
 #include "BusyIntervals.hpp"
 
 #include <algorithm>
-#include <cstdlib>
+#include <cstdint>
 #include <string>
 
 #include "SpillFile.hpp"
 
 namespace gtw {
 
-namespace {
-size_t knob(const char* name, size_t fallback, size_t least) {
-  const char* env = std::getenv(name);
-  if (env == nullptr || *env == '\0') return fallback;
-  char* end = nullptr;
-  const unsigned long long n = std::strtoull(env, &end, 10);
-  return *end == '\0' && n >= least ? static_cast<size_t>(n) : fallback;
-}
-}  // namespace
-
 BusyIntervals::BusyIntervals(size_t gpus)
-    : BusyIntervals(gpus, knob("GPUTWIN_BUSY_RESIDENT_INTERVALS", DEFAULT_RESIDENT, 0),
-                    knob("GPUTWIN_BUSY_PAGE_INTERVALS", DEFAULT_PAGE, 1)) {}
+    : BusyIntervals(gpus, spill_knob("GPUTWIN_BUSY_RESIDENT_INTERVALS", DEFAULT_RESIDENT, 0, SIZE_MAX),
+                    spill_knob("GPUTWIN_BUSY_PAGE_INTERVALS", DEFAULT_PAGE, 1, UINT32_MAX)) {}
 
 BusyIntervals::BusyIntervals(size_t gpus, size_t resident, size_t page)
     : gpus_(gpus), resident_limit_(resident), page_(page < 1 ? 1 : page) {}

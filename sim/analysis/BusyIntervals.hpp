@@ -53,8 +53,8 @@ class BusyIntervals {
   static constexpr size_t DEFAULT_RESIDENT = size_t{1} << 22;
   static constexpr size_t DEFAULT_PAGE = 256;
 
-  /// `resident` and `page` default to the developer knobs GPUTWIN_BUSY_RESIDENT_INTERVALS and
-  /// GPUTWIN_BUSY_PAGE_INTERVALS (read once), else the defaults above.
+  /// `resident` and `page` come from the developer knobs GPUTWIN_BUSY_RESIDENT_INTERVALS and
+  /// GPUTWIN_BUSY_PAGE_INTERVALS (read by this constructor; sim/core/SpillFile's spill_knob), else the defaults above.
   explicit BusyIntervals(size_t gpus);
   BusyIntervals(size_t gpus, size_t resident, size_t page);
   BusyIntervals(BusyIntervals&&) noexcept;
@@ -68,7 +68,8 @@ class BusyIntervals {
   /// The GPU's intervals in the order added. Valid until the next call of `of` (a spilled GPU's are assembled
   /// in one buffer).
   const std::vector<BusyInterval>& of(size_t gpu) const;
-  /// The GPU's intervals from the first that ends after `time` (they are in order of their ends).
+  /// The GPU's intervals from the first that ends after `time` (they are in order of their ends). The cursor reads
+  /// the GPU's in-memory tail in place: valid while no interval is added.
   Cursor after(size_t gpu, double time) const;
   /// Intervals written to the spill file (0 when the run was small or no file could be made).
   size_t spilled() const { return spilled_; }

@@ -1,6 +1,6 @@
 #include "EventLog.hpp"
 
-#include <cstdlib>
+#include <cstdint>
 #include <utility>
 
 #include "SpillFile.hpp"
@@ -179,19 +179,13 @@ struct EventLog::Spill {
 
 namespace {
 // The developer knobs of EventLog.hpp; an unset or unreadable value keeps the default.
-size_t knob(const char* name, size_t fallback, size_t most) {
-  const char* env = std::getenv(name);
-  if (env == nullptr || *env == '\0') return fallback;
-  char* end = nullptr;
-  const unsigned long long n = std::strtoull(env, &end, 10);
-  return *end == '\0' && n <= most ? static_cast<size_t>(n) : fallback;
-}
 size_t default_resident_blocks() {
-  static const size_t blocks = knob("GPUTWIN_EVENT_LOG_RESIDENT_BLOCKS", EventLog::DEFAULT_RESIDENT_BLOCKS, SIZE_MAX);
+  static const size_t blocks =
+      spill_knob("GPUTWIN_EVENT_LOG_RESIDENT_BLOCKS", EventLog::DEFAULT_RESIDENT_BLOCKS, 0, SIZE_MAX);
   return blocks;
 }
 size_t default_block_shift() {
-  static const size_t shift = knob("GPUTWIN_EVENT_LOG_BLOCK_SHIFT", EventLog::BLOCK_SHIFT, 20);
+  static const size_t shift = spill_knob("GPUTWIN_EVENT_LOG_BLOCK_SHIFT", EventLog::BLOCK_SHIFT, 0, 20);
   return shift;
 }
 }  // namespace

@@ -9,6 +9,15 @@
 
 namespace gtw {
 
+size_t spill_knob(const char* name, size_t fallback, size_t least, size_t most) {
+  const char* env = std::getenv(name);
+  if (env == nullptr || *env == '\0' || *env == '-') return fallback;  // strtoull would take "-1" as its maximum
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long n = std::strtoull(env, &end, 10);
+  return *end == '\0' && errno == 0 && n >= least && n <= most ? static_cast<size_t>(n) : fallback;
+}
+
 SpillFile::~SpillFile() {
   if (fd_ >= 0) ::close(fd_);
 }

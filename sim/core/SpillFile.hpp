@@ -9,6 +9,10 @@
 
 namespace gtw {
 
+/// A developer knob of the spilling tables (the event log's and the analysis' resident budgets and page sizes),
+/// read from the environment: a whole number in [least, most]; unset, empty or anything else keeps `fallback`.
+size_t spill_knob(const char* name, size_t fallback, size_t least, size_t most);
+
 class SpillFile {
  public:
   SpillFile() = default;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "BusyIntervals.hpp"
+#include "SpillFile.hpp"
 
 namespace gtw {
 namespace {
@@ -91,6 +92,22 @@ TEST(BusyIntervals, WithoutATemporaryFileTheyStayInMemory) {
   const auto& got = store.of(1);
   ASSERT_EQ(got.size(), 300u);
   for (size_t i = 0; i < got.size(); ++i) expect_same(got[i], expected[1][i]);
+}
+
+// The spill knobs (event log and busy intervals): a whole number in range, else the default.
+TEST(SpillKnob, OnlyAWholeNumberInRangeIsTaken) {
+  const char* name = "GPUTWIN_TEST_SPILL_KNOB";
+  const auto with = [name](const char* value) {
+    ::setenv(name, value, 1);
+    const size_t v = spill_knob(name, 7, 1, 100);
+    ::unsetenv(name);
+    return v;
+  };
+  EXPECT_EQ(spill_knob(name, 7, 1, 100), 7u) << "unset";
+  EXPECT_EQ(with("42"), 42u);
+  EXPECT_EQ(with("100"), 100u);
+  for (const char* bad : {"", "abc", "1e308", "-1", "0", "101", "99999999999999999999999", "12 ", " "})
+    EXPECT_EQ(with(bad), 7u) << "'" << bad << "'";
 }
 
 }  // namespace
