@@ -263,7 +263,7 @@ void ContinuousBatcher::shorten(StepPlan& plan, int steps) {
   reserve_run(plan, steps);
 }
 
-std::vector<Completion> ContinuousBatcher::complete(const StepPlan& plan, double start, double end) {
+std::vector<Completion> ContinuousBatcher::complete(const StepPlan& plan, double start, double end, TokenGaps* gaps) {
   std::vector<Completion> done;
   if (plan.steps == 0) return done;
   stats_.steps += plan.steps;
@@ -283,6 +283,13 @@ std::vector<Completion> ContinuousBatcher::complete(const StepPlan& plan, double
         s.generated += advance;
         stats_.generated_tokens += advance;
         if (s.first_token < 0) s.first_token = end;
+        // Its tokens came at the end of each of the plan's steps.
+        const double step = (end - start) / plan.steps;
+        if (gaps && s.last_token >= 0) {
+          gaps->add(start + step - s.last_token, 1);
+          if (advance > 1) gaps->add(step, advance - 1);
+        }
+        s.last_token = end;
       }
       s.scheduled_now = 0;
     }
@@ -307,6 +314,48 @@ std::vector<SequenceRequest> ContinuousBatcher::drain() {
   waiting_.clear();
   used_blocks_ = 0;
   return out;
+}
+
+void TokenGaps::add(double seconds, long long count) {
+  if (count <= 0) return;
+  if (!runs.empty() && runs.back().first == seconds) {
+    runs.back().second += count;
+  } else {
+    runs.emplace_back(seconds, count);
+  }
+}
+
+long long TokenGaps::count() const {
+  long long n = 0;
+  for (const auto& [seconds, count] : runs) n += count;
+  return n;
+}
+
+double TokenGaps::mean() const {
+  double sum = 0;
+  for (const auto& [seconds, count] : runs) sum += seconds * static_cast<double>(count);
+  const long long n = count();
+  return n > 0 ? sum / static_cast<double>(n) : 0;
+}
+
+double TokenGaps::percentile(double p) const {
+  const long long n = count();
+  if (n == 0) return 0;
+  std::vector<std::pair<double, long long>> sorted = runs;
+  std::sort(sorted.begin(), sorted.end());
+  // The value of the k-th smallest gap (0-based) of the expanded list.
+  const auto at = [&](long long k) {
+    long long seen = 0;
+    for (const auto& [seconds, count] : sorted) {
+      seen += count;
+      if (k < seen) return seconds;
+    }
+    return sorted.back().first;
+  };
+  const double pos = std::clamp(p, 0.0, 100.0) / 100.0 * static_cast<double>(n - 1);
+  const auto lo = static_cast<long long>(std::floor(pos));
+  const double a = at(lo), b = at(std::min(n - 1, lo + 1));
+  return a + (pos - static_cast<double>(lo)) * (b - a);
 }
 
 }  // namespace gtw::serving

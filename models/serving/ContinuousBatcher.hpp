@@ -29,11 +29,11 @@ struct BatcherConfig {
   bool chunked_prefill = true;        // prompts may be split across steps, decodes first
   AdmissionOrder order = AdmissionOrder::FCFS;
   Preemption preemption = Preemption::RECOMPUTE;
-  double prefix_hit_ratio = 0;
+  double prefix_hit_ratio = 0;  // share of each prompt found in the prefix cache (whole blocks)
   // Admission that never preempts (TensorRT-LLM's GUARANTEED_NO_EVICT capacity scheduler): a sequence is
   // admitted only when the blocks of its whole final KV (prompt and every output token) are free, and
   // holds them from admission on.
-  bool reserve_whole_sequence = false;    // share of each prompt found in the prefix cache (whole blocks)
+  bool reserve_whole_sequence = false;
   long long kv_blocks = 0;                // the group's KV blocks
   int block_size = 16;                    // tokens per block
   double kv_bytes_per_token_per_gpu = 0;  // for swap traffic
@@ -69,6 +69,23 @@ struct Completion {
   int preemptions = 0;
 };
 
+/// The gaps between consecutive output tokens of every request, as a streaming client sees them (the ITL of
+/// benchmark_serving and genai-perf: every gap of every request, not a per-request mean). A run of k decode
+/// steps over [start, end] gives each of its sequences one gap from its previous token to the end of the run's
+/// first step and k - 1 gaps of one step; a gap that spans a preemption or a prefill step the decodes waited
+/// for is one long gap, as the client sees it. Kept as (gap, count) runs, so a run costs two entries per
+/// sequence whatever its length.
+struct TokenGaps {
+  std::vector<std::pair<double, long long>> runs;  // (seconds, how many gaps of that length)
+
+  void add(double seconds, long long count);
+  long long count() const;
+  double mean() const;
+  /// The p-th percentile (0-100) of the gaps, interpolated between order statistics as numpy's default:
+  /// the same value as over the expanded list of every gap. 0 when there is no gap.
+  double percentile(double p) const;
+};
+
 struct BatcherStats {
   long long steps = 0;          // engine steps (a run of k decode steps counts k)
   long long plans = 0;          // plans run (what the simulation paid for)
@@ -97,7 +114,8 @@ class ContinuousBatcher {
   /// that would pass the next arrival, which must be admitted at the step after it.
   void shorten(StepPlan& plan, int steps);
   /// The plan ran from `start` to `end`: advances every scheduled sequence and returns those that ended.
-  std::vector<Completion> complete(const StepPlan& plan, double start, double end);
+  /// With `gaps`, also records the gaps between each sequence's output tokens (TokenGaps).
+  std::vector<Completion> complete(const StepPlan& plan, double start, double end, TokenGaps* gaps = nullptr);
   /// Every sequence still held (running, swapped, waiting), in that order; the batcher is then empty.
   std::vector<SequenceRequest> drain();
 
@@ -121,6 +139,7 @@ class ContinuousBatcher {
     long long blocks = 0;   // blocks held on the GPU
     int scheduled_now = 0;  // tokens scheduled in the current plan
     double first_token = -1;
+    double last_token = -1;  // time of its latest output token (-1: none here yet)
     double scheduled = -1;
     int preemptions = 0;
     bool started = false;  // has run at least one step (admitted once)

@@ -58,7 +58,7 @@ EngineRun run_engine(const EngineSetup& setup, std::vector<SequenceRequest> requ
       batcher.shorten(plan, static_cast<int>(std::floor((requests[next].arrival - now) / per_step)) + 1);
       seconds = plan_seconds(setup, plan);
     }
-    auto done = batcher.complete(plan, now, now + seconds);
+    auto done = batcher.complete(plan, now, now + seconds, &run.gaps);
     now += seconds;
     for (auto& c : done) run.completions.push_back(c);
   }

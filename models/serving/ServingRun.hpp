@@ -23,6 +23,7 @@ struct EngineRun {
   BatcherStats stats;
   double end = 0;                        // when the last request ended
   std::vector<SequenceRequest> refused;  // longer than the whole KV cache
+  TokenGaps gaps;                        // every gap between two output tokens of a request (ITL)
 };
 
 /// The batcher configured for a setup: KV blocks from kv_capacity over the GPU's memory.

@@ -2,9 +2,11 @@
 // happens exactly when the blocks run out; chunked prefill respects the token budget and lets decodes
 // run beside a long prompt; without chunking a step is all prefill or all decode; a run of identical
 // decode steps costs what its steps cost one by one; a lone request's TTFT is its prefill roofline and
-// its TPOT the weights and KV over the HBM bandwidth.
+// its TPOT the weights and KV over the HBM bandwidth; the gaps between tokens (ITL) are every gap, a run of
+// steps giving those of its steps.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -236,6 +238,94 @@ TEST(ContinuousBatcher, ARunOfDecodeStepsCostsItsStepsOneByOne) {
   }
   EXPECT_EQ(one_by_one, 200 + 4 * 37);  // every step a plan
   EXPECT_LE(runs, 12) << "one plan per change of the batch";
+}
+
+TEST(TokenGaps, PercentilesAndMeanEqualThoseOfEveryGapListedOneByOne) {
+  TokenGaps g;
+  g.add(0.010, 5);
+  g.add(0.030, 1);
+  g.add(0.010, 2);  // joins nothing: not adjacent to an equal run
+  g.add(0.020, 3);
+  g.add(0.5, 0);  // no gap
+  std::vector<double> every;
+  for (const auto& [seconds, count] : g.runs)
+    for (long long k = 0; k < count; ++k) every.push_back(seconds);
+  std::sort(every.begin(), every.end());
+  ASSERT_EQ(g.count(), 11);
+  ASSERT_EQ(every.size(), 11u);
+  const auto numpy_percentile = [&](double p) {
+    const double pos = p / 100 * static_cast<double>(every.size() - 1);
+    const auto lo = static_cast<size_t>(pos);
+    const size_t hi = std::min(every.size() - 1, lo + 1);
+    return every[lo] + (pos - static_cast<double>(lo)) * (every[hi] - every[lo]);
+  };
+  for (double p : {0.0, 10.0, 50.0, 63.0, 90.0, 99.0, 100.0}) {
+    EXPECT_DOUBLE_EQ(g.percentile(p), numpy_percentile(p)) << p;
+  }
+  EXPECT_NEAR(g.mean(), (7 * 0.010 + 0.030 + 3 * 0.020) / 11, 1e-15);
+  EXPECT_EQ(TokenGaps{}.percentile(50), 0);
+  EXPECT_EQ(TokenGaps{}.mean(), 0);
+}
+
+TEST(ContinuousBatcher, AGapSpansThePrefillStepThatPausedTheDecodes) {
+  // Without chunking a prefill step pauses the running decodes: the client sees one long gap, then gaps
+  // of one decode step. The per-request mean (TPOT) spreads that gap over every token; the median gap
+  // does not.
+  auto c = small_cache(10000);
+  c.chunked_prefill = false;
+  ContinuousBatcher b(c);
+  TokenGaps gaps;
+  b.enqueue({1, 0, 100, 6});
+  b.complete(b.plan(0), 0, 1, &gaps);  // prefill: the first token at t = 1, no gap yet
+  EXPECT_EQ(gaps.count(), 0);
+  auto decode = b.plan(1, 2);  // two decode steps, 1 s each: tokens at 2 and 3
+  EXPECT_EQ(decode.steps, 2);
+  b.complete(decode, 1, 3, &gaps);
+  b.enqueue({2, 3, 3000, 2});
+  auto prefill = b.plan(3);  // request 2's prefill, 4 s, the decode waits
+  ASSERT_EQ(prefill.decode_sequences, 0);
+  b.complete(prefill, 3, 7, &gaps);
+  auto both = b.plan(7);  // one step of both decodes: request 1's gap 7 -> 8 includes nothing else
+  ASSERT_EQ(both.decode_sequences, 2);
+  std::vector<Completion> done = b.complete(both, 7, 8, &gaps);
+  auto rest = b.plan(8, 10);
+  const auto last = b.complete(rest, 8, 8 + rest.steps, &gaps);
+  done.insert(done.end(), last.begin(), last.end());
+  ASSERT_TRUE(b.idle());
+  // Request 1: tokens at 1, 2, 3, 8 (after the 4 s prefill and a 1 s step), 9, 10; request 2: at 7 and 8.
+  // Gaps: 1, 1, 5, 1, 1 (request 1) and 1 (request 2).
+  EXPECT_EQ(gaps.count(), 6);
+  EXPECT_DOUBLE_EQ(gaps.percentile(50), 1.0);
+  EXPECT_DOUBLE_EQ(gaps.percentile(100), 5.0);
+  EXPECT_DOUBLE_EQ(gaps.mean(), 10.0 / 6);
+  for (const auto& d : done) {
+    if (d.request.id == 1) {
+      EXPECT_DOUBLE_EQ((d.done - d.first_token) / (d.request.output_tokens - 1), 9.0 / 5);
+    }
+  }
+}
+
+TEST(ContinuousBatcher, ARunOfDecodeStepsGivesTheGapsOfItsStepsOneByOne) {
+  const auto cost = [](const StepPlan& p) { return p.steps * (1e-3 + 1e-7 * p.batch.attended_tokens); };
+  const auto drive = [&](int max_steps) {
+    ContinuousBatcher b(small_cache(100000));
+    TokenGaps gaps;
+    for (uint64_t i = 0; i < 5; ++i) b.enqueue({i, 0, 100 + 50 * static_cast<int>(i), 200 + 37 * static_cast<int>(i)});
+    double t = 0;
+    while (!b.idle()) {
+      auto p = b.plan(t, max_steps);
+      const double s = cost(p);
+      b.complete(p, t, t + s, &gaps);
+      t += s;
+    }
+    return gaps;
+  };
+  const TokenGaps one_by_one = drive(1), runs = drive(1 << 30);
+  EXPECT_EQ(one_by_one.count(), runs.count());
+  EXPECT_EQ(runs.count(), 5 * 199 + 37 * (0 + 1 + 2 + 3 + 4));  // every token but each request's first
+  EXPECT_NEAR(one_by_one.mean(), runs.mean(), 1e-9 * runs.mean());
+  // A run's steps cost its mean step each (exact in sum, not per step): the percentiles agree to the spread.
+  EXPECT_NEAR(one_by_one.percentile(50), runs.percentile(50), 0.02 * runs.percentile(50));
 }
 
 const ModelCatalogue& catalogue() {
