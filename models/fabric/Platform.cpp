@@ -7,6 +7,7 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <simgrid/kernel/routing/NetZoneImpl.hpp>
 
 XBT_LOG_EXTERNAL_CATEGORY(gtw);
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(gtw_fabric, gtw, "the SimGrid platform built from the topology graphs (models/fabric)");
@@ -72,7 +73,14 @@ NodeParts& Platform::begin_node(int n) {
   auto& points = node_points_[static_cast<size_t>(n)];
   const bool network = topo_.inter_node || topo_.storage;
   parts.zone = sg4::create_full_zone(ref.name);
-  parts.zone->set_parent(root_);
+  // Outside the root until finish() (see begin_node's note), with the root's models, which set_parent gives.
+  auto* zone = parts.zone->get_impl();
+  const auto* root = root_->get_impl();
+  zone->set_network_model(root->get_network_model());
+  zone->set_cpu_pm_model(root->get_cpu_pm_model());
+  zone->set_cpu_vm_model(root->get_cpu_vm_model());
+  zone->set_disk_model(root->get_disk_model());
+  zone->set_host_model(root->get_host_model());
   parts.cpu = parts.zone->create_host(ref.name, 1e12);
   points[ng.cpu] = parts.cpu->get_netpoint();
   parts.sockets = {parts.cpu};
@@ -239,10 +247,14 @@ void Platform::end_node(int n) {
     zone->add_route(fe, cpu, nullptr, nullptr, {sg4::LinkInRoute(nic, sg4::LinkInRoute::Direction::UP)}, false);
     zone->add_route(cpu, fe, nullptr, nullptr, {sg4::LinkInRoute(nic, sg4::LinkInRoute::Direction::DOWN)}, false);
   }
-  zone->seal();
 }
 
 void Platform::finish() {
+  for (auto& parts : nodes_) {
+    if (!parts.zone) continue;
+    parts.zone->set_parent(root_);
+    parts.zone->seal();
+  }
   const auto& f = topo_.fabric;
   // Storage systems: striped over servers, each with its share of the bandwidth on its own disk.
   for (size_t k = 0; k < spec_.storage.size() && topo_.storage; ++k) {

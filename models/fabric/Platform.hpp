@@ -44,13 +44,17 @@ class Platform {
  public:
   Platform(const Topology& topo, const ScenarioSpec& spec, sg4::NetZone* root);
 
-  /// Creates the node's zone, host CPU, routers, links and NVMe disk.
+  /// Creates the node's zone, host CPU, routers, links and NVMe disk. The zone joins the platform's root only
+  /// in finish(): SimGrid 3.32 checks each new host's and link's name against every zone under the root, one
+  /// zone after the other, so nodes built under the root cost the square of their count (3 s of a 10,000-GPU
+  /// platform); a zone not yet under the root is checked alone.
   NodeParts& begin_node(int node);
   /// A device (GPU or MIG instance) of the node, created by the engine in the node's zone.
   void add_device(int node, int local_gpu, sg4::Host* host, bool whole);
-  /// Adds the node's routes and seals its zone.
+  /// Adds the node's routes.
   void end_node(int node);
-  /// Storage and front-end zones, fabric links and the routes between zones. Call after every node.
+  /// Puts the nodes' zones under the root (in node order) and seals them; then the storage and front-end zones,
+  /// fabric links and the routes between zones. Call after every node.
   void finish();
 
   const NodeParts& node(int n) const { return nodes_.at(static_cast<size_t>(n)); }
