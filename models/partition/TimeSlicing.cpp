@@ -58,19 +58,71 @@ void TimeSliceScheduler::close_slice(double now) {
   }
 }
 
-void TimeSliceScheduler::on_launch(GpuContext& context, const KernelPtr& kernel) {
-  // Same simulated instant as the start: suspending now means the kernel never ran. The mutex
-  // orders this against the arbiter's resume/suspend of the context's kernels.
-  std::unique_lock lock(*mutex_);
-  context.active.push_back(kernel);
-  if (context.id != current_) kernel->suspend();
+// The mutex orders a launcher's or a finisher's change of the contexts' kernel lists against the arbiter,
+// which holds it across simcalls (suspending and resuming kernels). While nobody holds it, has asked for it
+// or is about to get it, a change that does not yield before its notification is made without it: SimGrid
+// runs one actor at a time, so the change is as atomic as under the mutex, and the lock and unlock simcalls
+// (four of a time-sliced kernel's simcalls) are saved.
+bool TimeSliceScheduler::mutex_free() const {
+  return !arbiter_holds_ && !arbiter_signalled_ && launchers_in_ == 0 &&
+         !(arbiter_waiting_ && sg4::Engine::get_clock() >= arbiter_deadline_);  // a timed-out wait re-locks
+}
+
+void TimeSliceScheduler::notify_arbiter() {
+  if (arbiter_waiting_) arbiter_signalled_ = true;  // the signal hands it the mutex
   cv_->notify_all();
 }
 
+void TimeSliceScheduler::on_launch(GpuContext& context, const KernelPtr& kernel) {
+  if (context.id == current_ && mutex_free()) {
+    context.active.push_back(kernel);  // it runs: the context holds the GPU
+    notify_arbiter();
+    return;
+  }
+  // Same simulated instant as the start: suspending now means the kernel never ran. The mutex
+  // orders this against the arbiter's resume/suspend of the context's kernels.
+  ++launchers_in_;
+  std::unique_lock lock(*mutex_);
+  context.active.push_back(kernel);
+  if (context.id != current_) kernel->suspend();
+  notify_arbiter();
+  --launchers_in_;
+}
+
 void TimeSliceScheduler::on_finish(GpuContext& context, const KernelPtr& kernel) {
+  if (mutex_free()) {
+    remove_active(context, kernel);
+    notify_arbiter();
+    return;
+  }
+  ++launchers_in_;
   std::unique_lock lock(*mutex_);
   remove_active(context, kernel);
-  cv_->notify_all();
+  notify_arbiter();
+  --launchers_in_;
+}
+
+// The arbiter's ways of releasing the mutex and taking it back, which keep the flags mutex_free() reads.
+void TimeSliceScheduler::arbiter_wait(std::unique_lock<sg4::Mutex>& lock, double until) {
+  arbiter_holds_ = false;
+  arbiter_waiting_ = true;
+  arbiter_deadline_ = until;
+  if (std::isinf(until)) {
+    cv_->wait(lock);
+  } else {
+    cv_->wait_until(lock, until);
+  }
+  arbiter_waiting_ = false;
+  arbiter_signalled_ = false;
+  arbiter_holds_ = true;
+}
+
+void TimeSliceScheduler::arbiter_sleep(std::unique_lock<sg4::Mutex>& lock, double time, bool until) {
+  arbiter_holds_ = false;
+  lock.unlock();
+  until ? sg4::this_actor::sleep_until(time) : sg4::this_actor::sleep_for(time);
+  arbiter_holds_ = true;  // asks for it: holds it for mutex_free() from now on
+  lock.lock();
 }
 
 void TimeSliceScheduler::start() {
@@ -88,6 +140,7 @@ void TimeSliceScheduler::start() {
 // and the slots go on in time: work that arrives after an idle spell waits for its own vGPU's next
 // slot, so even then a vGPU's timeline does not depend on whether its neighbours had work.
 void TimeSliceScheduler::arbiter_strict() {
+  arbiter_holds_ = true;
   std::unique_lock lock(*mutex_);
   int slot = -1;
   double slot_end = -1;  // end of the previous slot: the slots form a fixed grid in time
@@ -95,7 +148,7 @@ void TimeSliceScheduler::arbiter_strict() {
     bool idled = false;
     while (next_with_work() < 0) {
       close_slice(sg4::Engine::get_clock());
-      cv_->wait(lock);
+      arbiter_wait(lock);
       idled = true;
     }
     const int contexts = static_cast<int>(gpu_.contexts().size());
@@ -115,20 +168,14 @@ void TimeSliceScheduler::arbiter_strict() {
     slot = (slot + 1) % std::max(1, slots);
     slot_end += quantum_;
     if (slot >= contexts || !gpu_.contexts()[static_cast<size_t>(slot)].alive) {
-      lock.unlock();
-      sg4::this_actor::sleep_until(slot_end);  // an empty or dead vGPU slot: the GPU idles
-      lock.lock();
+      arbiter_sleep(lock, slot_end, true);  // an empty or dead vGPU slot: the GPU idles
       continue;
     }
     if (slot != last_) {
       close_slice(sg4::Engine::get_clock());
       if (current_ >= 0) set_running(current_, false);
       current_ = -1;
-      if (last_ >= 0 && switch_cost_ > 0) {
-        lock.unlock();
-        sg4::this_actor::sleep_for(switch_cost_);
-        lock.lock();
-      }
+      if (last_ >= 0 && switch_cost_ > 0) arbiter_sleep(lock, switch_cost_, false);
       record_switch(slot);
     }
     current_ = slot;
@@ -140,7 +187,7 @@ void TimeSliceScheduler::arbiter_strict() {
     // The slot lasts its quantum; work launched during it runs, the rest of an idle slot is lost.
     while (sg4::Engine::get_clock() < slot_end) {
       if (!has_work(current_)) close_slice(sg4::Engine::get_clock());
-      cv_->wait_until(lock, slot_end);
+      arbiter_wait(lock, slot_end);
       if (has_work(current_) && !slice_open_) {
         slice_open_ = true;
         slice_start_ = sg4::Engine::get_clock();
@@ -153,12 +200,13 @@ void TimeSliceScheduler::arbiter_strict() {
 }
 
 void TimeSliceScheduler::arbiter() {
+  arbiter_holds_ = true;
   std::unique_lock lock(*mutex_);
   while (true) {
     int next = next_with_work();
     while (next < 0) {
       close_slice(sg4::Engine::get_clock());
-      cv_->wait(lock);
+      arbiter_wait(lock);
       next = next_with_work();
     }
     // If the loaded context has work and nobody else does, next_with_work returns it (it is last
@@ -168,12 +216,8 @@ void TimeSliceScheduler::arbiter() {
         close_slice(sg4::Engine::get_clock());
         if (current_ >= 0) set_running(current_, false);  // it may have launched new work meanwhile
         current_ = -1;
-        if (last_ >= 0 && switch_cost_ > 0) {
-          // Save the outgoing context and restore the incoming one: the GPU runs nothing meanwhile.
-          lock.unlock();
-          sg4::this_actor::sleep_for(switch_cost_);
-          lock.lock();
-        }
+        // Save the outgoing context and restore the incoming one: the GPU runs nothing meanwhile.
+        if (last_ >= 0 && switch_cost_ > 0) arbiter_sleep(lock, switch_cost_, false);
         record_switch(next);
       }
       current_ = next;
@@ -191,13 +235,13 @@ void TimeSliceScheduler::arbiter() {
     const double turn_start = sg4::Engine::get_clock();
     while (has_work(current_)) {
       if (!other_waits()) {
-        cv_->wait(lock);
+        arbiter_wait(lock);
         continue;
       }
       const double now = sg4::Engine::get_clock();
       const double quanta = std::max(1.0, std::ceil((now - turn_start) / quantum_ - 1e-9));
       const double boundary = turn_start + quanta * quantum_;
-      if (now < boundary) cv_->wait_until(lock, boundary);
+      if (now < boundary) arbiter_wait(lock, boundary);
       if (sg4::Engine::get_clock() >= boundary && has_work(current_) && other_waits()) break;
     }
     if (!has_work(current_)) {

@@ -1,6 +1,9 @@
 #pragma once
 #include <simgrid/s4u.hpp>
 
+#include <cmath>
+#include <mutex>
+
 #include "PartitionScheduler.hpp"
 
 namespace gtw {
@@ -27,6 +30,10 @@ class TimeSliceScheduler final : public PartitionScheduler {
   void set_running(int context, bool running);
   void close_slice(double now);
   void record_switch(int slot);  // after the switch cost: log, count and remember the loaded context
+  bool mutex_free() const;       // nobody holds the mutex, waits for it or is about to get it
+  void notify_arbiter();
+  void arbiter_wait(std::unique_lock<sg4::Mutex>& lock, double until = INFINITY);
+  void arbiter_sleep(std::unique_lock<sg4::Mutex>& lock, double time, bool until);  // sleep_until or sleep_for
 
   GpuDevice& gpu_;
   SimContext& ctx_;
@@ -38,6 +45,12 @@ class TimeSliceScheduler final : public PartitionScheduler {
   int last_ = -1;     // context whose state is loaded on the GPU
   bool slice_open_ = false;
   double slice_start_ = 0;
+  // Who holds or wants the mutex (mutex_free): the arbiter, a signal that hands it the mutex, launchers.
+  bool arbiter_holds_ = false;
+  bool arbiter_waiting_ = false;  // in a wait on cv_ (until arbiter_deadline_)
+  bool arbiter_signalled_ = false;
+  double arbiter_deadline_ = 0;
+  int launchers_in_ = 0;  // launchers and finishers holding or waiting for the mutex
 };
 
 }  // namespace gtw
