@@ -459,10 +459,20 @@ void derived_hand_overs(const RunResult& run, const std::vector<const Stay*>& st
            mig_instance(run, static_cast<size_t>(to_gpu), gpu_mode) && a.node == b.node && a.local == b.local &&
            a.available_until >= 0 && b.available_from >= a.available_until;
   };
+  // Only stays on one physical GPU (a device, or the MIG instances of one GPU) can hand memory over: each stay
+  // looks at its GPU's stays, in the same order as in the whole list (the same sums), not at every stay of the
+  // cluster (quadratic in the cluster: 15 % of a 10,000-GPU minute).
+  std::map<std::pair<int, int>, std::vector<size_t>> on_gpu;  // (node, local GPU) -> stays, ascending
+  for (size_t j = 0; j < stays.size(); ++j) {
+    const auto& g = run.gpus[static_cast<size_t>(stays[j]->gpu)];
+    on_gpu[{g.node, g.local}].push_back(j);
+  }
   for (size_t i = 0; i < stays.size(); ++i) {
     const Stay& to = *stays[i];
     double room = to.memory;
-    for (size_t j = 0; j < stays.size() && room > 0; ++j) {
+    const auto& to_gpu = run.gpus[static_cast<size_t>(to.gpu)];
+    for (const size_t j : on_gpu.at({to_gpu.node, to_gpu.local})) {
+      if (room <= 0) break;
       const Stay& from = *stays[j];
       if (j == i || !from.held_memory() || from.tenant == to.tenant || from.end > to.start ||
           !same_memory(from.gpu, to.gpu))
