@@ -111,9 +111,13 @@ std::vector<BoundaryResult> isolation_boundaries(const ScenarioSpec& spec, const
   }
   std::map<std::tuple<int, int, int>, BoundaryResult> pairs;  // (tenant a, tenant b, node)
   std::map<std::tuple<int, int, int>, std::set<SharedLayer>> layers;
+  // Pairs meet only on a node: each placement looks at its node's placements, not the cluster's (quadratic).
+  std::map<int, std::vector<const Placed*>> on_node;
+  for (const auto& x : placed) on_node[x.node].push_back(&x);
   for (const auto& x : placed)
-    for (const auto& y : placed) {
-      if (x.tenant >= y.tenant || x.node != y.node) continue;
+    for (const Placed* other : on_node.at(x.node)) {
+      const Placed& y = *other;
+      if (x.tenant >= y.tenant) continue;
       const auto key = std::make_tuple(x.tenant, y.tenant, x.node);
       auto& b = pairs[key];
       b.tenant_a = spec.tenants[static_cast<size_t>(x.tenant)].name;

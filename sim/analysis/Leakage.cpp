@@ -720,15 +720,17 @@ ModelExposure stored_weight_exposure(const ScenarioSpec& spec, const LeakageRepo
 }
 
 // Architecture: timing channels from this model's GPUs (layer structure from contention, A3, A9, A10).
-ModelExposure architecture_exposure(const ScenarioSpec& spec, const LeakageReport& rep, const WorkloadSpec& ws,
-                                    const std::set<int>& gpus) {
+// `from_source`: the indices of rep.channels whose source is the model's tenant, in order (one scan of the
+// channels for every model would be quadratic in the cluster).
+ModelExposure architecture_exposure(const ScenarioSpec& spec, const LeakageReport& rep, const std::set<int>& gpus,
+                                    const std::vector<size_t>& from_source) {
   ModelExposure x;
   x.part = "architecture";
   x.channel = "contentionTiming";
   std::set<int> who;
   std::set<std::string> closers;
-  for (const auto& c : rep.channels) {
-    if (c.source != ws.tenant_index) continue;
+  for (const size_t k : from_source) {
+    const auto& c = rep.channels[k];
     if (c.resource == Resource::NIC || c.resource == Resource::STORAGE) continue;
     const bool here = std::any_of(c.gpus.begin(), c.gpus.end(), [&](int g) { return gpus.count(g); });
     if (!here) continue;
@@ -784,9 +786,18 @@ void model_assets(const ScenarioSpec& spec, const RunResult& run, const RunIndex
   std::vector<size_t> served(spec.workloads.size(), 0);
   for (const auto& e : run.log.events())
     if (e.type == EventType::REQUEST_DONE && e.workload >= 0) ++served[static_cast<size_t>(e.workload)];
+  std::vector<std::vector<size_t>> channels_from;  // per source tenant, built for the first model
   for (size_t w = 0; w < spec.workloads.size(); ++w) {
     const auto& ws = spec.workloads[w];
     if (ws.kind == WorkloadKind::BATCH || ws.tenant_index < 0) continue;
+    if (channels_from.empty()) {
+      channels_from.resize(spec.tenants.size());
+      for (size_t k = 0; k < rep.channels.size(); ++k) {
+        const int source = rep.channels[k].source;
+        if (source >= 0 && static_cast<size_t>(source) < channels_from.size())
+          channels_from[static_cast<size_t>(source)].push_back(k);
+      }
+    }
     ModelAsset asset;
     asset.workload = static_cast<int>(w);
     asset.name = ws.name;
@@ -804,7 +815,8 @@ void model_assets(const ScenarioSpec& spec, const RunResult& run, const RunIndex
     std::set<int> gpus;
     for (size_t k : index.stays_of(WorkloadId(static_cast<int>(w))))
       if (index.stays()[k].tenant >= 0) gpus.insert(index.stays()[k].gpu);
-    asset.exposures.push_back(architecture_exposure(spec, rep, ws, gpus));
+    asset.exposures.push_back(
+        architecture_exposure(spec, rep, gpus, channels_from[static_cast<size_t>(ws.tenant_index)]));
     if (ws.kind == WorkloadKind::INFERENCE) {
       asset.exposures.push_back(behaviour_exposure(options, served[w]));
       rep.answers_watermarked += options.api.watermark_fraction * static_cast<double>(served[w]);
