@@ -338,24 +338,26 @@ double TokenGaps::mean() const {
   return n > 0 ? sum / static_cast<double>(n) : 0;
 }
 
+double interpolated_percentile(long long n, double p, const std::function<double(long long)>& at) {
+  if (n <= 0) return 0;
+  const double pos = std::clamp(p, 0.0, 100.0) / 100.0 * static_cast<double>(n - 1);
+  const auto lo = static_cast<long long>(std::floor(pos));
+  const double a = at(lo), b = at(std::min(n - 1, lo + 1));
+  return a + (pos - static_cast<double>(lo)) * (b - a);
+}
+
 double TokenGaps::percentile(double p) const {
-  const long long n = count();
-  if (n == 0) return 0;
   std::vector<std::pair<double, long long>> sorted = runs;
   std::sort(sorted.begin(), sorted.end());
-  // The value of the k-th smallest gap (0-based) of the expanded list.
-  const auto at = [&](long long k) {
+  // The k-th smallest gap (0-based) of the expanded list.
+  return interpolated_percentile(count(), p, [&](long long k) {
     long long seen = 0;
     for (const auto& [seconds, count] : sorted) {
       seen += count;
       if (k < seen) return seconds;
     }
     return sorted.back().first;
-  };
-  const double pos = std::clamp(p, 0.0, 100.0) / 100.0 * static_cast<double>(n - 1);
-  const auto lo = static_cast<long long>(std::floor(pos));
-  const double a = at(lo), b = at(std::min(n - 1, lo + 1));
-  return a + (pos - static_cast<double>(lo)) * (b - a);
+  });
 }
 
 }  // namespace gtw::serving

@@ -14,6 +14,7 @@
 // so a simulated hour of decoding costs one plan per change of the batch, not one per token.
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <vector>
 
 #include "ServingStep.hpp"
@@ -75,6 +76,11 @@ struct Completion {
 /// first step and k - 1 gaps of one step; a gap that spans a preemption or a prefill step the decodes waited
 /// for is one long gap, as the client sees it. Kept as (gap, count) runs, so a run costs two entries per
 /// sequence whatever its length.
+/// numpy's default percentile (0-100; linear between order statistics) of `n` values in ascending order, the
+/// k-th (0-based) read by `at(k)`: what benchmark_serving reports. 0 when n is 0. One formula for the serving
+/// metrics, whether the values are listed one by one or kept as runs (TokenGaps).
+double interpolated_percentile(long long n, double p, const std::function<double(long long)>& at);
+
 struct TokenGaps {
   std::vector<std::pair<double, long long>> runs;  // (seconds, how many gaps of that length)
 

@@ -285,7 +285,7 @@ TEST(ContinuousBatcher, AGapSpansThePrefillStepThatPausedTheDecodes) {
   auto prefill = b.plan(3);  // request 2's prefill, 4 s, the decode waits
   ASSERT_EQ(prefill.decode_sequences, 0);
   b.complete(prefill, 3, 7, &gaps);
-  auto both = b.plan(7);  // one step of both decodes: request 1's gap 7 -> 8 includes nothing else
+  auto both = b.plan(7);  // one step of both decodes: request 1's next token at 8, 5 s after its last
   ASSERT_EQ(both.decode_sequences, 2);
   std::vector<Completion> done = b.complete(both, 7, 8, &gaps);
   auto rest = b.plan(8, 10);

@@ -81,12 +81,9 @@ struct Metrics {
 };
 
 double percentile(std::vector<double> v, double p) {
-  if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
-  const double pos = p / 100.0 * static_cast<double>(v.size() - 1);
-  const size_t lo = static_cast<size_t>(std::floor(pos));
-  const size_t hi = std::min(v.size() - 1, lo + 1);
-  return v[lo] + (pos - static_cast<double>(lo)) * (v[hi] - v[lo]);
+  return serving::interpolated_percentile(static_cast<long long>(v.size()), p,
+                                          [&](long long k) { return v[static_cast<size_t>(k)]; });
 }
 
 double mean(const std::vector<double>& v) {
