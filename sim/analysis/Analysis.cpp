@@ -5,11 +5,13 @@
 #include <cstdio>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 
 #include "AnalysisStages.hpp"
 #include "BusyIntervals.hpp"
+#include "PagedRecords.hpp"
 #include "Runtime.hpp"
 
 namespace gtw {
@@ -69,29 +71,43 @@ double overlap(double a0, double a1, double b0, double b1) {
   return std::max(0.0, std::min(a1, b1) - std::max(a0, b0));
 }
 
-// A GPU's context switches: when each ended and its cost. A GPU's switches all cost the same (its profile's
-// context switch), so the costs are stored only once they differ: 8 bytes per switch instead of 16.
-class SwitchLog {
+// Every GPU's context switches: when each ended, paged as the busy intervals are, and its cost. A GPU's switches
+// all cost the same (its profile's context switch), so the costs are stored only once they differ: 8 bytes per
+// switch instead of 16.
+struct SwitchEnd {
+  double operator()(double at) const { return at; }
+};
+class SwitchLogs {
  public:
-  void add(double at, double cost) {
-    if (at_.empty()) first_cost_ = cost;
-    if (costs_.empty() && cost != first_cost_) costs_.assign(at_.size(), first_cost_);
-    at_.push_back(at);
-    if (!costs_.empty()) costs_.push_back(cost);
+  using Cursor = PagedRecords<double, SwitchEnd>::Cursor;
+  /// 2 M switch times (16 MB) stay in memory before pages of 256 of a GPU's spill.
+  static constexpr SpillBudget BUDGET{size_t{1} << 21, 256};
+
+  explicit SwitchLogs(size_t gpus = 0)
+      : times_(gpus, analysis_spill_budget(BUDGET), "gputwin-switches"), costs_(gpus) {}
+  void expect(const std::vector<size_t>& per_gpu) { times_.expect(per_gpu); }
+  void add(size_t gpu, double at, double cost) {
+    Costs& c = costs_[gpu];
+    if (times_.size(gpu) == 0) c.first = cost;
+    if (c.each.empty() && cost != c.first) c.each.assign(times_.size(gpu), c.first);
+    times_.add(gpu, at);
+    if (!c.each.empty()) c.each.push_back(cost);
   }
-  void reserve(size_t n) { at_.reserve(n); }
-  size_t size() const { return at_.size(); }
-  double at(size_t i) const { return at_[i]; }
-  double cost(size_t i) const { return costs_.empty() ? first_cost_ : costs_[i]; }
-  // The first switch ending after `time`.
-  size_t first_after(double time) const {
-    return static_cast<size_t>(std::upper_bound(at_.begin(), at_.end(), time) - at_.begin());
+  size_t size(size_t gpu) const { return times_.size(gpu); }
+  double cost(size_t gpu, size_t i) const {
+    const Costs& c = costs_[gpu];
+    return c.each.empty() ? c.first : c.each[i];
   }
+  /// The GPU's switches from the first ending after `time`.
+  Cursor after(size_t gpu, double time) const { return times_.after(gpu, time); }
 
  private:
-  std::vector<double> at_;
-  std::vector<double> costs_;  // empty while every cost is first_cost_
-  double first_cost_ = 0;
+  struct Costs {
+    double first = 0;
+    std::vector<double> each;  // empty while every cost is `first`
+  };
+  PagedRecords<double, SwitchEnd> times_;
+  std::vector<Costs> costs_;
 };
 
 // Per pair of tenants and node where both had replicas: the host layers their runtimes share.
@@ -144,40 +160,52 @@ std::vector<BoundaryResult> isolation_boundaries(const ScenarioSpec& spec, const
 
 // ---- the event tally: everything the workload, GPU and SLO stages need from the log but the stays
 
-// Per workload: each request's arrival, latency (+inf when dropped) and GPU, for window SLOs.
-// Packed (20 bytes, not 24): ten million of them in a simulated day of 10,000 GPUs.
-struct [[gnu::packed]] RequestOutcome {
-  double arrival, latency;
+// Per workload, each request as the SLOs, the blame and the goodput read it. Packed (44 bytes, not 48): ten million
+// of them in a simulated day of 10,000 GPUs, paged to the spill file past their budget. Read members by value.
+struct [[gnu::packed]] RequestRecord {
+  double at;          // completion time when served, arrival time when dropped
+  double latency;     // +inf when dropped
+  double queueing;    // served only
+  double ttft, tpot;  // continuous batching's REQUEST_TOKENS; +inf when not served or not measured
   int gpu;
+  bool served() const { return latency != INF; }
+  // As the event gave it: completion - latency (computed the same way each time: the same bits).
+  double arrival() const { return served() ? at - latency : at; }
 };
-static_assert(sizeof(RequestOutcome) == 20);
-// A request's time to first token and per output token (continuous batching's REQUEST_TOKENS); +inf when not
-// served or not measured.
-struct TokenTimes {
-  double ttft = INF, tpot = INF;
-};
+static_assert(sizeof(RequestRecord) == 44);
 // Per job: completion (+inf when it failed or was unfinished), ideal time alone, submission, for job SLOs.
 struct JobOutcome {
   double completion, ideal, submitted;
 };
 struct WorkloadTally {
-  std::vector<double> queueing;  // latencies, TTFT and TPOT are in `requests` (once: millions of requests a day)
   double preempted = 0;
   double batch_sum = 0, batch_count = 0, completion_sum = 0, slowdown_sum = 0;
-  std::vector<RequestOutcome> requests;
-  // requests[i]'s token times at tokens[i]; only as long as the last request that has them (a statically
-  // batched workload has none: 16 bytes a request saved).
-  std::vector<TokenTimes> tokens;
-  TokenTimes tokens_of(size_t i) const { return i < tokens.size() ? tokens[i] : TokenTimes{}; }
-  std::vector<double> completions;
-  std::vector<JobOutcome> jobs;
+  // The latest request, held until the next one: its REQUEST_TOKENS follows its REQUEST_DONE.
+  std::optional<RequestRecord> latest;
   std::set<int> placed_replicas, failed_replicas;
 };
 struct Tally {
-  BusyIntervals busy{0};            // per GPU, in order of their ends
-  std::vector<SwitchLog> switches;  // per GPU
-  std::vector<double> longest;      // longest busy interval per GPU
+  BusyIntervals busy;           // per GPU, in order of their ends
+  SwitchLogs switches;          // per GPU
+  std::vector<double> longest;  // longest busy interval per GPU
   std::vector<WorkloadTally> workloads;
+  PagedRecords<RequestRecord> requests;  // per workload, in the order they were served or dropped
+  PagedRecords<JobOutcome> jobs;         // per workload
+  /// 1 M requests (44 MB) and 1 M jobs (24 MB) stay in memory; a page holds 128 of a workload's.
+  static constexpr SpillBudget REQUESTS_BUDGET{size_t{1} << 20, 128};
+  static constexpr SpillBudget JOBS_BUDGET{size_t{1} << 20, 128};
+
+  // Files the workload's latest request (before the next one, and at the end of the log).
+  void settle_request(size_t w) {
+    auto& latest = workloads[w].latest;
+    if (!latest) return;
+    requests.add(w, *latest);
+    latest.reset();
+  }
+  void add_request(size_t w, const RequestRecord& r) {
+    settle_request(w);
+    workloads[w].latest = r;
+  }
 };
 
 // The results' skeleton: one row per GPU and per workload, from the layout and the spec.
@@ -203,14 +231,15 @@ Analysis skeleton(const ScenarioSpec& spec, const RunResult& run) {
   return a;
 }
 
-void on_job_done(const Event& e, WorkloadTally& t, WorkloadResult& wr) {
+void on_job_done(const Event& e, size_t w, Tally& t, WorkloadResult& wr) {
   ++wr.jobs_completed;
-  t.completion_sum += e.value;
+  auto& wt = t.workloads[w];
+  wt.completion_sum += e.value;
   const double ideal = payload::ideal_time(e);
   const double slowdown = ideal > 0 ? e.value / ideal : 1.0;
-  t.slowdown_sum += slowdown;
+  wt.slowdown_sum += slowdown;
   wr.max_slowdown = std::max(wr.max_slowdown, slowdown);
-  t.jobs.push_back({e.value, ideal, e.time - e.value});
+  t.jobs.add(w, {e.value, ideal, e.time - e.value});
 }
 
 void on_fault(const ScenarioSpec& spec, const Event& e, Analysis& a) {
@@ -247,7 +276,8 @@ void on_reconfigure_done(const Event& e, Analysis& a) {
 }
 
 // A failure's effect on the workload's counters (the stays it ended are the run index's).
-void on_failure(const ScenarioSpec& spec, const Event& e, size_t w, Analysis& a, WorkloadTally& t) {
+void on_failure(const ScenarioSpec& spec, const Event& e, size_t w, Analysis& a, Tally& tally) {
+  WorkloadTally& t = tally.workloads[w];
   const auto& ws = spec.workloads[w];
   const auto reason = payload::failure_reason(e);
   auto& wr = a.workloads[w];
@@ -270,38 +300,37 @@ void on_failure(const ScenarioSpec& spec, const Event& e, size_t w, Analysis& a,
     t.failed_replicas.insert(e.replica);
   } else if (reason == FailureReason::UNFINISHED) {
     ++wr.jobs_unfinished;
-    t.jobs.push_back({inf, 0, 0});
+    tally.jobs.add(w, {inf, 0, 0});
   } else {
     if (ws.kind == WorkloadKind::TRAINING) {
       ++wr.jobs_failed;
-      t.jobs.push_back({inf, 0, 0});
+      tally.jobs.add(w, {inf, 0, 0});
     } else if (e.replica >= 0 && e.gpu >= 0) {
       t.failed_replicas.insert(e.replica);  // a batch worker slot that could not start
     } else {
       ++wr.jobs_failed;
-      t.jobs.push_back({inf, 0, 0});
+      tally.jobs.add(w, {inf, 0, 0});
     }
     if (ws.kind == WorkloadKind::TRAINING) t.failed_replicas.insert(0);
   }
 }
 
 // Request and job events of one workload.
-void on_workload_event(const Event& e, WorkloadTally& t, WorkloadResult& wr) {
+void on_workload_event(const Event& e, size_t w, Tally& tally, WorkloadResult& wr) {
+  WorkloadTally& t = tally.workloads[w];
   switch (e.type) {
     case EventType::REQUEST_ARRIVAL:
       ++wr.requests_arrived;
       break;
     case EventType::REQUEST_DONE:
       ++wr.requests_completed;
-      t.queueing.push_back(payload::queueing_delay(e));
-      t.requests.push_back({e.time - e.value, e.value, e.gpu});
-      t.completions.push_back(e.time);
+      tally.add_request(w, {e.time, e.value, payload::queueing_delay(e), INF, INF, e.gpu});
       break;
     case EventType::REQUEST_TOKENS:
       // Emitted right after the request's REQUEST_DONE, by the same replica.
-      if (!t.requests.empty()) {
-        t.tokens.resize(t.requests.size());
-        t.tokens.back() = {e.value, e.aux};
+      if (t.latest) {
+        t.latest->ttft = e.value;
+        t.latest->tpot = e.aux;
       }
       break;
     case EventType::REQUEST_PREEMPTED:
@@ -312,7 +341,7 @@ void on_workload_event(const Event& e, WorkloadTally& t, WorkloadResult& wr) {
       // Dropped the instant it arrived (no live replica, or a full queue): it never had a REQUEST_ARRIVAL,
       // but it arrived.
       if (e.value == 0 && payload::arrival_time(e) == e.time) ++wr.requests_arrived;
-      t.requests.push_back({payload::arrival_time(e), INF, e.gpu});
+      tally.add_request(w, {payload::arrival_time(e), INF, 0, INF, INF, e.gpu});
       break;
     case EventType::BATCH_START:
       t.batch_sum += e.value;
@@ -325,7 +354,7 @@ void on_workload_event(const Event& e, WorkloadTally& t, WorkloadResult& wr) {
       ++wr.steps_completed;
       break;
     case EventType::JOB_DONE:
-      on_job_done(e, t, wr);
+      on_job_done(e, w, tally, wr);
       break;
     case EventType::MODEL_LOAD:
       ++wr.model_loads;
@@ -336,40 +365,38 @@ void on_workload_event(const Event& e, WorkloadTally& t, WorkloadResult& wr) {
   }
 }
 
-// The tally's per-GPU and per-workload arrays, sized exactly by a counting pass first: a long run's log holds
-// millions of busy intervals and requests, and growing the arrays by doubling left up to half of them unused.
+// The tally's per-GPU and per-workload tables, sized by a counting pass first: a long run's log holds millions of
+// busy intervals and requests, and growing the arrays by doubling left up to half of them unused.
 void reserve_tally(const RunResult& run, Tally& t) {
-  std::vector<size_t> busy(t.busy.gpus(), 0), switches(t.switches.size(), 0), done(t.workloads.size(), 0),
-      dropped(t.workloads.size(), 0), tokens(t.workloads.size(), 0);
+  std::vector<size_t> busy(t.busy.owners(), 0), switches(t.busy.owners(), 0), requests(t.workloads.size(), 0),
+      jobs(t.workloads.size(), 0);
   for (const auto& e : run.log.events()) {
     const auto g = static_cast<size_t>(e.gpu);
     const auto w = static_cast<size_t>(e.workload);
     if (e.type == EventType::GPU_BUSY && g < busy.size()) ++busy[g];
     if (e.type == EventType::CONTEXT_SWITCH && e.value > 0 && g < switches.size()) ++switches[g];
-    if (w >= done.size()) continue;
-    done[w] += e.type == EventType::REQUEST_DONE;
-    dropped[w] += e.type == EventType::REQUEST_DROPPED;
-    tokens[w] += e.type == EventType::REQUEST_TOKENS;
+    if (w >= requests.size()) continue;
+    requests[w] += e.type == EventType::REQUEST_DONE || e.type == EventType::REQUEST_DROPPED;
+    jobs[w] += e.type == EventType::JOB_DONE || e.type == EventType::WORKLOAD_FAILED;
   }
   t.busy.expect(busy);
-  for (size_t g = 0; g < switches.size(); ++g) t.switches[g].reserve(switches[g]);
-  for (size_t w = 0; w < done.size(); ++w) {
-    auto& wt = t.workloads[w];
-    wt.queueing.reserve(done[w]);
-    wt.completions.reserve(done[w]);
-    wt.requests.reserve(done[w] + dropped[w]);
-    if (tokens[w] > 0) wt.tokens.reserve(done[w] + dropped[w]);
-  }
+  t.switches.expect(switches);
+  t.requests.expect(requests);
+  t.jobs.expect(jobs);
 }
 
 // One pass over the log for what the stays do not say: busy intervals, switches, requests, jobs, faults,
 // reconfigurations, failures.
 Tally tally_events(const ScenarioSpec& spec, const RunResult& run, Analysis& a) {
   Tally t;
-  t.busy = BusyIntervals(run.gpus.size());
-  t.longest.assign(run.gpus.size(), 0.0);
-  t.switches.resize(run.gpus.size());
-  t.workloads.resize(spec.workloads.size());
+  const size_t gpus = run.gpus.size(), workloads = spec.workloads.size();
+  t.busy = BusyIntervals(gpus, analysis_spill_budget(BUSY_INTERVALS_BUDGET), "gputwin-busy");
+  t.switches = SwitchLogs(gpus);
+  t.longest.assign(gpus, 0.0);
+  t.workloads.resize(workloads);
+  t.requests =
+      PagedRecords<RequestRecord>(workloads, analysis_spill_budget(Tally::REQUESTS_BUDGET), "gputwin-requests");
+  t.jobs = PagedRecords<JobOutcome>(workloads, analysis_spill_budget(Tally::JOBS_BUDGET), "gputwin-jobs");
   reserve_tally(run, t);
   for (const auto& e : run.log.events()) {
     const size_t w = e.workload >= 0 ? static_cast<size_t>(e.workload) : 0;
@@ -381,7 +408,7 @@ Tally tally_events(const ScenarioSpec& spec, const RunResult& run, Analysis& a) 
         break;
       }
       case EventType::CONTEXT_SWITCH:
-        if (e.value > 0) t.switches[static_cast<size_t>(e.gpu)].add(e.time, e.value);
+        if (e.value > 0) t.switches.add(static_cast<size_t>(e.gpu), e.time, e.value);
         break;
       case EventType::GPU_FAULT:
         on_fault(spec, e, a);
@@ -393,13 +420,14 @@ Tally tally_events(const ScenarioSpec& spec, const RunResult& run, Analysis& a) 
         on_reconfigure_done(e, a);
         break;
       case EventType::WORKLOAD_FAILED:
-        if (w < t.workloads.size()) on_failure(spec, e, w, a, t.workloads[w]);
+        if (w < t.workloads.size()) on_failure(spec, e, w, a, t);
         break;
       default:
-        if (w < t.workloads.size()) on_workload_event(e, t.workloads[w], a.workloads[w]);
+        if (w < t.workloads.size()) on_workload_event(e, w, t, a.workloads[w]);
         break;
     }
   }
+  for (size_t w = 0; w < workloads; ++w) t.settle_request(w);
   return t;
 }
 
@@ -421,25 +449,25 @@ void summarise_workloads(Analysis& a, Tally& t) {
     wr.gpus.erase(std::unique(wr.gpus.begin(), wr.gpus.end()), wr.gpus.end());
     wr.replicas_placed = static_cast<int>(wt.placed_replicas.size());
     wr.replicas_failed = wr.replicas_requested - wr.replicas_placed + static_cast<int>(wt.failed_replicas.size());
-    // The completed requests' latencies, TTFT and TPOT, in completion order, from their outcomes (a dropped
-    // request's latency is +inf; one without REQUEST_TOKENS has none).
-    std::vector<double> latencies, ttft, tpot;
-    latencies.reserve(wt.queueing.size());
-    for (size_t i = 0; i < wt.requests.size(); ++i) {
-      const auto& o = wt.requests[i];
-      if (o.latency == INF) continue;
+    // The completed requests' latencies, queueing delays, TTFT and TPOT, in completion order (a dropped request
+    // has none; one without REQUEST_TOKENS has no TTFT and TPOT).
+    std::vector<double> latencies, queueing, ttft, tpot;
+    latencies.reserve(static_cast<size_t>(wr.requests_completed));
+    queueing.reserve(static_cast<size_t>(wr.requests_completed));
+    t.requests.for_each(w, [&](const RequestRecord& o) {
+      if (!o.served()) return;
       latencies.push_back(o.latency);
-      const TokenTimes tt = wt.tokens_of(i);
-      if (tt.ttft == INF) continue;
-      ttft.push_back(tt.ttft);
-      tpot.push_back(tt.tpot);
-    }
+      queueing.push_back(o.queueing);
+      if (o.ttft == INF) return;
+      ttft.push_back(o.ttft);
+      tpot.push_back(o.tpot);
+    });
     wr.latency = stats_of(latencies);
     if (!latencies.empty()) {
       std::sort(latencies.begin(), latencies.end());
       for (double p : latency_cdf_percentiles()) wr.latency_cdf.push_back(percentile_sorted(latencies, p));
     }
-    wr.queueing = stats_of(wt.queueing);
+    wr.queueing = stats_of(std::move(queueing));
     wr.ttft = stats_of(ttft);
     wr.tpot = stats_of(tpot);
     wr.mean_batch = wt.batch_count > 0 ? wt.batch_sum / wt.batch_count : 0;
@@ -535,8 +563,8 @@ void gpu_utilisation(const RunResult& run, const Tally& t, Analysis& a) {
     const double alive_until = layout.available_until < 0 ? a.duration : std::min(layout.available_until, a.duration);
     const double lifetime = layout.available_from < 0 ? 0.0 : std::max(0.0, alive_until - alive_from);
     gr.utilisation = lifetime > 0 ? total / lifetime : 0;
-    gr.context_switches = t.switches[g].size();
-    for (size_t i = 0; i < t.switches[g].size(); ++i) gr.switch_seconds += t.switches[g].cost(i);
+    gr.context_switches = t.switches.size(g);
+    for (size_t i = 0; i < gr.context_switches; ++i) gr.switch_seconds += t.switches.cost(g, i);
     std::sort(gr.tenants.begin(), gr.tenants.end());
     gr.tenants.erase(std::unique(gr.tenants.begin(), gr.tenants.end()), gr.tenants.end());
   }
@@ -606,9 +634,11 @@ void latency_windows(const SloScope& s, const Tally& t, double duration, SloResu
                 format_duration(slo.window) + " window";
   std::vector<std::vector<double>> per_window(s.nw);
   for (size_t w : s.matching)
-    for (const auto& o : t.workloads[w].requests)
-      if (o.arrival >= 0 && o.arrival < duration)
-        per_window[std::min(s.nw - 1, static_cast<size_t>(o.arrival / s.W))].push_back(o.latency);
+    t.requests.for_each(w, [&](const RequestRecord& o) {
+      const double arrival = o.arrival();
+      if (arrival >= 0 && arrival < duration)
+        per_window[std::min(s.nw - 1, static_cast<size_t>(arrival / s.W))].push_back(o.latency);
+    });
   for (size_t k = 0; k < s.nw; ++k) {
     if (per_window[k].empty()) continue;
     std::sort(per_window[k].begin(), per_window[k].end());
@@ -627,13 +657,12 @@ void token_windows(const SloScope& s, const Tally& t, double duration, SloResult
                 " <= " + format_duration(slo.threshold) + " per " + format_duration(slo.window) + " window";
   std::vector<std::vector<double>> per_window(s.nw);
   for (size_t w : s.matching)
-    for (size_t i = 0; i < t.workloads[w].requests.size(); ++i) {
-      const auto& o = t.workloads[w].requests[i];
-      const TokenTimes tt = t.workloads[w].tokens_of(i);
-      const double v = ttft ? tt.ttft : tt.tpot;
-      if (o.arrival >= 0 && o.arrival < duration && std::isfinite(v))
-        per_window[std::min(s.nw - 1, static_cast<size_t>(o.arrival / s.W))].push_back(v);
-    }
+    t.requests.for_each(w, [&](const RequestRecord& o) {
+      const double arrival = o.arrival();
+      const double v = ttft ? o.ttft : o.tpot;
+      if (arrival >= 0 && arrival < duration && std::isfinite(v))
+        per_window[std::min(s.nw - 1, static_cast<size_t>(arrival / s.W))].push_back(v);
+    });
   for (size_t k = 0; k < s.nw; ++k) {
     if (per_window[k].empty()) continue;
     std::sort(per_window[k].begin(), per_window[k].end());
@@ -651,12 +680,14 @@ void availability_windows(const SloScope& s, const Tally& t, double duration, Sl
                                          format_duration(slo.window) + " window";
   std::vector<double> arrived(s.nw, 0.0), served(s.nw, 0.0);
   for (size_t w : s.matching)
-    for (const auto& o : t.workloads[w].requests)
-      if (o.arrival >= 0 && o.arrival < duration) {
-        const size_t k = std::min(s.nw - 1, static_cast<size_t>(o.arrival / s.W));
+    t.requests.for_each(w, [&](const RequestRecord& o) {
+      const double arrival = o.arrival();
+      if (arrival >= 0 && arrival < duration) {
+        const size_t k = std::min(s.nw - 1, static_cast<size_t>(arrival / s.W));
         arrived[k] += 1;
-        if (std::isfinite(o.latency)) served[k] += 1;
+        if (o.served()) served[k] += 1;
       }
+    });
   for (size_t k = 0; k < s.nw; ++k) {
     if (arrived[k] == 0) continue;  // no request: nothing to judge
     const double v = served[k] / arrived[k];
@@ -671,8 +702,10 @@ void throughput_windows(const SloScope& s, const Tally& t, double duration, SloR
       "completed requests >= " + fmt("%g", slo.min_rate.value) + "/s per " + format_duration(slo.window) + " window";
   std::vector<double> count(s.nw, 0.0);
   for (size_t w : s.matching)
-    for (double c : t.workloads[w].completions)
-      if (c < duration) count[std::min(s.nw - 1, static_cast<size_t>(c / s.W))] += 1;
+    t.requests.for_each(w, [&](const RequestRecord& o) {
+      const double completion = o.at;
+      if (o.served() && completion < duration) count[std::min(s.nw - 1, static_cast<size_t>(completion / s.W))] += 1;
+    });
   for (size_t k = 0; k < s.nw; ++k) {
     const double len = std::min(s.W, duration - static_cast<double>(k) * s.W);
     const double rate = count[k] / len;
@@ -687,11 +720,11 @@ void job_windows(const SloScope& s, const Tally& t, double duration, SloResult& 
   r.objective = slowdown ? "job slowdown vs alone <= " + fmt("%g", slo.max_slowdown) + "x"
                          : "job completion <= " + format_duration(slo.threshold);
   for (size_t w : s.matching) {
-    for (const auto& j : t.workloads[w].jobs) {
+    t.jobs.for_each(w, [&](const JobOutcome& j) {
       const double v = slowdown ? (j.ideal > 0 ? j.completion / j.ideal : INF) : j.completion;
       const bool violated = slowdown ? !(v <= slo.max_slowdown) : !(v <= slo.threshold.value);
       r.windows.push_back({std::isfinite(j.completion) ? j.submitted : duration, v, violated});
-    }
+    });
   }
 }
 
@@ -739,12 +772,13 @@ std::vector<std::tuple<int, double, double>> violation_spans(const SloScope& s, 
     for (const auto& win : r.windows)
       if (win.violated) bad_windows.insert(static_cast<size_t>(win.start / W + 0.5));
     for (size_t w : s.matching)
-      for (const auto& o : t.workloads[w].requests) {
-        if (o.gpu < 0 || !(o.latency > s.slo.threshold.value) || o.arrival >= a.duration) continue;
-        if (!bad_windows.count(std::min(s.nw - 1, static_cast<size_t>(o.arrival / W)))) continue;
-        const double end = std::isfinite(o.latency) ? o.arrival + o.latency : run_end_time;
-        spans.emplace_back(o.gpu, o.arrival, end);
-      }
+      t.requests.for_each(w, [&](const RequestRecord& o) {
+        const double arrival = o.arrival(), latency = o.latency;
+        if (o.gpu < 0 || !(latency > s.slo.threshold.value) || arrival >= a.duration) return;
+        if (!bad_windows.count(std::min(s.nw - 1, static_cast<size_t>(arrival / W)))) return;
+        const double end = std::isfinite(latency) ? arrival + latency : run_end_time;
+        spans.emplace_back(int{o.gpu}, arrival, end);
+      });
     return spans;
   }
   std::set<int> victim_gpus;
@@ -782,9 +816,11 @@ double attribute(const std::vector<std::tuple<int, double, double>>& spans, cons
         total += o;
       }
     }
-    const auto& sw = t.switches[static_cast<size_t>(g)];
-    for (size_t i = sw.first_after(s0); i < sw.size() && sw.at(i) - sw.cost(i) < s1; ++i) {
-      const double o = overlap(sw.at(i) - sw.cost(i), sw.at(i), s0, s1);
+    const auto gpu = static_cast<size_t>(g);
+    for (auto it = t.switches.after(gpu, s0); it.valid(); ++it) {
+      const double at = *it, cost = t.switches.cost(gpu, it.index());
+      if (!(at - cost < s1)) break;
+      const double o = overlap(at - cost, at, s0, s1);
       switching += o;
       total += o;
     }
@@ -1060,16 +1096,14 @@ void serving_results(const ScenarioSpec& spec, const RunResult& run, const Tally
         bounds.push_back(&slo);
     if (bounds.empty()) continue;
     double arrived = 0, good = 0;
-    const auto& wt = t.workloads[w];
-    for (size_t i = 0; i < wt.requests.size(); ++i) {
-      const auto& o = wt.requests[i];
-      if (o.arrival < 0 || o.arrival >= a.duration) continue;
+    t.requests.for_each(w, [&](const RequestRecord& o) {
+      const double arrival = o.arrival();
+      if (arrival < 0 || arrival >= a.duration) return;
       arrived += 1;
       bool ok = true;
-      const TokenTimes tt = wt.tokens_of(i);
-      for (const SloSpec* b : bounds) ok = ok && ((b->kind == SloKind::TTFT ? tt.ttft : tt.tpot) <= b->threshold.value);
+      for (const SloSpec* b : bounds) ok = ok && ((b->kind == SloKind::TTFT ? o.ttft : o.tpot) <= b->threshold.value);
       good += ok;
-    }
+    });
     s.goodput = arrived > 0 ? good / arrived : 1.0;
   }
 }

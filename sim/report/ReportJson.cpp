@@ -365,35 +365,32 @@ json leakage_json(const ScenarioSpec& spec, const RunResult& run, const LeakageR
 // Movements of tagged data (docs/models/storage.md, "Data events"): one record per DATA_MOVE /
 // DATA_DENIED event, in event order.
 namespace {
-json data_movements_json(const ScenarioSpec& spec, const RunResult& run) {
-  json out = json::array();
-  for (const auto& m : run.data_movements) {
-    json j = {{"start_s", m.start},
-              {"end_s", m.end},
-              {"data", m.data >= 0 ? json(spec.data[static_cast<size_t>(m.data)].name) : json()},
-              {"kind", m.data >= 0 ? json(data_kind_name(spec.data[static_cast<size_t>(m.data)].kind)) : json()},
-              {"owner", tenant_name(spec, m.owner)},
-              {"classification", m.data >= 0 ? json(spec.data[static_cast<size_t>(m.data)].classification) : json()},
-              {"data_region", m.data >= 0 ? json(spec.data[static_cast<size_t>(m.data)].region) : json()},
-              {"tenant", tenant_name(spec, m.tenant)},
-              {"workload", m.workload >= 0 ? json(spec.workloads[static_cast<size_t>(m.workload)].name) : json()},
-              {"identity", m.identity},
-              {"operation", m.operation},
-              {"from", m.from},
-              {"to", m.to},
-              {"store", m.store},
-              {"store_region", m.region},
-              {"bytes", m.bytes},
-              {"encrypted_in_transit", m.encrypted_in_transit},
-              {"encrypted_at_rest", m.encrypted_at_rest},
-              {"gpu_direct", m.gpu_direct},
-              {"segment", m.segment},
-              {"allowed", m.allowed},
-              {"links", m.links}};
-    if (!m.allowed) j["reason"] = m.reason;
-    out.push_back(j);
-  }
-  return out;
+json data_movement_json(const ScenarioSpec& spec, const RunResult& run, size_t i) {
+  const auto& m = run.data_movements[i];
+  json j = {{"start_s", m.start},
+            {"end_s", m.end},
+            {"data", m.data >= 0 ? json(spec.data[static_cast<size_t>(m.data)].name) : json()},
+            {"kind", m.data >= 0 ? json(data_kind_name(spec.data[static_cast<size_t>(m.data)].kind)) : json()},
+            {"owner", tenant_name(spec, m.owner)},
+            {"classification", m.data >= 0 ? json(spec.data[static_cast<size_t>(m.data)].classification) : json()},
+            {"data_region", m.data >= 0 ? json(spec.data[static_cast<size_t>(m.data)].region) : json()},
+            {"tenant", tenant_name(spec, m.tenant)},
+            {"workload", m.workload >= 0 ? json(spec.workloads[static_cast<size_t>(m.workload)].name) : json()},
+            {"identity", m.identity},
+            {"operation", m.operation},
+            {"from", m.from},
+            {"to", m.to},
+            {"store", m.store},
+            {"store_region", m.region},
+            {"bytes", m.bytes},
+            {"encrypted_in_transit", m.encrypted_in_transit},
+            {"encrypted_at_rest", m.encrypted_at_rest},
+            {"gpu_direct", m.gpu_direct},
+            {"segment", m.segment},
+            {"allowed", m.allowed},
+            {"links", m.links}};
+  if (!m.allowed) j["reason"] = m.reason;
+  return j;
 }
 
 // What the run's parameters rest on: counts by provenance, the shares a reader should weigh (fitted:
@@ -450,150 +447,157 @@ void write_nested(std::ostream& out, const json& value, int depth = 1) {
   out.write(text.data() + from, static_cast<std::streamsize>(text.size() - from));
 }
 
-// The largest sections, built only when the writer reaches them (write_report_json).
-json tenants_json(const ScenarioSpec& spec, const Analysis& a) {
-  json tenants = json::array();
-  for (size_t t = 0; t < a.tenants.size(); ++t) {
-    const auto& tr = a.tenants[t];
-    json tj = {{"name", tr.name},
-               {"region", tr.region},
-               {"classification", tr.classification},
-               {"gpu_seconds", tr.gpu_seconds},
-               {"chargeback", {{"allocated_gpu_hours", tr.allocated_gpu_hours}, {"cost", tr.cost}}},
-               {"slos_total", tr.slos},
-               {"slos_missed", tr.slos_missed}};
-    json slos = json::array();
-    for (const auto& s : a.slos) {
-      if (s.tenant != static_cast<int>(t)) continue;
-      json windows = json::array();
-      for (const auto& w : s.windows)
-        windows.push_back({{"start_s", w.start}, {"value", num(w.value)}, {"violated", w.violated}});
-      json blame = json::array();
-      for (const auto& b : s.attribution) blame.push_back({{"who", b.who}, {"share", b.share}, {"via", b.via}});
-      slos.push_back({{"name", s.name},
-                      {"kind", s.kind},
-                      {"workload", s.workload},
-                      {"objective", s.objective},
-                      {"met", s.met},
-                      {"evaluated", s.evaluated},
-                      {"violated", s.violated},
-                      {"violation_minutes", s.violation_minutes},
-                      {"compliance", s.compliance},
-                      {"target", s.target},
-                      {"error_budget_burn", s.error_budget_burn < 0 ? json(nullptr) : json(s.error_budget_burn)},
-                      {"worst", num(s.worst)},
-                      {"unit", s.unit},
-                      {"threshold", s.threshold},
-                      {"higher_is_better", s.higher_is_better},
-                      {"explanation", s.explanation},
-                      {"attribution", blame},
-                      {"windows", windows}});
-    }
-    tj["slos"] = slos;
-    json workloads = json::array();
-    for (const auto& w : a.workloads) {
-      if (w.tenant != static_cast<int>(t)) continue;
-      json wj = {{"name", w.name},
-                 {"kind", w.kind},
-                 {"replicas_requested", w.replicas_requested},
-                 {"replicas_placed", w.replicas_placed},
-                 {"replicas_failed", w.replicas_failed},
-                 {"replicas_killed_by_faults", w.replicas_killed_by_faults},
-                 {"replicas_evicted", w.replicas_evicted},
-                 {"runtime", runtime_kind_name(spec.workloads[static_cast<size_t>(w.index)].runtime)},
-                 {"gpus", w.gpus}};
-      if (w.kind == "inference") {
-        wj["requests"] = {
-            {"arrived", w.requests_arrived}, {"completed", w.requests_completed}, {"dropped", w.requests_dropped}};
-        wj["latency"] = latency_json(w.latency);
-        wj["queueing"] = latency_json(w.queueing);
-        json cdf = json::array();
-        for (size_t i = 0; i < w.latency_cdf.size(); ++i)
-          cdf.push_back({latency_cdf_percentiles()[i], num(w.latency_cdf[i])});
-        wj["latency_cdf"] = cdf;
-        wj["mean_batch"] = w.mean_batch;
-        if (w.serving.replicas > 0) {
-          const auto& sv = w.serving;
-          wj["serving"] = {{"batching", "continuous"},
-                           {"ttft", latency_json(w.ttft)},
-                           {"tpot", latency_json(w.tpot)},
-                           {"output_tokens_per_s", sv.output_tokens_per_s},
-                           {"generated_tokens", sv.generated_tokens},
-                           {"prefill_tokens", sv.prefill_tokens},
-                           {"steps", sv.steps},
-                           {"preemptions", sv.preemptions},
-                           {"kv_utilisation", sv.kv_utilisation},
-                           {"kv_peak", sv.kv_peak},
-                           {"goodput", sv.goodput >= 0 ? json(sv.goodput) : json(nullptr)}};
-        }
-        if (spec.workloads[static_cast<size_t>(w.index)].swap_models >= 2)
-          wj["model_swapping"] = {{"loads", w.model_loads}, {"load_seconds", w.model_load_seconds}};
-      } else {
-        wj["jobs"] = {{"submitted", w.jobs_submitted},
-                      {"completed", w.jobs_completed},
-                      {"unfinished", w.jobs_unfinished},
-                      {"failed", w.jobs_failed}};
-        wj["mean_completion_s"] = w.mean_completion;
-        wj["mean_slowdown"] = w.mean_slowdown;
-        wj["max_slowdown"] = w.max_slowdown;
-        if (w.kind == "training") wj["steps_completed"] = w.steps_completed;
+// The largest sections are arrays whose elements are built one at a time when the writer reaches them
+// (write_report_json): a tenant with its SLO windows, a GPU with its utilisation windows, a placement, a data
+// movement.
+json tenant_json(const ScenarioSpec& spec, const Analysis& a, size_t t) {
+  const auto& tr = a.tenants[t];
+  json tj = {{"name", tr.name},
+             {"region", tr.region},
+             {"classification", tr.classification},
+             {"gpu_seconds", tr.gpu_seconds},
+             {"chargeback", {{"allocated_gpu_hours", tr.allocated_gpu_hours}, {"cost", tr.cost}}},
+             {"slos_total", tr.slos},
+             {"slos_missed", tr.slos_missed}};
+  json slos = json::array();
+  for (const auto& s : a.slos) {
+    if (s.tenant != static_cast<int>(t)) continue;
+    json windows = json::array();
+    for (const auto& w : s.windows)
+      windows.push_back({{"start_s", w.start}, {"value", num(w.value)}, {"violated", w.violated}});
+    json blame = json::array();
+    for (const auto& b : s.attribution) blame.push_back({{"who", b.who}, {"share", b.share}, {"via", b.via}});
+    slos.push_back({{"name", s.name},
+                    {"kind", s.kind},
+                    {"workload", s.workload},
+                    {"objective", s.objective},
+                    {"met", s.met},
+                    {"evaluated", s.evaluated},
+                    {"violated", s.violated},
+                    {"violation_minutes", s.violation_minutes},
+                    {"compliance", s.compliance},
+                    {"target", s.target},
+                    {"error_budget_burn", s.error_budget_burn < 0 ? json(nullptr) : json(s.error_budget_burn)},
+                    {"worst", num(s.worst)},
+                    {"unit", s.unit},
+                    {"threshold", s.threshold},
+                    {"higher_is_better", s.higher_is_better},
+                    {"explanation", s.explanation},
+                    {"attribution", blame},
+                    {"windows", windows}});
+  }
+  tj["slos"] = slos;
+  json workloads = json::array();
+  for (const auto& w : a.workloads) {
+    if (w.tenant != static_cast<int>(t)) continue;
+    json wj = {{"name", w.name},
+               {"kind", w.kind},
+               {"replicas_requested", w.replicas_requested},
+               {"replicas_placed", w.replicas_placed},
+               {"replicas_failed", w.replicas_failed},
+               {"replicas_killed_by_faults", w.replicas_killed_by_faults},
+               {"replicas_evicted", w.replicas_evicted},
+               {"runtime", runtime_kind_name(spec.workloads[static_cast<size_t>(w.index)].runtime)},
+               {"gpus", w.gpus}};
+    if (w.kind == "inference") {
+      wj["requests"] = {
+          {"arrived", w.requests_arrived}, {"completed", w.requests_completed}, {"dropped", w.requests_dropped}};
+      wj["latency"] = latency_json(w.latency);
+      wj["queueing"] = latency_json(w.queueing);
+      json cdf = json::array();
+      for (size_t i = 0; i < w.latency_cdf.size(); ++i)
+        cdf.push_back({latency_cdf_percentiles()[i], num(w.latency_cdf[i])});
+      wj["latency_cdf"] = cdf;
+      wj["mean_batch"] = w.mean_batch;
+      if (w.serving.replicas > 0) {
+        const auto& sv = w.serving;
+        wj["serving"] = {{"batching", "continuous"},
+                         {"ttft", latency_json(w.ttft)},
+                         {"tpot", latency_json(w.tpot)},
+                         {"output_tokens_per_s", sv.output_tokens_per_s},
+                         {"generated_tokens", sv.generated_tokens},
+                         {"prefill_tokens", sv.prefill_tokens},
+                         {"steps", sv.steps},
+                         {"preemptions", sv.preemptions},
+                         {"kv_utilisation", sv.kv_utilisation},
+                         {"kv_peak", sv.kv_peak},
+                         {"goodput", sv.goodput >= 0 ? json(sv.goodput) : json(nullptr)}};
       }
-      workloads.push_back(wj);
+      if (spec.workloads[static_cast<size_t>(w.index)].swap_models >= 2)
+        wj["model_swapping"] = {{"loads", w.model_loads}, {"load_seconds", w.model_load_seconds}};
+    } else {
+      wj["jobs"] = {{"submitted", w.jobs_submitted},
+                    {"completed", w.jobs_completed},
+                    {"unfinished", w.jobs_unfinished},
+                    {"failed", w.jobs_failed}};
+      wj["mean_completion_s"] = w.mean_completion;
+      wj["mean_slowdown"] = w.mean_slowdown;
+      wj["max_slowdown"] = w.max_slowdown;
+      if (w.kind == "training") wj["steps_completed"] = w.steps_completed;
     }
-    tj["workloads"] = workloads;
-    tenants.push_back(tj);
+    workloads.push_back(wj);
   }
-  return tenants;
+  tj["workloads"] = workloads;
+  return tj;
 }
 
-json gpus_json(const ScenarioSpec& spec, const Analysis& a) {
-  json gpus = json::array();
-  for (const auto& g : a.gpus) {
-    json by_tenant = json::object();
-    for (const auto& [t, seconds] : g.busy_by_tenant)
-      if (seconds > 0) by_tenant[spec.tenants[static_cast<size_t>(t)].name] = seconds / a.duration;
-    json tenant_names = json::array();
-    for (int t : g.tenants) tenant_names.push_back(spec.tenants[static_cast<size_t>(t)].name);
-    gpus.push_back({{"index", g.layout.index},
-                    {"node", g.layout.node_name},
-                    {"local_index", g.layout.local},
-                    {"pool", g.layout.pool},
-                    {"region", pool_region(spec, g.layout.pool)},
-                    {"product", g.layout.product},
-                    {"sharing", sharing_mode_name(g.layout.sharing)},
-                    {"k8s_resource", g.layout.resource},
-                    {"nvlink_domain", g.layout.nvlink_domain >= 0 ? json(g.layout.nvlink_domain) : json()},
-                    {"slots", g.layout.slots},
-                    {"tenants", tenant_names},
-                    {"utilisation", g.utilisation},
-                    {"utilisation_by_tenant", by_tenant},
-                    {"context_switches", g.context_switches},
-                    {"context_switch_seconds", g.switch_seconds},
-                    {"utilisation_windows", g.busy_per_window}});
-    if (!g.layout.mig_profile.empty()) {
-      gpus.back()["mig_profile"] = g.layout.mig_profile;
-      gpus.back()["mig_start"] = g.layout.mig_start;
-      gpus.back()["layout_generation"] = g.layout.layout_generation;
-      gpus.back()["available_from_s"] = g.layout.available_from >= 0 ? json(g.layout.available_from) : json();
-      gpus.back()["available_until_s"] = g.layout.available_until >= 0 ? json(g.layout.available_until) : json();
-    }
+json gpu_json(const ScenarioSpec& spec, const Analysis& a, size_t i) {
+  const auto& g = a.gpus[i];
+  json by_tenant = json::object();
+  for (const auto& [t, seconds] : g.busy_by_tenant)
+    if (seconds > 0) by_tenant[spec.tenants[static_cast<size_t>(t)].name] = seconds / a.duration;
+  json tenant_names = json::array();
+  for (int t : g.tenants) tenant_names.push_back(spec.tenants[static_cast<size_t>(t)].name);
+  json gpu({{"index", g.layout.index},
+            {"node", g.layout.node_name},
+            {"local_index", g.layout.local},
+            {"pool", g.layout.pool},
+            {"region", pool_region(spec, g.layout.pool)},
+            {"product", g.layout.product},
+            {"sharing", sharing_mode_name(g.layout.sharing)},
+            {"k8s_resource", g.layout.resource},
+            {"nvlink_domain", g.layout.nvlink_domain >= 0 ? json(g.layout.nvlink_domain) : json()},
+            {"slots", g.layout.slots},
+            {"tenants", tenant_names},
+            {"utilisation", g.utilisation},
+            {"utilisation_by_tenant", by_tenant},
+            {"context_switches", g.context_switches},
+            {"context_switch_seconds", g.switch_seconds},
+            {"utilisation_windows", g.busy_per_window}});
+  if (!g.layout.mig_profile.empty()) {
+    gpu["mig_profile"] = g.layout.mig_profile;
+    gpu["mig_start"] = g.layout.mig_start;
+    gpu["layout_generation"] = g.layout.layout_generation;
+    gpu["available_from_s"] = g.layout.available_from >= 0 ? json(g.layout.available_from) : json();
+    gpu["available_until_s"] = g.layout.available_until >= 0 ? json(g.layout.available_until) : json();
   }
-  return gpus;
+  return gpu;
 }
 
-json placements_json(const ScenarioSpec& spec, const Analysis& a) {
-  json placements = json::array();
-  for (const auto& pl : a.placements) {
-    const auto& ws = spec.workloads[static_cast<size_t>(pl.workload)];
-    placements.push_back({{"workload", ws.name},
-                          {"tenant", tenant_name(spec, pl.tenant)},
-                          {"replica", pl.replica},
-                          {"gpu", pl.gpu},
-                          {"start_s", pl.start},
-                          {"end_s", pl.end >= 0 ? json(pl.end) : json()},
-                          {"end_reason", pl.end_reason}});
+json placement_json(const ScenarioSpec& spec, const Analysis& a, size_t i) {
+  const auto& pl = a.placements[i];
+  const auto& ws = spec.workloads[static_cast<size_t>(pl.workload)];
+  return {{"workload", ws.name},        {"tenant", tenant_name(spec, pl.tenant)},
+          {"replica", pl.replica},      {"gpu", pl.gpu},
+          {"start_s", pl.start},        {"end_s", pl.end >= 0 ? json(pl.end) : json()},
+          {"end_reason", pl.end_reason}};
+}
+
+// A top-level array section of `n` elements, `element(i)` building each when its turn comes and freeing it after:
+// byte for byte what write_nested writes for the whole array.
+template <class Element>
+void write_array_section(std::ostream& out, size_t n, Element element) {
+  if (n == 0) {
+    out << "[]";
+    return;
   }
-  return placements;
+  out << "[\n";
+  for (size_t i = 0; i < n; ++i) {
+    out << "    ";
+    write_nested(out, element(i), 2);
+    out << (i + 1 < n ? ",\n" : "\n");
+  }
+  out << "  ]";
 }
 
 }  // namespace
@@ -729,15 +733,22 @@ void write_report_json(std::ostream& out, const ScenarioSpec& spec, const RunRes
   out << "{";
   for (size_t k = 0; k < keys.size(); ++k) {
     out << (k ? ",\n  " : "\n  ") << json(keys[k]).dump() << ": ";
-    json& section = root[keys[k]];
-    if (keys[k] == "leakage" && leakage) section = leakage_json(spec, run, *leakage);
-    if (keys[k] == "tenants") section = tenants_json(spec, a);
-    if (keys[k] == "gpus") section = gpus_json(spec, a);
-    if (keys[k] == "timeline") section = timeline_json(spec, a);
-    if (keys[k] == "placements") section = placements_json(spec, a);
-    if (keys[k] == "data_movements") section = data_movements_json(spec, run);
-    write_nested(out, section);
-    section = nullptr;
+    const std::string& key = keys[k];
+    if (key == "tenants") {
+      write_array_section(out, a.tenants.size(), [&](size_t i) { return tenant_json(spec, a, i); });
+    } else if (key == "gpus") {
+      write_array_section(out, a.gpus.size(), [&](size_t i) { return gpu_json(spec, a, i); });
+    } else if (key == "placements") {
+      write_array_section(out, a.placements.size(), [&](size_t i) { return placement_json(spec, a, i); });
+    } else if (key == "data_movements") {
+      write_array_section(out, run.data_movements.size(), [&](size_t i) { return data_movement_json(spec, run, i); });
+    } else {
+      json& section = root[key];
+      if (key == "leakage" && leakage) section = leakage_json(spec, run, *leakage);
+      if (key == "timeline") section = timeline_json(spec, a);
+      write_nested(out, section);
+      section = nullptr;
+    }
   }
   out << (keys.empty() ? "}\n" : "\n}\n");
 }

@@ -1,10 +1,10 @@
 // The event log spills its full blocks to a temporary file past the resident ones (sim/core/EventLog.hpp), and
-// the analysis its busy intervals (sim/analysis/BusyIntervals.hpp). Every analysis and writer must read spilled
-// data as it reads data in memory: shipped scenarios that exercise time-slicing, attacks, compliance and audit,
-// serving and MIG run twice, once with 8-event blocks of which none stays in memory and with every GPU's busy
-// intervals spilled in pages of 3, and write the same report.json (outside provenance), report.md, CSV tables,
-// trace.json and metrics.prom. Small scenarios (under 0.2 s each), so that the sanitizer pass runs them too: there a
-// reference kept into a block the cache has reused is a use after free.
+// the analysis its busy intervals, context switches, request and job outcomes (sim/core/PagedRecords.hpp). Every
+// analysis and writer must read spilled data as it reads data in memory: shipped scenarios that exercise
+// time-slicing, attacks, compliance and audit, serving and MIG run twice, once with 8-event blocks of which none
+// stays in memory and with every analysis table spilled in pages of 3, and write the same report.json (outside
+// provenance), report.md, CSV tables, trace.json and metrics.prom. Small scenarios (under 0.2 s each), so that the
+// sanitizer pass runs them too: there a reference kept into a block the cache has reused is a use after free.
 #include <gtest/gtest.h>
 
 #include <cctype>
@@ -28,8 +28,8 @@ ProcessResult run_scenario(const std::string& scenario, const std::string& out, 
   if (spill) {
     options.env.emplace_back("GPUTWIN_EVENT_LOG_BLOCK_SHIFT", "3");
     options.env.emplace_back("GPUTWIN_EVENT_LOG_RESIDENT_BLOCKS", "0");
-    options.env.emplace_back("GPUTWIN_BUSY_RESIDENT_INTERVALS", "0");
-    options.env.emplace_back("GPUTWIN_BUSY_PAGE_INTERVALS", "3");
+    options.env.emplace_back("GPUTWIN_ANALYSIS_RESIDENT_RECORDS", "0");
+    options.env.emplace_back("GPUTWIN_ANALYSIS_PAGE_RECORDS", "3");
   }
   return run_process(
       {GTW_BINARY, "run", scenario, "-o", out, "--progress", "none", "--format", "json,md,csv,trace,metrics"}, options);

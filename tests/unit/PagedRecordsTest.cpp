@@ -1,5 +1,7 @@
-// The analysis' busy intervals past their resident budget (sim/analysis/BusyIntervals.hpp): spilled pages read
-// back as added, whole or from a point in time on, and in memory when no temporary file can be made.
+// The analysis' paged tables past their resident budget (sim/core/PagedRecords.hpp; the busy intervals of
+// sim/analysis/BusyIntervals.hpp, the switch times, request and job outcomes): spilled pages read back as added,
+// whole, from the start or from a key on, with each record's position, and in memory when no temporary file can be
+// made.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -25,7 +27,7 @@ std::vector<std::vector<BusyInterval>> expected_of(size_t gpus, size_t per_gpu) 
 }
 
 BusyIntervals filled(const std::vector<std::vector<BusyInterval>>& expected, size_t resident, size_t page) {
-  BusyIntervals store(expected.size(), resident, page);
+  BusyIntervals store(expected.size(), {resident, page});
   for (size_t k = 0; k < expected[0].size(); ++k)  // interleaved across GPUs, as the log gives them
     for (size_t g = 0; g < expected.size(); ++g) store.add(g, expected[g][k]);
   return store;
@@ -63,6 +65,7 @@ TEST(BusyIntervals, ACursorFromATimeVisitsWhatALowerBoundWould) {
         for (; want != all.end(); ++want, ++it) {
           ASSERT_TRUE(it.valid()) << "page " << page << " GPU " << g << " from " << time;
           expect_same(*it, *want);
+          EXPECT_EQ(it.index(), static_cast<size_t>(want - all.begin())) << "its position in the GPU's list";
         }
         EXPECT_FALSE(it.valid());
       }
@@ -94,7 +97,65 @@ TEST(BusyIntervals, WithoutATemporaryFileTheyStayInMemory) {
   for (size_t i = 0; i < got.size(); ++i) expect_same(got[i], expected[1][i]);
 }
 
-// The spill knobs (event log and busy intervals): a whole number in range, else the default.
+// A table without a key (the request and job outcomes) reads from the start: every record once, in order, with its
+// position, whether it was spilled, is in the tail or both; the counts are the owners' own.
+struct Outcome {
+  double value;
+  int owner;
+};
+
+TEST(PagedRecords, FromTheStartEveryRecordInOrder) {
+  for (const SpillBudget budget : {SpillBudget{0, 1}, SpillBudget{10, 3}, SpillBudget{SIZE_MAX, 256}}) {
+    PagedRecords<Outcome> store(3, budget, "gputwin-test");
+    store.expect({40, 0, 7});
+    for (int k = 0; k < 40; ++k) {
+      store.add(0, {k * 1.5, 0});
+      if (k < 7) store.add(2, {-k * 1.0, 2});
+    }
+    EXPECT_EQ(store.size(0), 40u);
+    EXPECT_EQ(store.size(1), 0u);
+    EXPECT_EQ(store.size(2), 7u);
+    EXPECT_FALSE(store.begin(1).valid()) << "an owner without records";
+    size_t seen = 0;
+    for (auto it = store.begin(0); it.valid(); ++it, ++seen) {
+      EXPECT_EQ(it.index(), seen);
+      EXPECT_EQ(it->value, static_cast<double>(seen) * 1.5);
+    }
+    EXPECT_EQ(seen, 40u) << "resident budget " << budget.resident;
+    std::vector<double> twos;
+    store.for_each(2, [&](const Outcome& o) { twos.push_back(o.value); });
+    ASSERT_EQ(twos.size(), 7u);
+    for (size_t k = 0; k < twos.size(); ++k) EXPECT_EQ(twos[k], -static_cast<double>(k));
+    if (budget.resident == 0) {
+      EXPECT_EQ(store.spilled(), 47u) << "pages of one: everything on disk";
+    }
+    if (budget.resident == SIZE_MAX) {
+      EXPECT_EQ(store.spilled(), 0u);
+    }
+  }
+}
+
+// When the first pass's counts exceed the budget, pages spill as soon as they are full (the tails never grow past a
+// page); when they fit, nothing spills.
+TEST(PagedRecords, CountsOverTheBudgetSpillEveryFullPage) {
+  PagedRecords<Outcome> over(2, {100, 8}, "gputwin-test");
+  over.expect({90, 30});
+  for (int k = 0; k < 90; ++k) over.add(0, {k * 1.0, 0});
+  for (int k = 0; k < 30; ++k) over.add(1, {k * 1.0, 1});
+  EXPECT_EQ(over.spilled(), 88u + 24u)
+      << "11 full pages of owner 0 and 3 of owner 1, 120 records against a budget of 100";
+  double sum = 0;
+  over.for_each(0, [&](const Outcome& o) { sum += o.value; });
+  EXPECT_EQ(sum, 89.0 * 90.0 / 2.0);
+
+  PagedRecords<Outcome> fits(2, {120, 8}, "gputwin-test");
+  fits.expect({90, 30});
+  for (int k = 0; k < 90; ++k) fits.add(0, {k * 1.0, 0});
+  for (int k = 0; k < 30; ++k) fits.add(1, {k * 1.0, 1});
+  EXPECT_EQ(fits.spilled(), 0u);
+}
+
+// The spill knobs (event log and analysis tables): a whole number in range, else the default.
 TEST(SpillKnob, OnlyAWholeNumberInRangeIsTaken) {
   const char* name = "GPUTWIN_TEST_SPILL_KNOB";
   const auto with = [name](const char* value) {
