@@ -10,7 +10,6 @@
 #include <tuple>
 
 #include "AnalysisStages.hpp"
-#include "BusyIntervals.hpp"
 #include "PagedRecords.hpp"
 #include "Runtime.hpp"
 
@@ -185,9 +184,8 @@ struct WorkloadTally {
   std::set<int> placed_replicas, failed_replicas;
 };
 struct Tally {
-  BusyIntervals busy;           // per GPU, in order of their ends
-  SwitchLogs switches;          // per GPU
-  std::vector<double> longest;  // longest busy interval per GPU
+  const RunIndex* index = nullptr;  // its busy intervals: per GPU, in order of their ends
+  SwitchLogs switches;              // per GPU
   std::vector<WorkloadTally> workloads;
   PagedRecords<RequestRecord> requests;  // per workload, in the order they were served or dropped
   PagedRecords<JobOutcome> jobs;         // per workload
@@ -368,31 +366,27 @@ void on_workload_event(const Event& e, size_t w, Tally& tally, WorkloadResult& w
 // The tally's per-GPU and per-workload tables, sized by a counting pass first: a long run's log holds millions of
 // busy intervals and requests, and growing the arrays by doubling left up to half of them unused.
 void reserve_tally(const RunResult& run, Tally& t) {
-  std::vector<size_t> busy(t.busy.owners(), 0), switches(t.busy.owners(), 0), requests(t.workloads.size(), 0),
-      jobs(t.workloads.size(), 0);
+  std::vector<size_t> switches(run.gpus.size(), 0), requests(t.workloads.size(), 0), jobs(t.workloads.size(), 0);
   for (const auto& e : run.log.events()) {
     const auto g = static_cast<size_t>(e.gpu);
     const auto w = static_cast<size_t>(e.workload);
-    if (e.type == EventType::GPU_BUSY && g < busy.size()) ++busy[g];
     if (e.type == EventType::CONTEXT_SWITCH && e.value > 0 && g < switches.size()) ++switches[g];
     if (w >= requests.size()) continue;
     requests[w] += e.type == EventType::REQUEST_DONE || e.type == EventType::REQUEST_DROPPED;
     jobs[w] += e.type == EventType::JOB_DONE || e.type == EventType::WORKLOAD_FAILED;
   }
-  t.busy.expect(busy);
   t.switches.expect(switches);
   t.requests.expect(requests);
   t.jobs.expect(jobs);
 }
 
-// One pass over the log for what the stays do not say: busy intervals, switches, requests, jobs, faults,
+// One pass over the log for what the run index does not say: switches, requests, jobs, faults,
 // reconfigurations, failures.
-Tally tally_events(const ScenarioSpec& spec, const RunResult& run, Analysis& a) {
+Tally tally_events(const ScenarioSpec& spec, const RunResult& run, const RunIndex& index, Analysis& a) {
   Tally t;
   const size_t gpus = run.gpus.size(), workloads = spec.workloads.size();
-  t.busy = BusyIntervals(gpus, analysis_spill_budget(BUSY_INTERVALS_BUDGET), "gputwin-busy");
+  t.index = &index;
   t.switches = SwitchLogs(gpus);
-  t.longest.assign(gpus, 0.0);
   t.workloads.resize(workloads);
   t.requests =
       PagedRecords<RequestRecord>(workloads, analysis_spill_budget(Tally::REQUESTS_BUDGET), "gputwin-requests");
@@ -401,12 +395,8 @@ Tally tally_events(const ScenarioSpec& spec, const RunResult& run, Analysis& a) 
   for (const auto& e : run.log.events()) {
     const size_t w = e.workload >= 0 ? static_cast<size_t>(e.workload) : 0;
     switch (e.type) {
-      case EventType::GPU_BUSY: {
-        const auto g = static_cast<size_t>(e.gpu);
-        t.busy.add(g, {payload::start_time(e), e.time, e.tenant});
-        t.longest[g] = std::max(t.longest[g], e.time - payload::start_time(e));
-        break;
-      }
+      case EventType::GPU_BUSY:
+        break;  // the run index keeps them
       case EventType::CONTEXT_SWITCH:
         if (e.value > 0) t.switches.add(static_cast<size_t>(e.gpu), e.time, e.value);
         break;
@@ -540,7 +530,7 @@ void gpu_utilisation(const RunResult& run, const Tally& t, Analysis& a) {
   for (size_t g = 0; g < a.gpus.size(); ++g) {
     auto& gr = a.gpus[g];
     gr.busy_per_window.assign(n_windows, 0.0);
-    const auto& busy = t.busy.of(g);
+    const auto& busy = t.index->busy().of(g);
     const auto merged = busy_union(busy, a.duration, gr);
     tenant_timeline(busy, a, gr);
     double total = 0;
@@ -808,8 +798,8 @@ double attribute(const std::vector<std::tuple<int, double, double>>& spans, cons
     // Busy intervals and switches on a GPU are disjoint and in time order: found by time.
     // Intervals are appended when they end, so they are sorted by end; under MPS they may
     // overlap, so scan until an interval ends later than s1 + the longest interval.
-    const double horizon = s1 + t.longest[static_cast<size_t>(g)];
-    for (auto it = t.busy.after(static_cast<size_t>(g), s0); it.valid() && it->end < horizon + 1e-12; ++it) {
+    const double horizon = s1 + t.index->longest_busy(static_cast<size_t>(g));
+    for (auto it = t.index->busy().after(static_cast<size_t>(g), s0); it.valid() && it->end < horizon + 1e-12; ++it) {
       const double o = overlap(it->start, it->end, s0, s1);
       if (o > 0 && it->tenant >= 0) {
         by_tenant[static_cast<size_t>(it->tenant)] += o;
@@ -856,7 +846,7 @@ double cold_start_time(const std::vector<std::tuple<int, double, double>>& spans
     if (own == spans_of_gpu.end()) continue;
     // A replica that never ran there gives no start-up to measure (it failed, or the log has no busy time).
     double ready = INF;
-    for (auto it = t.busy.after(static_cast<size_t>(pl.gpu), pl.start); it.valid(); ++it)
+    for (auto it = t.index->busy().after(static_cast<size_t>(pl.gpu), pl.start); it.valid(); ++it)
       if (it->tenant == pl.tenant && it->start >= pl.start - 1e-12) {
         ready = it->start;
         break;
@@ -1114,7 +1104,7 @@ Analysis analyse(const ScenarioSpec& spec, const RunResult& run) {
 
 Analysis analyse(const ScenarioSpec& spec, const RunResult& run, const RunIndex& index) {
   Analysis a = skeleton(spec, run);
-  Tally tally = tally_events(spec, run, a);
+  Tally tally = tally_events(spec, run, index, a);
   record_placements(index, a, tally);
   summarise_workloads(a, tally);
   serving_results(spec, run, tally, a);

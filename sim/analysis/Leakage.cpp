@@ -160,24 +160,15 @@ std::vector<std::optional<Mode>> gpu_modes(const RunResult& run) {
   return out;
 }
 
-// Per device, the tenants active there (ascending tenant index) and when: sparse, since a device hosts a few
-// of the cluster's tenants (a dense [gpu][tenant] table is gigabytes at 10,000 GPUs).
-struct Activity {
-  std::vector<std::vector<std::pair<size_t, Intervals>>> active;  // [gpu] -> (tenant, its active intervals)
-};
+// A device's tenants (ascending tenant index) and when each was active there.
+using DeviceActivity = std::vector<std::pair<size_t, Intervals>>;
 
-// Activity per device and tenant. On a time-sliced GPU a tenant with work waits while the others run their
-// slices: its slices are joined across gaps no longer than one round of the others ((k - 1) quanta and k
-// switches, k contexts), which is when it shares the GPU's state with them.
-Activity activity(const ScenarioSpec& spec, const RunResult& run, const RunIndex& index,
-                  const std::vector<std::optional<Mode>>& gpu_mode) {
-  const size_t n_tenants = spec.tenants.size();
+// On a time-sliced GPU a tenant with work waits while the others run their slices: its slices are joined across
+// gaps no longer than one round of the others ((k - 1) quanta and k switches, k contexts), which is when it shares
+// the GPU's state with them. Per device; 0 where nothing is joined.
+std::vector<double> activity_bridges(const ScenarioSpec& spec, const RunResult& run, const RunIndex& index,
+                                     const std::vector<std::optional<Mode>>& gpu_mode) {
   const size_t n_gpus = run.gpus.size();
-  // The join across gaps needs each device's switch cost (its largest), so that comes first.
-  std::vector<double> switch_cost(n_gpus, 0.0);
-  for (const auto& e : run.log.events())
-    if (e.type == EventType::CONTEXT_SWITCH && e.gpu >= 0 && static_cast<size_t>(e.gpu) < n_gpus)
-      switch_cost[static_cast<size_t>(e.gpu)] = std::max(switch_cost[static_cast<size_t>(e.gpu)], e.value);
   std::vector<int> contexts(n_gpus, 0);  // placements on the device
   for (const auto& s : index.stays())
     if (s.tenant >= 0) ++contexts[static_cast<size_t>(s.gpu)];
@@ -185,57 +176,56 @@ Activity activity(const ScenarioSpec& spec, const RunResult& run, const RunIndex
   for (size_t g = 0; g < n_gpus; ++g)
     if (gpu_mode[g] == Mode::TIME_SLICING || gpu_mode[g] == Mode::VGPU) {
       const double k = std::max(run.gpus[g].slots, contexts[g]);
-      bridge[g] = (k - 1) * time_slice_of(spec, run.gpus[g]) + k * switch_cost[g] + 1e-9;
+      bridge[g] = (k - 1) * time_slice_of(spec, run.gpus[g]) + k * index.max_switch_cost(g) + 1e-9;
     }
+  return bridge;
+}
 
-  // Busy intervals per device and tenant, joined as they come in whenever a list has doubled since it was last
-  // joined: a long run has millions of them, and joining is a closure (joining part of a list first gives the
-  // same result, the same doubles), so the lists stay near the size of what they join to.
+// Activity of one device, from the run index's busy intervals (one device at a time, so that a long run never holds
+// every device's activity at once). Each tenant's intervals are joined as they come in whenever its list has
+// doubled since it was last joined: a device has many of them, and joining is a closure (joining part of a list
+// first gives the same result, the same doubles), so the lists stay near the size of what they join to.
+DeviceActivity device_activity(const RunIndex& index, size_t gpu, size_t n_tenants, double bridge) {
   struct Busy {
     size_t tenant;
     Intervals intervals;
     size_t join_at;
   };
   constexpr size_t FIRST_JOIN = 1024;
-  std::vector<std::vector<Busy>> busy(n_gpus);  // [gpu] -> a tenant's busy intervals
-  const auto busy_of = [&](size_t gpu, size_t tenant) -> Busy& {
-    for (auto& b : busy[gpu])
-      if (b.tenant == tenant) return b;
-    return busy[gpu].emplace_back(Busy{tenant, Intervals{}, FIRST_JOIN});
-  };
-  for (const auto& e : run.log.events()) {
-    if (e.type != EventType::GPU_BUSY || e.gpu < 0 || static_cast<size_t>(e.gpu) >= n_gpus || e.tenant < 0 ||
-        static_cast<size_t>(e.tenant) >= n_tenants)
-      continue;
-    const auto g = static_cast<size_t>(e.gpu);
-    Busy& b = busy_of(g, static_cast<size_t>(e.tenant));
-    b.intervals.emplace_back(payload::start_time(e), e.time);
-    if (b.intervals.size() >= b.join_at) {
-      b.intervals = normalise(std::move(b.intervals), bridge[g]);
-      b.join_at = std::max(FIRST_JOIN, 2 * b.intervals.size());
+  std::vector<Busy> busy;
+  for (auto it = index.busy().begin(gpu); it.valid(); ++it) {
+    const int tenant = it->tenant;
+    if (tenant < 0 || static_cast<size_t>(tenant) >= n_tenants) continue;
+    auto b =
+        std::find_if(busy.begin(), busy.end(), [&](const Busy& x) { return x.tenant == static_cast<size_t>(tenant); });
+    if (b == busy.end()) b = busy.insert(busy.end(), Busy{static_cast<size_t>(tenant), Intervals{}, FIRST_JOIN});
+    b->intervals.emplace_back(double{it->start}, double{it->end});
+    if (b->intervals.size() >= b->join_at) {
+      b->intervals = normalise(std::move(b->intervals), bridge);
+      b->join_at = std::max(FIRST_JOIN, 2 * b->intervals.size());
     }
   }
-  Activity a;
-  a.active.resize(n_gpus);
-  for (size_t g = 0; g < n_gpus; ++g) {
-    std::sort(busy[g].begin(), busy[g].end(), [](const Busy& x, const Busy& y) { return x.tenant < y.tenant; });
-    for (auto& b : busy[g]) {
-      Intervals active = normalise(std::move(b.intervals), bridge[g]);
-      if (!active.empty()) a.active[g].emplace_back(b.tenant, std::move(active));
-    }
+  std::sort(busy.begin(), busy.end(), [](const Busy& x, const Busy& y) { return x.tenant < y.tenant; });
+  DeviceActivity out;
+  for (auto& b : busy) {
+    Intervals active = normalise(std::move(b.intervals), bridge);
+    if (!active.empty()) out.emplace_back(b.tenant, std::move(active));
   }
-  return a;
+  return out;
 }
 
 // Meetings: where and when two tenants were both active, by sharing relation. Tenants on different nodes share
 // only the fabric and storage, which have neither a capacity nor a model yet: they are not enumerated per pair
-// (see the notes), which also keeps large clusters cheap.
-std::map<MeetingKey, Meeting> meetings(const ScenarioSpec& spec, const RunResult& run, const Activity& act,
+// (see the notes), which also keeps large clusters cheap. Node by node: a node's devices' activity is built, met
+// and freed before the next node's.
+std::map<MeetingKey, Meeting> meetings(const ScenarioSpec& spec, const RunResult& run, const RunIndex& index,
                                        const std::vector<std::optional<Mode>>& gpu_mode) {
   std::map<MeetingKey, Meeting> out;
-  auto meet = [&](size_t go, size_t gs, Mode mode, Blocker blocker) {
-    for (const auto& [o, observer_active] : act.active[go]) {
-      for (const auto& [s, source_active] : act.active[gs]) {
+  const std::vector<double> bridge = activity_bridges(spec, run, index, gpu_mode);
+  auto meet = [&](const DeviceActivity& observers, const DeviceActivity& sources, size_t go, size_t gs, Mode mode,
+                  Blocker blocker) {
+    for (const auto& [o, observer_active] : observers) {
+      for (const auto& [s, source_active] : sources) {
         if (s == o) continue;
         Intervals both = intersect(observer_active, source_active);
         if (both.empty()) continue;
@@ -250,14 +240,18 @@ std::map<MeetingKey, Meeting> meetings(const ScenarioSpec& spec, const RunResult
   std::map<int, std::vector<size_t>> by_node;
   for (size_t g = 0; g < run.gpus.size(); ++g) by_node[run.gpus[g].node].push_back(g);
   for (const auto& [node, gpus] : by_node) {
-    for (size_t go : gpus)
-      for (size_t gs : gpus) {
+    std::vector<DeviceActivity> act;  // of gpus[i]
+    act.reserve(gpus.size());
+    for (size_t g : gpus) act.push_back(device_activity(index, g, spec.tenants.size(), bridge[g]));
+    for (size_t i = 0; i < gpus.size(); ++i)
+      for (size_t j = 0; j < gpus.size(); ++j) {
+        const size_t go = gpus[i], gs = gpus[j];
         const auto& a = run.gpus[go];
         const auto& b = run.gpus[gs];
         if (go == gs) {
-          if (gpu_mode[go]) meet(go, gs, *gpu_mode[go], Blocker::NONE);
+          if (gpu_mode[go]) meet(act[i], act[j], go, gs, *gpu_mode[go], Blocker::NONE);
         } else if (a.local == b.local) {
-          meet(go, gs, Mode::MIG, Blocker::NONE);  // two instances of one MIG GPU
+          meet(act[i], act[j], go, gs, Mode::MIG, Blocker::NONE);  // two instances of one MIG GPU
         } else {
           Blocker blocker = Blocker::NONE;
           if (gpu_mode[go] == Mode::CONFIDENTIAL || gpu_mode[gs] == Mode::CONFIDENTIAL)
@@ -266,7 +260,7 @@ std::map<MeetingKey, Meeting> meetings(const ScenarioSpec& spec, const RunResult
             blocker = Blocker::MIG;
           else if (a.nvlink_domain < 0 || a.nvlink_domain != b.nvlink_domain)
             blocker = Blocker::NO_NVLINK;
-          meet(go, gs, Mode::SEPARATE_GPUS, blocker);
+          meet(act[i], act[j], go, gs, Mode::SEPARATE_GPUS, blocker);
         }
       }
   }
@@ -940,13 +934,7 @@ LeakageReport analyse_leakage(const ScenarioSpec& spec, const RunResult& run, co
   LeakageReport rep;
   rep.options = options;
   const auto gpu_mode = gpu_modes(run);
-  // Each tenant's activity per device is needed only to find the meetings: freed before they are merged (on a
-  // simulated day of 10,000 GPUs it is hundreds of MB, and this stage set the run's peak).
-  auto met = [&] {
-    const Activity act = activity(spec, run, index, gpu_mode);
-    return meetings(spec, run, act, gpu_mode);
-  }();
-  channels(merge_meetings(std::move(met)), catalogue, options, rep);
+  channels(merge_meetings(meetings(spec, run, index, gpu_mode)), catalogue, options, rep);
   for (auto& d : unscrubbed_memory(spec, run, index, catalogue, options)) rep.discrete.push_back(std::move(d));
   for (auto& d : plaintext_pcie(spec, run, index)) rep.discrete.push_back(std::move(d));
   plaintext_data(spec, run, rep);

@@ -17,7 +17,11 @@ RunIndex::RunIndex(const ScenarioSpec& spec, const RunResult& run)
     : run_end_(std::max(run.end_time, spec.duration.value)),
       steps_(spec.workloads.size(), 0),
       by_workload_(spec.workloads.size()),
-      gpus_(run.gpus.size()) {
+      gpus_(run.gpus.size()),
+      busy_(gpus_, analysis_spill_budget(BUSY_INTERVALS_BUDGET), "gputwin-busy"),
+      longest_busy_(gpus_, 0.0),
+      max_switch_cost_(gpus_, 0.0) {
+  count_busy(run);
   const auto& events = run.log.events();
   for (size_t i = 0; i < events.size(); ++i) {
     const Event& e = events[i];
@@ -42,6 +46,14 @@ RunIndex::RunIndex(const ScenarioSpec& spec, const RunResult& run)
       case EventType::DATA_DENIED:
         data_.push_back({i, payload::data_movement(e, run.data_movements.size())});
         break;
+      case EventType::GPU_BUSY:
+        add_busy(e);
+        break;
+      case EventType::CONTEXT_SWITCH:
+        if (e.gpu >= 0 && static_cast<size_t>(e.gpu) < gpus_)
+          max_switch_cost_[static_cast<size_t>(e.gpu)] =
+              std::max(max_switch_cost_[static_cast<size_t>(e.gpu)], e.value);
+        break;
       default:
         break;
     }
@@ -49,6 +61,24 @@ RunIndex::RunIndex(const ScenarioSpec& spec, const RunResult& run)
   for (auto& s : stays_)
     if (!s.ended()) s.end = run_end_;
   open_.clear();
+}
+
+// A counting pass first sizes the busy intervals: all of them in memory when they fit the budget, else a page per
+// GPU, spilled as it fills (growing the arrays by doubling left up to half of them unused).
+void RunIndex::count_busy(const RunResult& run) {
+  std::vector<size_t> per_gpu(gpus_, 0);
+  for (const auto& e : run.log.events())
+    if (e.type == EventType::GPU_BUSY && e.gpu >= 0 && static_cast<size_t>(e.gpu) < gpus_)
+      ++per_gpu[static_cast<size_t>(e.gpu)];
+  busy_.expect(per_gpu);
+}
+
+void RunIndex::add_busy(const Event& e) {
+  if (e.gpu < 0 || static_cast<size_t>(e.gpu) >= gpus_) return;
+  const auto g = static_cast<size_t>(e.gpu);
+  const double start = payload::start_time(e);
+  busy_.add(g, {start, e.time, e.tenant});
+  longest_busy_[g] = std::max(longest_busy_[g], e.time - start);
 }
 
 void RunIndex::place(const Event& e) {

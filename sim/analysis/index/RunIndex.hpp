@@ -15,6 +15,9 @@
 // placed again) has one stay per placement. A replica restarted in place after a fault (faults[].restartAfter)
 // is not placed again: the engine logs no PLACED for it, so its stay ends at the fault.
 //
+// It also keeps every GPU's busy intervals (GPU_BUSY), paged to a spill file past their budget
+// (BusyIntervals.hpp): the SLO blame and the leakage analysis both read them, so the log is read for them once.
+//
 // The index keeps positions into `run.log` and `run.data_movements`: it must not outlive the run.
 #include <cstddef>
 #include <cstdint>
@@ -23,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "BusyIntervals.hpp"
 #include "Ids.hpp"
 #include "RunResult.hpp"
 #include "Scenario.hpp"
@@ -98,12 +102,21 @@ class RunIndex {
   const std::vector<DataRecord>& data() const { return data_; }
   /// STEP_DONE events of a workload.
   size_t steps(int workload) const;
+  /// Every GPU's busy intervals (GPU_BUSY events on a GPU of the run), in log order, which is the order of their
+  /// ends.
+  const BusyIntervals& busy() const { return busy_; }
+  /// The GPU's longest busy interval (0 when none).
+  double longest_busy(size_t gpu) const { return longest_busy_[gpu]; }
+  /// The GPU's most expensive context switch (CONTEXT_SWITCH value; 0 when none).
+  double max_switch_cost(size_t gpu) const { return max_switch_cost_[gpu]; }
 
  private:
   void place(const Event& e);
   void fail(const ScenarioSpec& spec, const Event& e);
   void finish_job(const Event& e);
   void load(const Event& e);
+  void count_busy(const RunResult& run);
+  void add_busy(const Event& e);
   void end_stay(size_t stay, const Event& e, StayEnd how, FailureReason reason);
 
   double run_end_ = 0;
@@ -115,6 +128,8 @@ class RunIndex {
   std::map<std::pair<int, int>, std::vector<size_t>> by_replica_;
   std::map<std::pair<int, int>, std::vector<size_t>> open_;  // (workload, replica) -> stays not ended yet
   size_t gpus_ = 0;
+  BusyIntervals busy_;
+  std::vector<double> longest_busy_, max_switch_cost_;
 };
 
 }  // namespace gtw
