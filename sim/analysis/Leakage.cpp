@@ -269,18 +269,33 @@ std::map<MeetingKey, Meeting> meetings(const ScenarioSpec& spec, const RunResult
 
 // Per (observer, source, relation) the co-activity, split by what closes NVLink/L2.
 struct Merged {
-  Intervals all, free, blocked;  // every meeting; no closing endpoint; a MIG or CC endpoint
+  Intervals all, free, blocked;  // every meeting; no closing endpoint; a MIG or CC endpoint (until measured)
   size_t all_join_at = 1024, free_join_at = 1024, blocked_join_at = 1024;
+  double all_s = 0, free_s = 0, blocked_s = 0;  // their measures, once every meeting is in
   Blocker blocker = Blocker::NONE;
   std::set<std::pair<std::string, double>> rates, free_rates;
   std::set<int> gpus, free_gpus;
 };
 
+// The meetings of one (observer, source, relation) are adjacent in key order (the blocker comes last): once the
+// last is in, its unions are measured and freed, so that only one relation's intervals are held beside the
+// meetings, not every relation's.
 std::map<std::tuple<int, int, Mode>, Merged> merge_meetings(std::map<MeetingKey, Meeting> meetings) {
   std::map<std::tuple<int, int, Mode>, Merged> merged;
+  const auto measure_all = [](Merged& m) {
+    m.all_s = measure(normalise(std::move(m.all)));
+    m.free_s = measure(normalise(std::move(m.free)));
+    m.blocked_s = measure(normalise(std::move(m.blocked)));
+    Intervals().swap(m.all);
+    Intervals().swap(m.free);
+    Intervals().swap(m.blocked);
+  };
+  Merged* open = nullptr;
   for (auto& [key, m] : meetings) {
     const auto& [o, s, mode, blocker] = key;
     Merged& out = merged[{o, s, mode}];
+    if (open != nullptr && open != &out) measure_all(*open);
+    open = &out;
     append_joined(out.all, m.intervals, out.all_join_at);
     out.rates.insert(m.rates.begin(), m.rates.end());
     out.gpus.insert(m.source_gpus.begin(), m.source_gpus.end());
@@ -294,6 +309,7 @@ std::map<std::tuple<int, int, Mode>, Merged> merge_meetings(std::map<MeetingKey,
     }
     Intervals().swap(m.intervals);  // merged: free it now, not when every meeting is
   }
+  if (open != nullptr) measure_all(*open);
   return merged;
 }
 
@@ -359,15 +375,13 @@ void count_each_measurement_once(std::vector<LeakageChannel>& channels) {
 
 // The channels (open, and closed by the design) of every co-active pair, sorted by (observer, source, resource,
 // mode).
-void channels(std::map<std::tuple<int, int, Mode>, Merged> merged, const channel::Catalogue& catalogue,
+void channels(const std::map<std::tuple<int, int, Mode>, Merged>& merged, const channel::Catalogue& catalogue,
               const IsolationOptions& options, LeakageReport& rep) {
   channel::RateLimits limits;
   limits.timer_resolution_s = options.timer_resolution_s;
-  for (auto& [key, m] : merged) {
+  for (const auto& [key, m] : merged) {
     const auto& [o, s, mode] = key;
-    const double all = measure(normalise(std::move(m.all)));
-    const double free = measure(normalise(std::move(m.free)));
-    const double blocked = measure(normalise(std::move(m.blocked)));
+    const double all = m.all_s, free = m.free_s, blocked = m.blocked_s;
     for (int ri = 0; ri < channel::RESOURCE_COUNT; ++ri) {
       const auto r = static_cast<Resource>(ri);
       if (r == Resource::REMANENCE) continue;  // a hand-over of memory, counted in bytes below
