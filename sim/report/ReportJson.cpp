@@ -1,3 +1,5 @@
+#include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <sstream>
@@ -413,14 +415,27 @@ json parameter_provenance_json(const ProvenanceSummary& p) {
 // indented by 2 x depth more spaces). Arrays and objects near the top are written an element or member at a
 // time, so that no section's text exists whole (a simulated day's GPU and SLO rows are hundreds of MB); deeper
 // values are dumped whole. Byte for byte what the whole document's dump has there.
-void write_nested(std::ostream& out, const json& value, int depth = 1) {
-  constexpr int STREAMED_DEPTH = 3;
+//
+// `deferred` names values of the tree (placeholders) that a writer replaces: it writes, at their depth, what their
+// dump would be, without the tree ever holding it (a tenant's SLO windows: one per job of a job SLO, hundreds of
+// thousands in a simulated day).
+using DeferredWriters = std::map<const json*, std::function<void(std::ostream&, int depth)>>;
+
+void write_nested(std::ostream& out, const json& value, int depth = 1, const DeferredWriters* deferred = nullptr) {
+  constexpr int STREAMED_DEPTH = 4;
+  if (deferred != nullptr) {
+    const auto writer = deferred->find(&value);
+    if (writer != deferred->end()) {
+      writer->second(out, depth);
+      return;
+    }
+  }
   const std::string pad(static_cast<size_t>(2 * depth), ' ');
   if (depth <= STREAMED_DEPTH && value.is_array() && !value.empty()) {
     out << "[\n";
     for (size_t i = 0; i < value.size(); ++i) {
       out << pad << "  ";
-      write_nested(out, value[i], depth + 1);
+      write_nested(out, value[i], depth + 1, deferred);
       out << (i + 1 < value.size() ? ",\n" : "\n");
     }
     out << pad << "]";
@@ -431,7 +446,7 @@ void write_nested(std::ostream& out, const json& value, int depth = 1) {
     size_t i = 0;
     for (const auto& item : value.items()) {
       out << pad << "  " << json(item.key()).dump() << ": ";
-      write_nested(out, item.value(), depth + 1);
+      write_nested(out, item.value(), depth + 1, deferred);
       out << (++i < value.size() ? ",\n" : "\n");
     }
     out << pad << "}";
@@ -462,9 +477,6 @@ json tenant_json(const ScenarioSpec& spec, const Analysis& a, size_t t) {
   json slos = json::array();
   for (const auto& s : a.slos) {
     if (s.tenant != static_cast<int>(t)) continue;
-    json windows = json::array();
-    for (const auto& w : s.windows)
-      windows.push_back({{"start_s", w.start}, {"value", num(w.value)}, {"violated", w.violated}});
     json blame = json::array();
     for (const auto& b : s.attribution) blame.push_back({{"who", b.who}, {"share", b.share}, {"via", b.via}});
     slos.push_back({{"name", s.name},
@@ -484,7 +496,7 @@ json tenant_json(const ScenarioSpec& spec, const Analysis& a, size_t t) {
                     {"higher_is_better", s.higher_is_better},
                     {"explanation", s.explanation},
                     {"attribution", blame},
-                    {"windows", windows}});
+                    {"windows", json::array()}});  // written by write_tenant, window by window
   }
   tj["slos"] = slos;
   json workloads = json::array();
@@ -583,21 +595,45 @@ json placement_json(const ScenarioSpec& spec, const Analysis& a, size_t i) {
           {"end_reason", pl.end_reason}};
 }
 
-// A top-level array section of `n` elements, `element(i)` building each when its turn comes and freeing it after:
-// byte for byte what write_nested writes for the whole array.
-template <class Element>
-void write_array_section(std::ostream& out, size_t n, Element element) {
+// An array at `depth` of `n` elements, `write(out, i, depth + 1)` writing each when its turn comes: byte for byte
+// what write_nested writes for the whole array.
+template <class Write>
+void write_array(std::ostream& out, size_t n, int depth, Write write) {
   if (n == 0) {
     out << "[]";
     return;
   }
+  const std::string pad(static_cast<size_t>(2 * depth), ' ');
   out << "[\n";
   for (size_t i = 0; i < n; ++i) {
-    out << "    ";
-    write_nested(out, element(i), 2);
+    out << pad << "  ";
+    write(out, i, depth + 1);
     out << (i + 1 < n ? ",\n" : "\n");
   }
-  out << "  ]";
+  out << pad << "]";
+}
+
+// A top-level array section, its elements built one at a time (`element(i)`) and freed once written.
+template <class Element>
+void write_array_section(std::ostream& out, size_t n, Element element) {
+  write_array(out, n, 1, [&](std::ostream& o, size_t i, int depth) { write_nested(o, element(i), depth); });
+}
+
+// A tenant with its SLOs' windows written one at a time into the placeholders tenant_json leaves.
+void write_tenant(std::ostream& out, const ScenarioSpec& spec, const Analysis& a, size_t t, int depth) {
+  const json tj = tenant_json(spec, a, t);
+  DeferredWriters deferred;
+  size_t k = 0;
+  for (const auto& s : a.slos) {
+    if (s.tenant != static_cast<int>(t)) continue;
+    deferred[&tj["slos"][k++]["windows"]] = [&s](std::ostream& o, int d) {
+      write_array(o, s.windows.size(), d, [&](std::ostream& oo, size_t i, int dd) {
+        const auto& w = s.windows[i];
+        write_nested(oo, json{{"start_s", w.start}, {"value", num(w.value)}, {"violated", w.violated}}, dd);
+      });
+    };
+  }
+  write_nested(out, tj, depth, &deferred);
 }
 
 }  // namespace
@@ -735,7 +771,8 @@ void write_report_json(std::ostream& out, const ScenarioSpec& spec, const RunRes
     out << (k ? ",\n  " : "\n  ") << json(keys[k]).dump() << ": ";
     const std::string& key = keys[k];
     if (key == "tenants") {
-      write_array_section(out, a.tenants.size(), [&](size_t i) { return tenant_json(spec, a, i); });
+      write_array(out, a.tenants.size(), 1,
+                  [&](std::ostream& o, size_t i, int depth) { write_tenant(o, spec, a, i, depth); });
     } else if (key == "gpus") {
       write_array_section(out, a.gpus.size(), [&](size_t i) { return gpu_json(spec, a, i); });
     } else if (key == "placements") {
