@@ -1,5 +1,5 @@
 // The analysis' paged tables past their resident budget (sim/core/PagedRecords.hpp; the busy intervals of
-// sim/analysis/BusyIntervals.hpp, the switch times, request and job outcomes): spilled pages read back as added,
+// sim/analysis/index/BusyIntervals.hpp, the switch times, request and job outcomes): spilled pages read back as added,
 // whole, from the start or from a key on, with each record's position, and in memory when no temporary file can be
 // made.
 #include <gtest/gtest.h>

@@ -1,0 +1,47 @@
+// report.json is written a piece at a time (sim/report/ReportJson.cpp: top-level sections and their elements built
+// when their turn comes, a tenant's SLO windows one by one into a placeholder), never as one document. Its text
+// must still be exactly the document's own two-space dump: parsing it and dumping it again gives the same bytes.
+// Shipped scenarios with job SLOs (a window per job), request SLO windows, MIG instances, time-slicing, data
+// movements and serving.
+#include <gtest/gtest.h>
+
+#include <cctype>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "Subprocess.hpp"
+
+namespace gtw::test {
+namespace {
+
+using json = nlohmann::ordered_json;  // the report keeps its keys in the order written
+const std::string SRC = GTW_SOURCE_DIR;
+
+class ReportJsonText : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ReportJsonText, IsTheDocumentsOwnDump) {
+  TempDir dir;
+  ProcessOptions options;
+  options.env = {{"SOURCE_DATE_EPOCH", "0"}};
+  const auto r = run_process({GTW_BINARY, "run", SRC + "/scenarios/" + GetParam(), "-o", dir.file("out"), "--progress",
+                              "none", "--format", "json"},
+                             options);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string text = read_text(dir.file("out") + "/report.json");
+  const json document = json::parse(text);
+  ASSERT_TRUE(document.contains("tenants"));
+  EXPECT_EQ(text, document.dump(2) + "\n");
+}
+
+INSTANTIATE_TEST_SUITE_P(Shipped, ReportJsonText,
+                         ::testing::Values("examples/default.yaml", "ci/training.yaml", "ci/mig.yaml",
+                                           "compliance/design-us-burst.yaml", "examples/serving/mps.yaml"),
+                         [](const ::testing::TestParamInfo<std::string>& param) {
+                           std::string name = param.param;
+                           for (char& c : name)
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           return name;
+                         });
+
+}  // namespace
+}  // namespace gtw::test
