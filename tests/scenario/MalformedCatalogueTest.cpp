@@ -16,7 +16,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -245,10 +244,7 @@ std::vector<std::string> fixture_files() {
 }
 
 std::string test_name(const std::string& file) {
-  std::string n = fs::path(file).stem().string();
-  for (auto& c : n)
-    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-  return n;
+  return gtw::test::test_param_name(fs::path(file).stem().string());
 }
 
 class MalformedFixture : public testing::TestWithParam<std::string> {};

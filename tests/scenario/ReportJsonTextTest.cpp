@@ -5,7 +5,6 @@
 // movements and serving.
 #include <gtest/gtest.h>
 
-#include <cctype>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -23,9 +22,7 @@ TEST_P(ReportJsonText, IsTheDocumentsOwnDump) {
   TempDir dir;
   ProcessOptions options;
   options.env = {{"SOURCE_DATE_EPOCH", "0"}};
-  const auto r = run_process({GTW_BINARY, "run", SRC + "/scenarios/" + GetParam(), "-o", dir.file("out"), "--progress",
-                              "none", "--format", "json"},
-                             options);
+  const auto r = run_process(run_argv(GTW_BINARY, SRC + "/scenarios/" + GetParam(), dir.file("out"), "json"), options);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string text = read_text(dir.file("out") + "/report.json");
   const json document = json::parse(text);
@@ -37,10 +34,7 @@ INSTANTIATE_TEST_SUITE_P(Shipped, ReportJsonText,
                          ::testing::Values("examples/default.yaml", "ci/training.yaml", "ci/mig.yaml",
                                            "compliance/design-us-burst.yaml", "examples/serving/mps.yaml"),
                          [](const ::testing::TestParamInfo<std::string>& param) {
-                           std::string name = param.param;
-                           for (char& c : name)
-                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                           return name;
+                           return test_param_name(param.param);
                          });
 
 }  // namespace

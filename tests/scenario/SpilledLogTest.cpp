@@ -7,7 +7,6 @@
 // sanitizer pass runs them too: there a reference kept into a block the cache has reused is a use after free.
 #include <gtest/gtest.h>
 
-#include <cctype>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -70,10 +69,7 @@ INSTANTIATE_TEST_SUITE_P(Shipped, SpilledLog,
                                            "examples/serving/mps.yaml", "examples/mig-reconfigure.yaml",
                                            "examples/quota-reclaim.yaml"),
                          [](const ::testing::TestParamInfo<std::string>& param) {
-                           std::string name = param.param;
-                           for (char& c : name)
-                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                           return name;
+                           return test_param_name(param.param);
                          });
 
 }  // namespace

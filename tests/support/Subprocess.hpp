@@ -54,6 +54,9 @@ class TempDir {
 std::vector<std::string> run_argv(const std::string& binary, const std::string& scenario, const std::string& out,
                                   const std::string& formats, const std::vector<std::string>& sets = {});
 
+/// A gtest parameter's name from a path or label: every character but letters and digits becomes '_'.
+std::string test_param_name(const std::string& text);
+
 std::string read_text(const std::string& path);
 void write_text(const std::string& path, const std::string& text);
 
