@@ -5,11 +5,13 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <queue>
 #include <set>
 #include <tuple>
 
 #include "AnalysisStages.hpp"
 #include "DataExposure.hpp"
+#include "PagedRecords.hpp"
 #include "Text.hpp"
 
 namespace gtw {
@@ -129,15 +131,64 @@ void append_joined(Intervals& into, const Intervals& more, size_t& join_at) {
   }
 }
 
+// A meeting's co-activity written out (CoActivityRuns): its place in the store, sorted and disjoint.
+struct Run {
+  size_t first = 0, count = 0;
+};
+
 struct Meeting {
-  Intervals intervals;  // co-activity, joined now and then (append_joined), not yet normalised
+  Intervals intervals;  // co-activity still held, joined now and then (append_joined), not yet normalised
   size_t join_at = 1024;
+  std::vector<Run> runs;                           // co-activity written out, in the order written
   std::set<std::pair<std::string, double>> rates;  // (product, time slice) of the shared devices
   std::set<int> source_gpus;
 };
 
 // key: observer, source, mode, blocker
 using MeetingKey = std::tuple<int, int, Mode, Blocker>;
+using Meetings = std::map<MeetingKey, Meeting>;
+
+/// One co-activity interval as written out (a std::pair is not trivially copyable).
+struct Span {
+  double start, end;
+};
+
+// Where the meetings' co-activity goes once the intervals they hold together pass a budget: every meeting's list is
+// joined and written as one sorted run (pages of the analysis' spill file), and the lists start again empty. A
+// relation's union is then measured by merging its runs in order (relation_measures), never held whole: a long
+// run's meetings would otherwise hold every interval of every pair (99 MB at 1,024 GPUs x 48 h). The budget is the
+// analysis tables' (GPUTWIN_ANALYSIS_RESIDENT_RECORDS / _PAGE_RECORDS put every run through this path).
+class CoActivityRuns {
+ public:
+  CoActivityRuns()
+      : budget_(analysis_spill_budget({HELD_BUDGET, 256})), store_(1, {0, budget_.page}, "gputwin-meetings") {}
+
+  /// After a meeting's list went from `before` to `after` intervals: past the budget, every list is written out.
+  void held(size_t before, size_t after, Meetings& meetings) {
+    held_ = held_ + after - before;
+    if (held_ <= budget_.resident) return;
+    for (auto& [key, m] : meetings) write_out(m);
+    held_ = 0;
+  }
+
+  PagedRecords<Span>::Cursor at(const Run& run) const { return store_.at(0, run.first); }
+
+ private:
+  static constexpr size_t HELD_BUDGET = size_t{1} << 20;  // 16 MB of intervals
+
+  void write_out(Meeting& m) {
+    if (m.intervals.empty()) return;
+    const Intervals joined = normalise(std::move(m.intervals));
+    m.runs.push_back({store_.size(0), joined.size()});
+    for (const auto& [a, b] : joined) store_.add(0, Span{a, b});
+    Intervals().swap(m.intervals);
+    m.join_at = 1024;
+  }
+
+  SpillBudget budget_;
+  PagedRecords<Span> store_;  // one list: every run, one after the other
+  size_t held_ = 0;
+};
 
 double time_slice_of(const ScenarioSpec& spec, const GpuLayout& g) {
   for (const auto& pool : spec.node_pools)
@@ -218,9 +269,9 @@ DeviceActivity device_activity(const RunIndex& index, size_t gpu, size_t n_tenan
 // only the fabric and storage, which have neither a capacity nor a model yet: they are not enumerated per pair
 // (see the notes), which also keeps large clusters cheap. Node by node: a node's devices' activity is built, met
 // and freed before the next node's.
-std::map<MeetingKey, Meeting> meetings(const ScenarioSpec& spec, const RunResult& run, const RunIndex& index,
-                                       const std::vector<std::optional<Mode>>& gpu_mode) {
-  std::map<MeetingKey, Meeting> out;
+Meetings meetings(const ScenarioSpec& spec, const RunResult& run, const RunIndex& index,
+                  const std::vector<std::optional<Mode>>& gpu_mode, CoActivityRuns& runs) {
+  Meetings out;
   const std::vector<double> bridge = activity_bridges(spec, run, index, gpu_mode);
   auto meet = [&](const DeviceActivity& observers, const DeviceActivity& sources, size_t go, size_t gs, Mode mode,
                   Blocker blocker) {
@@ -230,7 +281,9 @@ std::map<MeetingKey, Meeting> meetings(const ScenarioSpec& spec, const RunResult
         Intervals both = intersect(observer_active, source_active);
         if (both.empty()) continue;
         Meeting& m = out[{static_cast<int>(o), static_cast<int>(s), mode, blocker}];
+        const size_t before = m.intervals.size();
         append_joined(m.intervals, both, m.join_at);
+        runs.held(before, m.intervals.size(), out);
         m.source_gpus.insert(static_cast<int>(gs));
         const double slice = go == gs ? time_slice_of(spec, run.gpus[gs]) : 0.0;
         m.rates.insert({run.gpus[gs].product, slice});
@@ -267,49 +320,112 @@ std::map<MeetingKey, Meeting> meetings(const ScenarioSpec& spec, const RunResult
   return out;
 }
 
-// Per (observer, source, relation) the co-activity, split by what closes NVLink/L2.
+// Per (observer, source, relation) the co-activity's measures, split by what closes NVLink/L2.
 struct Merged {
-  Intervals all, free, blocked;  // every meeting; no closing endpoint; a MIG or CC endpoint (until measured)
-  size_t all_join_at = 1024, free_join_at = 1024, blocked_join_at = 1024;
-  double all_s = 0, free_s = 0, blocked_s = 0;  // their measures, once every meeting is in
+  double all_s = 0, free_s = 0, blocked_s = 0;  // every meeting; no closing endpoint; a MIG or CC endpoint
   Blocker blocker = Blocker::NONE;
   std::set<std::pair<std::string, double>> rates, free_rates;
   std::set<int> gpus, free_gpus;
 };
 
+// measure(normalise(v)) of intervals that come sorted, one at a time: the same joins and the same sum in the same
+// order, so the same double, without holding the union.
+class SortedUnionMeasure {
+ public:
+  void add(double a, double b) {
+    if (b <= a) return;
+    if (open_ && a <= end_) {
+      end_ = std::max(end_, b);
+      return;
+    }
+    if (open_) sum_ += end_ - start_;
+    start_ = a;
+    end_ = b;
+    open_ = true;
+  }
+  double total() const { return open_ ? sum_ + (end_ - start_) : sum_; }
+
+ private:
+  bool open_ = false;
+  double start_ = 0, end_ = 0, sum_ = 0;
+};
+
+// One sorted source of a relation's co-activity: a run written out, or what a meeting still holds (normalised).
+struct CoActivitySource {
+  PagedRecords<Span>::Cursor run;
+  size_t left = 0;
+  const Intervals* held = nullptr;
+  size_t at = 0;
+  bool blocked = false;  // from a meeting with a closing endpoint
+  bool valid() const { return held != nullptr ? at < held->size() : left > 0 && run.valid(); }
+  Span value() const { return held != nullptr ? Span{(*held)[at].first, (*held)[at].second} : *run; }
+  void next() {
+    if (held != nullptr) {
+      ++at;
+    } else {
+      --left;
+      ++run;
+    }
+  }
+};
+
+// The measures of one relation's unions (all, free, blocked), merging its meetings' sorted sources in (start, end)
+// order: each union sees its own intervals in the order a sort would give them.
+// `group`: the relation's meetings, each with whether it has a closing endpoint.
+void relation_measures(const std::vector<std::pair<const Meeting*, bool>>& group, const CoActivityRuns& runs,
+                       Merged& out) {
+  std::vector<Intervals> held;  // the meetings' remainders, normalised
+  held.reserve(group.size());
+  std::vector<CoActivitySource> sources;
+  for (const auto& [m, blocked] : group) {
+    for (const Run& r : m->runs) sources.push_back({runs.at(r), r.count, nullptr, 0, blocked});
+    if (m->intervals.empty()) continue;
+    held.push_back(normalise(m->intervals));
+    sources.push_back({{}, 0, &held.back(), 0, blocked});
+  }
+  using Next = std::tuple<double, double, size_t>;  // start, end, source
+  std::priority_queue<Next, std::vector<Next>, std::greater<>> next;
+  for (size_t i = 0; i < sources.size(); ++i)
+    if (sources[i].valid()) next.emplace(sources[i].value().start, sources[i].value().end, i);
+  SortedUnionMeasure all, free, blocked;
+  while (!next.empty()) {
+    const auto [a, b, i] = next.top();
+    next.pop();
+    all.add(a, b);
+    (sources[i].blocked ? blocked : free).add(a, b);
+    sources[i].next();
+    if (sources[i].valid()) next.emplace(sources[i].value().start, sources[i].value().end, i);
+  }
+  out.all_s = all.total();
+  out.free_s = free.total();
+  out.blocked_s = blocked.total();
+}
+
 // The meetings of one (observer, source, relation) are adjacent in key order (the blocker comes last): once the
-// last is in, its unions are measured and freed, so that only one relation's intervals are held beside the
-// meetings, not every relation's.
-std::map<std::tuple<int, int, Mode>, Merged> merge_meetings(std::map<MeetingKey, Meeting> meetings) {
+// last is in, the relation's unions are measured.
+std::map<std::tuple<int, int, Mode>, Merged> merge_meetings(const Meetings& meetings, const CoActivityRuns& runs) {
   std::map<std::tuple<int, int, Mode>, Merged> merged;
-  const auto measure_all = [](Merged& m) {
-    m.all_s = measure(normalise(std::move(m.all)));
-    m.free_s = measure(normalise(std::move(m.free)));
-    m.blocked_s = measure(normalise(std::move(m.blocked)));
-    Intervals().swap(m.all);
-    Intervals().swap(m.free);
-    Intervals().swap(m.blocked);
-  };
+  std::vector<std::pair<const Meeting*, bool>> group;
   Merged* open = nullptr;
-  for (auto& [key, m] : meetings) {
+  for (const auto& [key, m] : meetings) {
     const auto& [o, s, mode, blocker] = key;
     Merged& out = merged[{o, s, mode}];
-    if (open != nullptr && open != &out) measure_all(*open);
+    if (open != nullptr && open != &out) {
+      relation_measures(group, runs, *open);
+      group.clear();
+    }
     open = &out;
-    append_joined(out.all, m.intervals, out.all_join_at);
+    group.emplace_back(&m, blocker != Blocker::NONE);
     out.rates.insert(m.rates.begin(), m.rates.end());
     out.gpus.insert(m.source_gpus.begin(), m.source_gpus.end());
     if (blocker == Blocker::NONE) {
-      append_joined(out.free, m.intervals, out.free_join_at);
       out.free_rates.insert(m.rates.begin(), m.rates.end());
       out.free_gpus.insert(m.source_gpus.begin(), m.source_gpus.end());
     } else {
-      append_joined(out.blocked, m.intervals, out.blocked_join_at);
       out.blocker = std::max(out.blocker, blocker);
     }
-    Intervals().swap(m.intervals);  // merged: free it now, not when every meeting is
   }
-  if (open != nullptr) measure_all(*open);
+  if (open != nullptr) relation_measures(group, runs, *open);
   return merged;
 }
 
@@ -948,7 +1064,11 @@ LeakageReport analyse_leakage(const ScenarioSpec& spec, const RunResult& run, co
   LeakageReport rep;
   rep.options = options;
   const auto gpu_mode = gpu_modes(run);
-  channels(merge_meetings(meetings(spec, run, index, gpu_mode)), catalogue, options, rep);
+  {
+    CoActivityRuns runs;
+    const Meetings met = meetings(spec, run, index, gpu_mode, runs);
+    channels(merge_meetings(met, runs), catalogue, options, rep);
+  }
   for (auto& d : unscrubbed_memory(spec, run, index, catalogue, options)) rep.discrete.push_back(std::move(d));
   for (auto& d : plaintext_pcie(spec, run, index)) rep.discrete.push_back(std::move(d));
   plaintext_data(spec, run, rep);

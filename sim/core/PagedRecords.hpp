@@ -145,6 +145,19 @@ class PagedRecords {
     return c;
   }
 
+  /// The owner's records from the one at `position` (its place in the owner's list) on.
+  Cursor at(size_t owner, size_t position) const {
+    Cursor c = cursor(owner);
+    const auto& pages = c.owner_->pages;
+    const auto page =
+        static_cast<size_t>(std::partition_point(pages.begin(), pages.end(),
+                                                 [position](const Page& p) { return p.first + p.count <= position; }) -
+                            pages.begin());
+    c.enter(page);
+    c.i_ = std::min(position - c.first_, c.n_);
+    return c;
+  }
+
   /// Calls `f(record)` for each of the owner's records, in order.
   template <class F>
   void for_each(size_t owner, F&& f) const {

@@ -135,6 +135,30 @@ TEST(PagedRecords, FromTheStartEveryRecordInOrder) {
   }
 }
 
+// A cursor from a position (the leakage analysis' runs of co-activity, one after the other in one list) starts at
+// that record wherever it lies: the first, inside a spilled page, on a page's first record, in the in-memory tail,
+// and past the end (not valid).
+TEST(PagedRecords, ACursorFromAPositionStartsAtThatRecord) {
+  for (const SpillBudget budget :
+       {SpillBudget{0, 1}, SpillBudget{0, 4}, SpillBudget{5, 3}, SpillBudget{SIZE_MAX, 256}}) {
+    PagedRecords<Outcome> store(1, budget, "gputwin-test");
+    for (int k = 0; k < 23; ++k) store.add(0, {k * 2.0, 0});
+    for (size_t position = 0; position < 23; ++position) {
+      auto it = store.at(0, position);
+      for (size_t k = position; k < 23; ++k, ++it) {
+        ASSERT_TRUE(it.valid()) << "from " << position << ", budget " << budget.resident << "/" << budget.page;
+        EXPECT_EQ(it.index(), k);
+        EXPECT_EQ(it->value, static_cast<double>(k) * 2.0);
+      }
+      EXPECT_FALSE(it.valid());
+    }
+    EXPECT_FALSE(store.at(0, 23).valid()) << "past the last record";
+    if (budget.resident == 0) {
+      EXPECT_GE(store.spilled(), 20u);
+    }
+  }
+}
+
 // When the first pass's counts exceed the budget, pages spill as soon as they are full (the tails never grow past a
 // page); when they fit, nothing spills.
 TEST(PagedRecords, CountsOverTheBudgetSpillEveryFullPage) {
