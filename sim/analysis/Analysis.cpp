@@ -524,12 +524,19 @@ void tenant_timeline(const std::vector<BusyInterval>& busy, const Analysis& a, G
     }
 }
 
+// Utilisation windows held in memory before pages of them spill: 32 MB.
+constexpr SpillBudget UTILISATION_WINDOWS_BUDGET{size_t{1} << 22, 256};
+
 // GPU utilisation over [0, duration] (a MIG instance: over its lifetime), per window and per tenant.
 void gpu_utilisation(const RunResult& run, const Tally& t, Analysis& a) {
   const size_t n_windows = static_cast<size_t>(std::ceil(a.duration / a.window - 1e-9));
+  a.utilisation_windows = std::make_shared<PagedRecords<double>>(
+      a.gpus.size(), analysis_spill_budget(UTILISATION_WINDOWS_BUDGET), "gputwin-utilisation");
+  a.utilisation_windows->expect(std::vector<size_t>(a.gpus.size(), n_windows));
+  std::vector<double> busy_per_window;
   for (size_t g = 0; g < a.gpus.size(); ++g) {
     auto& gr = a.gpus[g];
-    gr.busy_per_window.assign(n_windows, 0.0);
+    busy_per_window.assign(n_windows, 0.0);
     const auto& busy = t.index->busy().of(g);
     const auto merged = busy_union(busy, a.duration, gr);
     tenant_timeline(busy, a, gr);
@@ -540,13 +547,14 @@ void gpu_utilisation(const RunResult& run, const Tally& t, Analysis& a) {
       for (size_t k = first; k < n_windows; ++k) {
         const double w0 = static_cast<double>(k) * a.window;
         if (w0 >= s1) break;
-        gr.busy_per_window[k] += overlap(s0, s1, w0, std::min(w0 + a.window, a.duration));
+        busy_per_window[k] += overlap(s0, s1, w0, std::min(w0 + a.window, a.duration));
       }
     }
     for (size_t k = 0; k < n_windows; ++k) {
       const double w0 = static_cast<double>(k) * a.window;
-      gr.busy_per_window[k] /= std::min(w0 + a.window, a.duration) - w0;
+      busy_per_window[k] /= std::min(w0 + a.window, a.duration) - w0;
     }
+    for (double w : busy_per_window) a.utilisation_windows->add(g, w);
     // Over the device's lifetime: a MIG instance exists from its layout's start to its replacement.
     const auto& layout = run.gpus[g];
     const double alive_from = std::max(0.0, layout.available_from);

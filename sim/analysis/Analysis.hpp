@@ -3,9 +3,11 @@
 // statistics, SLO evaluation per window with attribution of violations to co-resident tenants,
 // and GPU utilisation per tenant.
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "PagedRecords.hpp"
 #include "RunIndex.hpp"
 #include "RunResult.hpp"
 #include "Scenario.hpp"
@@ -120,8 +122,7 @@ struct GpuResult {
   std::vector<std::pair<int, double>> busy_by_tenant;
   size_t context_switches = 0;
   double switch_seconds = 0;
-  std::vector<int> tenants;             // placed tenants (sorted, unique)
-  std::vector<double> busy_per_window;  // utilisation per spec.slaWindow
+  std::vector<int> tenants;  // placed tenants (sorted, unique)
   // Busy share of each timeline step (Analysis::timeline_step) of each tenant that ran here in [0, duration], by
   // ascending tenant index. Under MPS clients overlap, so the tenants' shares of a step can add past 1.
   std::vector<std::pair<int, std::vector<double>>> busy_by_tenant_per_step;
@@ -246,6 +247,14 @@ struct Analysis {
   std::vector<QuotaResult> quotas;          // tenants with a quota, in spec order
   CostResult cost;
   size_t slos_missed = 0;
+  /// Each GPU's utilisation per spec.slaWindow, by position in gpus. They grow with simulated time (a day of 10,000
+  /// GPUs in one-minute windows is 14.4 M values), so they are paged past the analysis tables' budget.
+  std::shared_ptr<PagedRecords<double>> utilisation_windows;
+  /// GPU `gpu`'s utilisation per window (empty when none were computed).
+  std::vector<double> utilisation_windows_of(size_t gpu) const {
+    if (!utilisation_windows || gpu >= utilisation_windows->owners()) return {};
+    return utilisation_windows->of(gpu);
+  }
 };
 
 /// Whether device `gpu` is a MIG instance (its fault domain under time-slicing is the instance, not the GPU).

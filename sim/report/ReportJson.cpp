@@ -575,7 +575,7 @@ json gpu_json(const ScenarioSpec& spec, const Analysis& a, size_t i) {
             {"utilisation_by_tenant", by_tenant},
             {"context_switches", g.context_switches},
             {"context_switch_seconds", g.switch_seconds},
-            {"utilisation_windows", g.busy_per_window}});
+            {"utilisation_windows", a.utilisation_windows_of(i)}});
   if (!g.layout.mig_profile.empty()) {
     gpu["mig_profile"] = g.layout.mig_profile;
     gpu["mig_start"] = g.layout.mig_start;

@@ -494,15 +494,44 @@ H5Id write_f64_array(hid_t loc, const char* name, const std::vector<double>& dat
   return dset;
 }
 
+// The [window][gpu] utilisation matrix, written in blocks of windows: a long run's matrix is as large as its
+// utilisation windows, which the analysis pages (a day of 10,000 GPUs: 115 MB), so it is never built whole.
+H5Id write_utilisation(hid_t loc, const Analysis& a, size_t n_windows) {
+  const size_t n_gpus = a.gpus.size();
+  const hsize_t dims[2] = {n_windows, n_gpus};
+  const H5Id space(H5Screate_simple(2, dims, nullptr), H5Sclose, "cannot create dataspace for gpu_utilisation");
+  const H5Id dcpl = dataset_props();
+  H5Id dset(H5Dcreate2(loc, "gpu_utilisation", H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
+            H5Dclose, "cannot create dataset gpu_utilisation");
+  if (n_windows == 0 || n_gpus == 0) return dset;
+  constexpr size_t BLOCK_VALUES = size_t{1} << 20;  // 8 MB
+  const size_t rows = std::max<size_t>(1, BLOCK_VALUES / n_gpus);
+  std::vector<double> block;
+  for (size_t k0 = 0; k0 < n_windows; k0 += rows) {
+    const size_t k1 = std::min(n_windows, k0 + rows);
+    // A GPU without a value for a window (not expected) reads NaN.
+    block.assign((k1 - k0) * n_gpus, std::numeric_limits<double>::quiet_NaN());
+    for (size_t g = 0; g < n_gpus && a.utilisation_windows && g < a.utilisation_windows->owners(); ++g) {
+      auto it = a.utilisation_windows->at(g, k0);
+      for (size_t k = k0; k < k1 && it.valid(); ++k, ++it) block[(k - k0) * n_gpus + g] = *it;
+    }
+    const hsize_t start[2] = {k0, 0};
+    const hsize_t count[2] = {k1 - k0, n_gpus};
+    const H5Id file_space(H5Dget_space(dset.get()), H5Sclose, "cannot get the dataspace of gpu_utilisation");
+    check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr),
+          "cannot select windows of gpu_utilisation");
+    const H5Id memory_space(H5Screate_simple(2, count, nullptr), H5Sclose, "cannot create a block's dataspace");
+    check(H5Dwrite(dset.get(), H5T_NATIVE_DOUBLE, memory_space.get(), file_space.get(), H5P_DEFAULT, block.data()),
+          "cannot write gpu_utilisation");
+  }
+  return dset;
+}
+
 void write_timeseries(hid_t root, const Analysis& a) {
   const H5Id ts = make_group(root, "timeseries");
   size_t n_windows = 0;
-  for (const auto& g : a.gpus) n_windows = std::max(n_windows, g.busy_per_window.size());
-  const size_t n_gpus = a.gpus.size();
-  // Row-major [window][gpu]; a GPU without a value for a window (not expected) reads NaN.
-  std::vector<double> util(n_windows * n_gpus, std::numeric_limits<double>::quiet_NaN());
-  for (size_t g = 0; g < n_gpus; ++g)
-    for (size_t k = 0; k < a.gpus[g].busy_per_window.size(); ++k) util[k * n_gpus + g] = a.gpus[g].busy_per_window[k];
+  for (size_t g = 0; a.utilisation_windows && g < std::min(a.gpus.size(), a.utilisation_windows->owners()); ++g)
+    n_windows = std::max(n_windows, a.utilisation_windows->size(g));
   std::vector<double> time(n_windows);
   for (size_t k = 0; k < n_windows; ++k) time[k] = static_cast<double>(k) * a.window;
 
@@ -511,8 +540,7 @@ void write_timeseries(hid_t root, const Analysis& a) {
   attr_string(time_ds.get(), "units", "s");
   attr_f64(time_ds.get(), "window_s", a.window);
 
-  const hsize_t util_dims[2] = {n_windows, n_gpus};
-  const H5Id util_ds = write_f64_array(ts.get(), "gpu_utilisation", util, 2, util_dims);
+  const H5Id util_ds = write_utilisation(ts.get(), a, n_windows);
   attr_string(util_ds.get(), "units", "ratio");
   attr_f64(util_ds.get(), "window_s", a.window);
   attr_string(util_ds.get(), "axes", "time,gpu");

@@ -105,11 +105,13 @@ Inputs make_inputs() {
   w1.tenant = 1;
   w1.jobs_submitted = 1;
   a.workloads = {w0, w1};
+  a.utilisation_windows = std::make_shared<PagedRecords<double>>(3);
   for (int g = 0; g < 3; ++g) {
     GpuResult gr;
     gr.layout = r.gpus[static_cast<size_t>(g)];
     gr.utilisation = 0.1 * (g + 1);
-    gr.busy_per_window = {0.25 * g, 0.5 + 0.125 * g};
+    a.utilisation_windows->add(static_cast<size_t>(g), 0.25 * g);
+    a.utilisation_windows->add(static_cast<size_t>(g), 0.5 + 0.125 * g);
     a.gpus.push_back(gr);
   }
   SloResult slo;
@@ -350,6 +352,28 @@ TEST_F(ResultsH5Test, TablesAndTimeseries) {
   std::vector<double> t(2);
   ASSERT_GE(H5Dread(time.id, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, t.data()), 0);
   EXPECT_EQ(t, (std::vector<double>{0, 60}));
+}
+
+// A long run's utilisation matrix is written in blocks of windows from the paged windows (spilled here in pages of
+// 7): more than one block, every value in its [window][gpu] cell.
+TEST_F(ResultsH5Test, UtilisationOfManyWindowsIsWrittenInBlocks) {
+  Inputs in = make_inputs();
+  const size_t n_gpus = in.analysis.gpus.size();
+  const size_t n_windows = (size_t{1} << 20) / n_gpus + 11;  // two blocks of 8 MB
+  in.analysis.utilisation_windows = std::make_shared<PagedRecords<double>>(n_gpus, SpillBudget{0, 7}, "gputwin-test");
+  for (size_t g = 0; g < n_gpus; ++g)
+    for (size_t k = 0; k < n_windows; ++k)
+      in.analysis.utilisation_windows->add(g, static_cast<double>(k) + 0.125 * static_cast<double>(g));
+  const std::string p = write(in);
+  Id file{H5Fopen(p.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose};
+  ASSERT_GE(file.id, 0);
+  Id util{H5Dopen2(file.id, "/timeseries/gpu_utilisation", H5P_DEFAULT), H5Dclose};
+  ASSERT_EQ(dims_of(util.id), (std::vector<hsize_t>{n_windows, n_gpus}));
+  std::vector<double> u(n_windows * n_gpus);
+  ASSERT_GE(H5Dread(util.id, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, u.data()), 0);
+  for (size_t k = 0; k < n_windows; ++k)
+    for (size_t g = 0; g < n_gpus; ++g)
+      ASSERT_EQ(u[k * n_gpus + g], static_cast<double>(k) + 0.125 * static_cast<double>(g)) << k << " " << g;
 }
 
 TEST_F(ResultsH5Test, EmptyEventLogAndTables) {
