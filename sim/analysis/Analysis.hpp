@@ -248,7 +248,8 @@ struct Analysis {
   CostResult cost;
   size_t slos_missed = 0;
   /// Each GPU's utilisation per spec.slaWindow, by position in gpus. They grow with simulated time (a day of 10,000
-  /// GPUs in one-minute windows is 14.4 M values), so they are paged past the analysis tables' budget.
+  /// GPUs in one-minute windows is 14.4 M values), so they are paged past the analysis tables' budget. Copies of an
+  /// Analysis share the table; reading it is not thread-safe (a spilled owner is assembled in one buffer).
   std::shared_ptr<PagedRecords<double>> utilisation_windows;
   /// GPU `gpu`'s utilisation per window (empty when none were computed).
   std::vector<double> utilisation_windows_of(size_t gpu) const {

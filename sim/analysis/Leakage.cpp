@@ -154,7 +154,8 @@ struct Span {
 };
 
 // Where the meetings' co-activity goes once the intervals they hold together pass a budget: every meeting's list is
-// joined and written as one sorted run (pages of the analysis' spill file), and the lists start again empty. A
+// joined and written as one sorted run (pages of the analysis' spill file), longest first, and those lists start again
+// empty. A
 // relation's union is then measured by merging its runs in order (relation_measures), never held whole: a long
 // run's meetings would otherwise hold every interval of every pair (99 MB at 1,024 GPUs x 48 h). The budget is the
 // analysis tables' (GPUTWIN_ANALYSIS_RESIDENT_RECORDS / _PAGE_RECORDS put every run through this path).
@@ -163,15 +164,24 @@ class CoActivityRuns {
   CoActivityRuns()
       : budget_(analysis_spill_budget({HELD_BUDGET, 256})), store_(1, {0, budget_.page}, "gputwin-meetings") {}
 
-  /// After a meeting's list went from `before` to `after` intervals: past the budget, every list is written out.
-  void held(size_t before, size_t after, Meetings& meetings) {
-    held_ = held_ + after - before;
+  /// After a meeting's list went from `before` to `after` intervals: past the budget, the longest lists are written
+  /// out until the meetings hold at most half of it (so that runs are long and few; a budget of 0 writes out all).
+  void track_growth(size_t before, size_t after, Meetings& meetings) {
+    held_ = held_ + after - before;  // held_ counts `before` already: no wrap below zero
     if (held_ <= budget_.resident) return;
-    for (auto& [key, m] : meetings) write_out(m);
-    held_ = 0;
+    std::vector<Meeting*> longest;
+    for (auto& [key, m] : meetings)
+      if (!m.intervals.empty()) longest.push_back(&m);
+    std::stable_sort(longest.begin(), longest.end(),
+                     [](const Meeting* x, const Meeting* y) { return x->intervals.size() > y->intervals.size(); });
+    for (Meeting* m : longest) {
+      if (held_ <= budget_.resident / 2 && budget_.resident > 0) break;
+      held_ -= m->intervals.size();
+      write_out(*m);
+    }
   }
 
-  PagedRecords<Span>::Cursor at(const Run& run) const { return store_.at(0, run.first); }
+  PagedRecords<Span>::Cursor cursor(const Run& run) const { return store_.from_position(0, run.first); }
 
  private:
   static constexpr size_t HELD_BUDGET = size_t{1} << 20;  // 16 MB of intervals
@@ -283,7 +293,7 @@ Meetings meetings(const ScenarioSpec& spec, const RunResult& run, const RunIndex
         Meeting& m = out[{static_cast<int>(o), static_cast<int>(s), mode, blocker}];
         const size_t before = m.intervals.size();
         append_joined(m.intervals, both, m.join_at);
-        runs.held(before, m.intervals.size(), out);
+        runs.track_growth(before, m.intervals.size(), out);
         m.source_gpus.insert(static_cast<int>(gs));
         const double slice = go == gs ? time_slice_of(spec, run.gpus[gs]) : 0.0;
         m.rates.insert({run.gpus[gs].product, slice});
@@ -353,8 +363,8 @@ class SortedUnionMeasure {
 // One sorted source of a relation's co-activity: a run written out, or what a meeting still holds (normalised).
 struct CoActivitySource {
   PagedRecords<Span>::Cursor run;
-  size_t left = 0;
-  const Intervals* held = nullptr;
+  size_t left = 0;                  // of the run
+  const Intervals* held = nullptr;  // or the remainder
   size_t at = 0;
   bool blocked = false;  // from a meeting with a closing endpoint
   bool valid() const { return held != nullptr ? at < held->size() : left > 0 && run.valid(); }
@@ -362,44 +372,66 @@ struct CoActivitySource {
   void next() {
     if (held != nullptr) {
       ++at;
-    } else {
-      --left;
-      ++run;
+    } else if (--left > 0) {
+      ++run;  // not past the run's end: that could read the next page for nothing
     }
   }
 };
+
+// Visits the intervals of sorted sources in (start, end) order, as a sort of their concatenation would (equal
+// intervals in source order): `visit(start, end, source)`.
+template <class Source, class Visit>
+void merge_in_order(std::vector<Source>& sources, Visit visit) {
+  using Next = std::tuple<double, double, size_t>;  // start, end, source
+  std::priority_queue<Next, std::vector<Next>, std::greater<>> next;
+  const auto push = [&](size_t i) {
+    if (sources[i].valid()) next.emplace(sources[i].value().start, sources[i].value().end, i);
+  };
+  for (size_t i = 0; i < sources.size(); ++i) push(i);
+  while (!next.empty()) {
+    const auto [a, b, i] = next.top();
+    next.pop();
+    visit(a, b, sources[i]);
+    sources[i].next();
+    push(i);
+  }
+}
 
 // The measures of one relation's unions (all, free, blocked), merging its meetings' sorted sources in (start, end)
 // order: each union sees its own intervals in the order a sort would give them.
 // `group`: the relation's meetings, each with whether it has a closing endpoint.
 void relation_measures(const std::vector<std::pair<const Meeting*, bool>>& group, const CoActivityRuns& runs,
                        Merged& out) {
-  std::vector<Intervals> held;  // the meetings' remainders, normalised
-  held.reserve(group.size());
+  std::vector<Intervals> remainders(group.size());  // the meetings' held intervals, normalised
   std::vector<CoActivitySource> sources;
-  for (const auto& [m, blocked] : group) {
-    for (const Run& r : m->runs) sources.push_back({runs.at(r), r.count, nullptr, 0, blocked});
+  for (size_t g = 0; g < group.size(); ++g) {
+    const auto& [m, blocked] = group[g];
+    for (const Run& r : m->runs) sources.push_back({runs.cursor(r), r.count, nullptr, 0, blocked});
     if (m->intervals.empty()) continue;
-    held.push_back(normalise(m->intervals));
-    sources.push_back({{}, 0, &held.back(), 0, blocked});
+    remainders[g] = normalise(m->intervals);
+    sources.push_back({{}, 0, &remainders[g], 0, blocked});  // `remainders` is not resized again
   }
-  using Next = std::tuple<double, double, size_t>;  // start, end, source
-  std::priority_queue<Next, std::vector<Next>, std::greater<>> next;
-  for (size_t i = 0; i < sources.size(); ++i)
-    if (sources[i].valid()) next.emplace(sources[i].value().start, sources[i].value().end, i);
   SortedUnionMeasure all, free, blocked;
-  while (!next.empty()) {
-    const auto [a, b, i] = next.top();
-    next.pop();
+  merge_in_order(sources, [&](double a, double b, const CoActivitySource& from) {
     all.add(a, b);
-    (sources[i].blocked ? blocked : free).add(a, b);
-    sources[i].next();
-    if (sources[i].valid()) next.emplace(sources[i].value().start, sources[i].value().end, i);
-  }
+    (from.blocked ? blocked : free).add(a, b);
+  });
   out.all_s = all.total();
   out.free_s = free.total();
   out.blocked_s = blocked.total();
 }
+
+}  // namespace
+
+double merged_union_measure(const std::vector<Intervals>& sorted_lists) {
+  std::vector<CoActivitySource> sources;
+  for (const auto& list : sorted_lists) sources.push_back({{}, 0, &list, 0, false});
+  SortedUnionMeasure all;
+  merge_in_order(sources, [&](double a, double b, const CoActivitySource&) { all.add(a, b); });
+  return all.total();
+}
+
+namespace {
 
 // The meetings of one (observer, source, relation) are adjacent in key order (the blocker comes last): once the
 // last is in, the relation's unions are measured.
@@ -1064,11 +1096,13 @@ LeakageReport analyse_leakage(const ScenarioSpec& spec, const RunResult& run, co
   LeakageReport rep;
   rep.options = options;
   const auto gpu_mode = gpu_modes(run);
-  {
+  std::map<std::tuple<int, int, Mode>, Merged> merged;
+  {  // the meetings and their runs are freed before the channels are built
     CoActivityRuns runs;
     const Meetings met = meetings(spec, run, index, gpu_mode, runs);
-    channels(merge_meetings(met, runs), catalogue, options, rep);
+    merged = merge_meetings(met, runs);
   }
+  channels(merged, catalogue, options, rep);
   for (auto& d : unscrubbed_memory(spec, run, index, catalogue, options)) rep.discrete.push_back(std::move(d));
   for (auto& d : plaintext_pcie(spec, run, index)) rep.discrete.push_back(std::move(d));
   plaintext_data(spec, run, rep);

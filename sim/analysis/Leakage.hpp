@@ -39,6 +39,9 @@ using Intervals = std::vector<std::pair<double, double>>;
 Intervals normalise(Intervals v, double bridge = 0);
 Intervals intersect(const Intervals& a, const Intervals& b);
 double measure(const Intervals& v);
+/// measure(normalise(concatenation of the lists)) for lists that are each sorted (normalised), merged in order without
+/// building the union: the same double (the leakage analysis measures its co-activity runs this way).
+double merged_union_measure(const std::vector<Intervals>& sorted_lists);
 
 /// An open channel from `source` to `observer` on one resource under one sharing relation.
 struct LeakageChannel {

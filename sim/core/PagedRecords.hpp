@@ -146,7 +146,7 @@ class PagedRecords {
   }
 
   /// The owner's records from the one at `position` (its place in the owner's list) on.
-  Cursor at(size_t owner, size_t position) const {
+  Cursor from_position(size_t owner, size_t position) const {
     Cursor c = cursor(owner);
     const auto& pages = c.owner_->pages;
     const auto page =

@@ -512,8 +512,13 @@ H5Id write_utilisation(hid_t loc, const Analysis& a, size_t n_windows) {
     // A GPU without a value for a window (not expected) reads NaN.
     block.assign((k1 - k0) * n_gpus, std::numeric_limits<double>::quiet_NaN());
     for (size_t g = 0; g < n_gpus && a.utilisation_windows && g < a.utilisation_windows->owners(); ++g) {
-      auto it = a.utilisation_windows->at(g, k0);
+      auto it = a.utilisation_windows->from_position(g, k0);
       for (size_t k = k0; k < k1 && it.valid(); ++k, ++it) block[(k - k0) * n_gpus + g] = *it;
+    }
+    if (k0 == 0 && k1 == n_windows) {  // one block: the whole dataset, as a single write
+      check(H5Dwrite(dset.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, block.data()),
+            "cannot write gpu_utilisation");
+      break;
     }
     const hsize_t start[2] = {k0, 0};
     const hsize_t count[2] = {k1 - k0, n_gpus};

@@ -1,8 +1,9 @@
 // report.json is written a piece at a time (sim/report/ReportJson.cpp: top-level sections and their elements built
-// when their turn comes, a tenant's SLO windows one by one into a placeholder), never as one document. Its text
+// when their turn comes, a tenant's SLO windows and the leakage section's lists one by one into placeholders), never
+// as one document. Its text
 // must still be exactly the document's own two-space dump: parsing it and dumping it again gives the same bytes.
 // Shipped scenarios with job SLOs (a window per job), request SLO windows, MIG instances, time-slicing, data
-// movements and serving.
+// movements, serving, and leakage channels, closed channels, discrete exposures and models (the model-IP lab).
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -32,7 +33,8 @@ TEST_P(ReportJsonText, IsTheDocumentsOwnDump) {
 
 INSTANTIATE_TEST_SUITE_P(Shipped, ReportJsonText,
                          ::testing::Values("examples/default.yaml", "ci/training.yaml", "ci/mig.yaml",
-                                           "compliance/design-us-burst.yaml", "examples/serving/mps.yaml"),
+                                           "compliance/design-us-burst.yaml", "examples/serving/mps.yaml",
+                                           "labs/03-model-ip.yaml"),
                          [](const ::testing::TestParamInfo<std::string>& param) {
                            return test_param_name(param.param);
                          });

@@ -144,7 +144,7 @@ TEST(PagedRecords, ACursorFromAPositionStartsAtThatRecord) {
     PagedRecords<Outcome> store(1, budget, "gputwin-test");
     for (int k = 0; k < 23; ++k) store.add(0, {k * 2.0, 0});
     for (size_t position = 0; position < 23; ++position) {
-      auto it = store.at(0, position);
+      auto it = store.from_position(0, position);
       for (size_t k = position; k < 23; ++k, ++it) {
         ASSERT_TRUE(it.valid()) << "from " << position << ", budget " << budget.resident << "/" << budget.page;
         EXPECT_EQ(it.index(), k);
@@ -152,7 +152,7 @@ TEST(PagedRecords, ACursorFromAPositionStartsAtThatRecord) {
       }
       EXPECT_FALSE(it.valid());
     }
-    EXPECT_FALSE(store.at(0, 23).valid()) << "past the last record";
+    EXPECT_FALSE(store.from_position(0, 23).valid()) << "past the last record";
     if (budget.resident == 0) {
       EXPECT_GE(store.spilled(), 20u);
     }
