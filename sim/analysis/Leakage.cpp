@@ -168,7 +168,8 @@ class CoActivityRuns {
   /// out until the meetings hold at most half of it (so that runs are long and few; a budget of 0 writes out all).
   void track_growth(size_t before, size_t after, Meetings& meetings) {
     held_ = held_ + after - before;  // held_ counts `before` already: no wrap below zero
-    if (held_ <= budget_.resident) return;
+    // Without a spill file the runs would stay in memory unjoined: keep joining the lists instead.
+    if (held_ <= budget_.resident || store_.spill_failed()) return;
     std::vector<Meeting*> longest;
     for (auto& [key, m] : meetings)
       if (!m.intervals.empty()) longest.push_back(&m);

@@ -102,6 +102,8 @@ class PagedRecords {
   size_t size(size_t owner) const { return owners_[owner].count; }
   /// Records written to the spill file (0 when the run was small or no file could be made).
   size_t spilled() const { return spilled_; }
+  /// Whether a spill was due but no file could be made or written: the records stay in memory.
+  bool spill_failed() const { return file_failed_; }
 
   /// Reserves for the counts a first pass found: all of them when they fit the resident budget. When they do not,
   /// a page each, and every owner's page spills as soon as it is full: holding records until the budget is reached
