@@ -524,6 +524,9 @@ void tenant_timeline(const std::vector<BusyInterval>& busy, const Analysis& a, G
     }
 }
 
+// SLO windows held in memory before pages of them spill: 17 MB.
+constexpr SpillBudget SLO_WINDOWS_BUDGET{size_t{1} << 20, 256};
+
 // Utilisation windows held in memory before pages of them spill: 32 MB.
 constexpr SpillBudget UTILISATION_WINDOWS_BUDGET{size_t{1} << 22, 256};
 
@@ -625,7 +628,7 @@ SloScope slo_scope(const ScenarioSpec& spec, size_t t, const SloSpec& slo, doubl
   return s;
 }
 
-void latency_windows(const SloScope& s, const Tally& t, double duration, SloResult& r) {
+void latency_windows(const SloScope& s, const Tally& t, double duration, SloResult& r, std::vector<SloWindow>& out) {
   const auto& slo = s.slo;
   r.unit = "s";
   r.objective = "p" + fmt("%g", slo.percentile) + " latency <= " + format_duration(slo.threshold) + " per " +
@@ -641,13 +644,13 @@ void latency_windows(const SloScope& s, const Tally& t, double duration, SloResu
     if (per_window[k].empty()) continue;
     std::sort(per_window[k].begin(), per_window[k].end());
     const double v = percentile_sorted(per_window[k], slo.percentile);
-    r.windows.push_back({static_cast<double>(k) * s.W, v, v > slo.threshold.value});
+    out.push_back({static_cast<double>(k) * s.W, v, v > slo.threshold.value});
   }
 }
 
 // ttft / tpot: the percentile of each window's served requests' time to first token or per output token
 // (a dropped request has neither: the availability SLO counts it).
-void token_windows(const SloScope& s, const Tally& t, double duration, SloResult& r) {
+void token_windows(const SloScope& s, const Tally& t, double duration, SloResult& r, std::vector<SloWindow>& out) {
   const auto& slo = s.slo;
   const bool ttft = slo.kind == SloKind::TTFT;
   r.unit = "s";
@@ -665,11 +668,12 @@ void token_windows(const SloScope& s, const Tally& t, double duration, SloResult
     if (per_window[k].empty()) continue;
     std::sort(per_window[k].begin(), per_window[k].end());
     const double v = percentile_sorted(per_window[k], slo.percentile);
-    r.windows.push_back({static_cast<double>(k) * s.W, v, v > slo.threshold.value});
+    out.push_back({static_cast<double>(k) * s.W, v, v > slo.threshold.value});
   }
 }
 
-void availability_windows(const SloScope& s, const Tally& t, double duration, SloResult& r) {
+void availability_windows(const SloScope& s, const Tally& t, double duration, SloResult& r,
+                          std::vector<SloWindow>& out) {
   const auto& slo = s.slo;
   r.unit = "ratio";
   r.objective = slo.mean_of_ratios ? "mean share of served requests over the " + format_duration(slo.window) +
@@ -689,11 +693,11 @@ void availability_windows(const SloScope& s, const Tally& t, double duration, Sl
   for (size_t k = 0; k < s.nw; ++k) {
     if (arrived[k] == 0) continue;  // no request: nothing to judge
     const double v = served[k] / arrived[k];
-    r.windows.push_back({static_cast<double>(k) * s.W, v, v < slo.min_availability});
+    out.push_back({static_cast<double>(k) * s.W, v, v < slo.min_availability});
   }
 }
 
-void throughput_windows(const SloScope& s, const Tally& t, double duration, SloResult& r) {
+void throughput_windows(const SloScope& s, const Tally& t, double duration, SloResult& r, std::vector<SloWindow>& out) {
   const auto& slo = s.slo;
   r.unit = "1/s";
   r.objective =
@@ -707,11 +711,11 @@ void throughput_windows(const SloScope& s, const Tally& t, double duration, SloR
   for (size_t k = 0; k < s.nw; ++k) {
     const double len = std::min(s.W, duration - static_cast<double>(k) * s.W);
     const double rate = count[k] / len;
-    r.windows.push_back({static_cast<double>(k) * s.W, rate, rate < slo.min_rate.value});
+    out.push_back({static_cast<double>(k) * s.W, rate, rate < slo.min_rate.value});
   }
 }
 
-void job_windows(const SloScope& s, const Tally& t, double duration, SloResult& r) {
+void job_windows(const SloScope& s, const Tally& t, double duration, SloResult& r, std::vector<SloWindow>& out) {
   const auto& slo = s.slo;
   const bool slowdown = slo.kind == SloKind::SLOWDOWN;
   r.unit = slowdown ? "x" : "s";
@@ -721,7 +725,7 @@ void job_windows(const SloScope& s, const Tally& t, double duration, SloResult& 
     t.jobs.for_each(w, [&](const JobOutcome& j) {
       const double v = slowdown ? (j.ideal > 0 ? j.completion / j.ideal : INF) : j.completion;
       const bool violated = slowdown ? !(v <= slo.max_slowdown) : !(v <= slo.threshold.value);
-      r.windows.push_back({std::isfinite(j.completion) ? j.submitted : duration, v, violated});
+      out.push_back({std::isfinite(j.completion) ? j.submitted : duration, v, violated});
     });
   }
 }
@@ -981,19 +985,26 @@ std::string explain_slo(const ScenarioSpec& spec, const SloScope& s, const SloRe
 }
 
 SloResult evaluate_slo(const ScenarioSpec& spec, const RunResult& run, size_t t, const SloSpec& slo, const Tally& tally,
-                       const Analysis& a) {
+                       const Analysis& a, size_t slo_index) {
+  // The windows go to the analysis' paged table as soon as they are computed; the scoring and blame read them there.
+  auto& slo_windows = *a.slo_windows;
+  const std::shared_ptr<const SloWindows::Table> shared_windows = a.slo_windows;
   const SloScope s = slo_scope(spec, t, slo, a.duration);
   SloResult r = slo_header(t, s);
+  std::vector<SloWindow> windows;
   if (slo.kind == SloKind::LATENCY)
-    latency_windows(s, tally, a.duration, r);
+    latency_windows(s, tally, a.duration, r, windows);
   else if (slo.kind == SloKind::TTFT || slo.kind == SloKind::TPOT)
-    token_windows(s, tally, a.duration, r);
+    token_windows(s, tally, a.duration, r, windows);
   else if (slo.kind == SloKind::AVAILABILITY)
-    availability_windows(s, tally, a.duration, r);
+    availability_windows(s, tally, a.duration, r, windows);
   else if (slo.kind == SloKind::THROUGHPUT)
-    throughput_windows(s, tally, a.duration, r);
+    throughput_windows(s, tally, a.duration, r, windows);
   else
-    job_windows(s, tally, a.duration, r);
+    job_windows(s, tally, a.duration, r, windows);
+  for (const auto& w : windows) slo_windows.add(slo_index, {w.start, w.value, static_cast<uint8_t>(w.violated)});
+  std::vector<SloWindow>().swap(windows);
+  r.windows = SloWindows(shared_windows, slo_index);
   score_slo(s, r);
   const auto spans = violation_spans(s, r, tally, a, run.end_time);
   const double gpu_time = attribute(spans, spec, tally, r);
@@ -1003,9 +1014,13 @@ SloResult evaluate_slo(const ScenarioSpec& spec, const RunResult& run, size_t t,
 }
 
 void evaluate_slos(const ScenarioSpec& spec, const RunResult& run, const Tally& tally, Analysis& a) {
+  size_t n_slos = 0;
+  for (const auto& tenant : spec.tenants) n_slos += tenant.slos.size();
+  a.slo_windows =
+      std::make_shared<SloWindows::Table>(n_slos, analysis_spill_budget(SLO_WINDOWS_BUDGET), "gputwin-slo-windows");
   for (size_t t = 0; t < spec.tenants.size(); ++t) {
     for (const auto& slo : spec.tenants[t].slos) {
-      SloResult r = evaluate_slo(spec, run, t, slo, tally, a);
+      SloResult r = evaluate_slo(spec, run, t, slo, tally, a, a.slos.size());
       if (!r.met) ++a.tenants[t].slos_missed;
       ++a.tenants[t].slos;
       if (!r.met) ++a.slos_missed;
@@ -1126,6 +1141,17 @@ Analysis analyse(const ScenarioSpec& spec, const RunResult& run, const RunIndex&
   a.quotas = analyse_quotas(spec, run.log, end);
   chargeback(run, end, a);
   return a;
+}
+
+SloWindows SloWindows::hold(const std::vector<SloWindow>& windows) {
+  auto table = std::make_shared<Table>(1);
+  for (const auto& w : windows) table->add(0, {w.start, w.value, static_cast<uint8_t>(w.violated)});
+  return SloWindows(std::move(table), 0);
+}
+
+SloWindow SloWindows::operator[](size_t i) const {
+  const auto at = table_->from_position(owner_, i);
+  return {at->start, at->value, at->violated != 0};
 }
 
 }  // namespace gtw

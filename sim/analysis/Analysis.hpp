@@ -2,6 +2,7 @@
 // Analyses over the event log and the spec (never the engine): per-workload latency and job
 // statistics, SLO evaluation per window with attribution of violations to co-resident tenants,
 // and GPU utilisation per tenant.
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
@@ -88,6 +89,50 @@ struct SloWindow {
   bool violated = false;
 };
 
+/// An SLO window as the analysis' paged table keeps it (packed: written to the spill file as bytes).
+struct [[gnu::packed]] StoredSloWindow {
+  double start;
+  double value;
+  uint8_t violated;
+};
+
+/// An SLO's windows, read in order from the analysis' paged table: they grow with simulated time (a job SLO has a
+/// window per job, 1.4 M in a simulated day of 10,000 GPUs), so they are paged past the analysis tables' budget.
+class SloWindows {
+ public:
+  using Table = PagedRecords<StoredSloWindow>;
+  struct End {};
+  class Iterator {
+   public:
+    explicit Iterator(Table::Cursor cursor) : cursor_(std::move(cursor)) {}
+    SloWindow operator*() const { return {cursor_->start, cursor_->value, cursor_->violated != 0}; }
+    Iterator& operator++() {
+      ++cursor_;
+      return *this;
+    }
+    bool operator!=(End) const { return cursor_.valid(); }
+
+   private:
+    Table::Cursor cursor_;
+  };
+
+  SloWindows() = default;
+  SloWindows(std::shared_ptr<const Table> table, size_t owner) : table_(std::move(table)), owner_(owner) {}
+  /// Windows of their own (tests, hand-built results).
+  static SloWindows hold(const std::vector<SloWindow>& windows);
+  size_t size() const { return table_ ? table_->size(owner_) : 0; }
+  bool empty() const { return size() == 0; }
+  Iterator begin() const { return Iterator(table_ ? table_->begin(owner_) : Table::Cursor{}); }
+  End end() const { return {}; }
+  /// The i-th window (reads its page: for lookups, not for a pass over them all).
+  SloWindow operator[](size_t i) const;
+  SloWindow back() const { return (*this)[size() - 1]; }
+
+ private:
+  std::shared_ptr<const Table> table_;
+  size_t owner_ = 0;
+};
+
 struct SloResult {
   int tenant = -1;
   std::string tenant_name;
@@ -106,7 +151,7 @@ struct SloResult {
   bool met = true;
   double error_budget_burn = 0;  // (violated / evaluated) / (1 - target); -1 when the budget is 0
   double worst = 0;
-  std::vector<SloWindow> windows;
+  SloWindows windows;
   std::vector<ShareOfBlame> attribution;
   std::string explanation;
 };
@@ -251,6 +296,8 @@ struct Analysis {
   /// GPUs in one-minute windows is 14.4 M values), so they are paged past the analysis tables' budget. Copies of an
   /// Analysis share the table; reading it is not thread-safe (a spilled owner is assembled in one buffer).
   std::shared_ptr<PagedRecords<double>> utilisation_windows;
+  /// Every SLO's windows, by position in slos (SloResult::windows reads its own).
+  std::shared_ptr<SloWindows::Table> slo_windows;
   /// GPU `gpu`'s utilisation per window (empty when none were computed).
   std::vector<double> utilisation_windows_of(size_t gpu) const {
     if (!utilisation_windows || gpu >= utilisation_windows->owners()) return {};

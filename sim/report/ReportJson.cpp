@@ -632,8 +632,10 @@ void write_tenant(std::ostream& out, const ScenarioSpec& spec, const Analysis& a
   for (const auto& s : a.slos) {
     if (s.tenant != static_cast<int>(t)) continue;
     deferred[&tj["slos"][k++]["windows"]] = [&s](std::ostream& o, int d) {
-      write_array(o, s.windows.size(), d, [&](std::ostream& oo, size_t i, int dd) {
-        const auto& w = s.windows[i];
+      auto next = s.windows.begin();  // write_array asks for the windows in order
+      write_array(o, s.windows.size(), d, [&](std::ostream& oo, size_t, int dd) {
+        const SloWindow w = *next;
+        ++next;
         write_nested(oo, json{{"start_s", w.start}, {"value", num(w.value)}, {"violated", w.violated}}, dd);
       });
     };

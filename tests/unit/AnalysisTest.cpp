@@ -54,6 +54,34 @@ TEST(Percentile, NearestRank) {
   EXPECT_EQ(percentile_sorted({}, 99), 0);
 }
 
+// An SLO's windows are read back from the analysis' paged table in order, by position and last, whether they stayed
+// in memory or went to the spill file in pages of 3; an SLO without windows is empty.
+TEST(SloWindows, ReadBackInOrderFromMemoryOrPages) {
+  for (const SpillBudget budget : {SpillBudget{SIZE_MAX, 256}, SpillBudget{0, 3}}) {
+    auto table = std::make_shared<SloWindows::Table>(2, budget, "gputwin-test");
+    for (int k = 0; k < 10; ++k) table->add(1, {60.0 * k, 0.5 * k, static_cast<uint8_t>(k % 3 == 0)});
+    const SloWindows none(table, 0), ten(table, 1);
+    EXPECT_TRUE(none.empty());
+    EXPECT_FALSE(none.begin() != none.end());
+    ASSERT_EQ(ten.size(), 10u);
+    int k = 0;
+    for (const SloWindow& w : ten) {
+      EXPECT_EQ(w.start, 60.0 * k);
+      EXPECT_EQ(w.value, 0.5 * k);
+      EXPECT_EQ(w.violated, k % 3 == 0);
+      ++k;
+    }
+    EXPECT_EQ(k, 10);
+    EXPECT_EQ(ten[4].start, 240.0);
+    EXPECT_EQ(ten.back().value, 4.5);
+    EXPECT_TRUE(ten.back().violated);
+  }
+  const SloWindows held = SloWindows::hold({{0, 1, false}, {60, 2, true}});
+  ASSERT_EQ(held.size(), 2u);
+  EXPECT_TRUE(held[1].violated);
+  EXPECT_TRUE(SloWindows().empty());
+}
+
 TEST(Analysis, LatencyWindowsViolationsBudgetAndAttribution) {
   const auto spec = two_tenant_spec();
   // Windows 0..9 of 10 s. In each window 10 requests of 0.5 s, except windows 3 and 7 where 2 of

@@ -127,7 +127,7 @@ Inputs make_inputs() {
   slo.met = false;
   slo.worst = INF;
   slo.violation_minutes = 1;
-  slo.windows = {{0, 0.2, false}, {60, INF, true}};
+  slo.windows = SloWindows::hold({{0, 0.2, false}, {60, INF, true}});
   a.slos = {slo};
   a.slos_missed = 1;
 
