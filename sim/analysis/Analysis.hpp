@@ -123,6 +123,10 @@ class SloWindows {
   size_t size() const { return table_ ? table_->size(owner_) : 0; }
   bool empty() const { return size() == 0; }
   Iterator begin() const { return Iterator(table_ ? table_->begin(owner_) : Table::Cursor{}); }
+  /// From the window at `position` on.
+  Iterator from(size_t position) const {
+    return Iterator(table_ ? table_->from_position(owner_, position) : Table::Cursor{});
+  }
   End end() const { return {}; }
   /// The i-th window (reads its page: for lookups, not for a pass over them all).
   SloWindow operator[](size_t i) const;

@@ -284,16 +284,35 @@ void write_gpus(hid_t root, const Analysis& a, hid_t str) {
 void write_sla(hid_t root, const ScenarioSpec& spec, const Analysis& a, hid_t str) {
   const H5Id sla = make_group(root, "sla");
   std::vector<SloRow> slos;
-  std::vector<WindowRow> windows;
   slos.reserve(a.slos.size());
+  // The windows table in blocks of at most WINDOW_BLOCK rows, each built when written: the analysis pages the
+  // windows (a job SLO has one per job), so they are never all in memory at once.
+  constexpr size_t WINDOW_BLOCK = 65536;
+  struct Block {
+    size_t slo, first, count;
+  };
+  std::vector<Block> blocks;
+  size_t n_windows = 0;
   for (size_t i = 0; i < a.slos.size(); ++i) {
     const SloResult& s = a.slos[i];
     slos.push_back({s.tenant_name.c_str(), s.name.c_str(), s.kind.c_str(), static_cast<uint8_t>(s.met), s.evaluated,
                     s.violated, s.compliance, s.target, s.worst, s.violation_minutes, s.workload.c_str(),
                     s.unit.c_str(), slo_window_s(spec, s), s.objective.c_str()});
-    for (const auto& w : s.windows)
-      windows.push_back({static_cast<uint32_t>(i), w.start, w.value, static_cast<uint8_t>(w.violated)});
+    for (size_t first = 0; first < s.windows.size(); first += WINDOW_BLOCK)
+      blocks.push_back({i, first, std::min(WINDOW_BLOCK, s.windows.size() - first)});
+    n_windows += s.windows.size();
   }
+  std::vector<WindowRow> rows;
+  const auto block_at = [&](size_t k) {
+    const Block& b = blocks[k];
+    rows.clear();
+    auto w = a.slos[b.slo].windows.from(b.first);
+    for (size_t j = 0; j < b.count; ++j, ++w) {
+      const SloWindow window = *w;
+      rows.push_back({static_cast<uint32_t>(b.slo), window.start, window.value, static_cast<uint8_t>(window.violated)});
+    }
+    return h5::RowBlock{rows.data(), rows.size()};
+  };
   const hid_t u8 = H5T_NATIVE_UINT8, u64 = H5T_NATIVE_UINT64, f64 = H5T_NATIVE_DOUBLE;
   const hid_t fu8 = H5T_STD_U8LE, fu64 = H5T_STD_U64LE, ff64 = H5T_IEEE_F64LE;
   write_table(
@@ -305,7 +324,7 @@ void write_sla(hid_t root, const ScenarioSpec& spec, const Analysis& a, hid_t st
        GTW_FIELD(SloRow, workload, str, str), GTW_FIELD(SloRow, unit, str, str), GTW_FIELD(SloRow, window_s, f64, ff64),
        GTW_FIELD(SloRow, objective, str, str)});
   write_table(
-      sla.get(), "windows", windows,
+      sla.get(), "windows", n_windows, blocks.size(), block_at, sizeof(WindowRow),
       {GTW_FIELD(WindowRow, slo_index, H5T_NATIVE_UINT32, H5T_STD_U32LE), GTW_FIELD(WindowRow, start_s, f64, ff64),
        GTW_FIELD(WindowRow, value, f64, ff64), GTW_FIELD(WindowRow, violated, u8, fu8)});
 }

@@ -376,6 +376,29 @@ TEST_F(ResultsH5Test, UtilisationOfManyWindowsIsWrittenInBlocks) {
       ASSERT_EQ(u[k * n_gpus + g], static_cast<double>(k) + 0.125 * static_cast<double>(g)) << k << " " << g;
 }
 
+// A job SLO has a window per job: /sla/windows is written in blocks of 65,536 rows read from the paged windows (here
+// spilled in pages of 5), every row in order with its SLO's index.
+TEST_F(ResultsH5Test, SloWindowsOfALongRunAreWrittenInBlocks) {
+  Inputs in = make_inputs();
+  ASSERT_EQ(in.analysis.slos.size(), 1u);
+  const size_t n = 65536 + 4464;
+  auto table = std::make_shared<SloWindows::Table>(1, SpillBudget{0, 5}, "gputwin-test");
+  for (size_t k = 0; k < n; ++k)
+    table->add(0, {static_cast<double>(k), 0.25 * static_cast<double>(k), static_cast<uint8_t>(k % 2)});
+  in.analysis.slos[0].windows = SloWindows(table, 0);
+  const std::string p = write(in);
+  Id file{H5Fopen(p.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose};
+  ASSERT_GE(file.id, 0);
+  ASSERT_EQ(rows_of(file.id, "/sla/windows"), n);
+  const std::vector<double> start = read_doubles(file.id, "/sla/windows", "start_s");
+  const std::vector<double> value = read_doubles(file.id, "/sla/windows", "value");
+  ASSERT_EQ(start.size(), n);
+  for (size_t k = 0; k < n; ++k) {
+    ASSERT_EQ(start[k], static_cast<double>(k)) << k;
+    ASSERT_EQ(value[k], 0.25 * static_cast<double>(k)) << k;
+  }
+}
+
 TEST_F(ResultsH5Test, EmptyEventLogAndTables) {
   Inputs in = make_inputs();
   in.run.log = EventLog{};
