@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <stdexcept>
 #include <tuple>
 
 #include "AnalysisStages.hpp"
@@ -1150,6 +1151,7 @@ SloWindows SloWindows::hold(const std::vector<SloWindow>& windows) {
 }
 
 SloWindow SloWindows::operator[](size_t i) const {
+  if (i >= size()) throw std::out_of_range("SLO window " + std::to_string(i) + " of " + std::to_string(size()));
   const auto at = table_->from_position(owner_, i);
   return {at->start, at->value, at->violated != 0};
 }

@@ -153,12 +153,12 @@ struct Span {
   double start, end;
 };
 
-// Where the meetings' co-activity goes once the intervals they hold together pass a budget: every meeting's list is
-// joined and written as one sorted run (pages of the analysis' spill file), longest first, and those lists start again
-// empty. A
-// relation's union is then measured by merging its runs in order (relation_measures), never held whole: a long
-// run's meetings would otherwise hold every interval of every pair (99 MB at 1,024 GPUs x 48 h). The budget is the
-// analysis tables' (GPUTWIN_ANALYSIS_RESIDENT_RECORDS / _PAGE_RECORDS put every run through this path).
+// Where the meetings' co-activity goes once the intervals they hold together pass a budget: the longest lists are
+// joined and written, each as one sorted run (pages of the analysis' spill file), until half the budget is held, and
+// those lists start again empty. A relation's union is then measured by merging its runs in order
+// (relation_measures), never held whole: a long run's meetings would otherwise hold every interval of every pair
+// (99 MB at 1,024 GPUs x 48 h). The budget is the analysis tables' (GPUTWIN_ANALYSIS_RESIDENT_RECORDS=0 writes every
+// list out as soon as it grows).
 class CoActivityRuns {
  public:
   CoActivityRuns()

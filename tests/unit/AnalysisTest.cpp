@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <stdexcept>
 
 #include "Analysis.hpp"
 
@@ -80,6 +81,8 @@ TEST(SloWindows, ReadBackInOrderFromMemoryOrPages) {
   ASSERT_EQ(held.size(), 2u);
   EXPECT_TRUE(held[1].violated);
   EXPECT_TRUE(SloWindows().empty());
+  EXPECT_THROW((void)SloWindows().back(), std::out_of_range) << "an SLO without windows has no last one";
+  EXPECT_THROW((void)held[2], std::out_of_range);
 }
 
 TEST(Analysis, LatencyWindowsViolationsBudgetAndAttribution) {
