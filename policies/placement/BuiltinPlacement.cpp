@@ -1,12 +1,18 @@
 #include <algorithm>
+#include <limits>
 #include <map>
+#include <span>
 
+#include "DeviceIndex.hpp"
 #include "PlacementInternal.hpp"
 
 namespace gtw::policy {
 
 bool eligible(const GpuView& gpu, const PlacementRequest& request) {
-  if (!gpu.available || gpu.free_slots() <= 0) return false;
+  return gpu.available && gpu.free_slots() > 0 && fits_request(gpu, request);
+}
+
+bool fits_request(const GpuView& gpu, const PlacementRequest& request) {
   if (!request.node_pool.empty() && gpu.pool_name != request.node_pool) return false;
   // A MIG instance is `mig` to placement constraints and runtimes (MIG hardware: a runtime without MIG support
   // cannot use it), time-sliced by migReplicas or not; the pool's mode says the same to the setup checks.
@@ -94,11 +100,22 @@ std::vector<int> indices(const std::vector<const GpuView*>& gpus) {
 class FirstFit final : public PlacementPolicy {
  public:
   std::optional<std::vector<int>> place(const PlacementRequest& request, const ClusterView& view) override {
+    const auto first_k = [k = request.gpus](std::span<const GpuView* const> gpus) {
+      std::vector<int> out;
+      for (int i = 0; i < k; ++i) out.push_back(gpus[static_cast<size_t>(i)]->index);
+      return out;
+    };
+    if (indexable(request, view)) {
+      return place_indexed(
+          request, view, FIRST_FIT,
+          [k = static_cast<size_t>(request.gpus)](std::span<const GpuView>, std::span<const GpuView* const> eligible) {
+            return eligible.size() >= k ? DeviceIndex::Score{0.0, 0.0} : NO_PLACE;
+          },
+          [&](std::span<const GpuView>, std::span<const GpuView* const> eligible) { return first_k(eligible); });
+    }
     for (const auto& [node, gpus] : eligible_by_node(request, view)) {
       if (static_cast<int>(gpus.size()) < request.gpus) continue;
-      std::vector<int> out;
-      for (int i = 0; i < request.gpus; ++i) out.push_back(gpus[static_cast<size_t>(i)]->index);
-      return out;
+      return first_k(gpus);
     }
     return std::nullopt;
   }
@@ -110,16 +127,27 @@ class BestFit final : public PlacementPolicy {
  public:
   explicit BestFit(bool by_memory) : by_memory_(by_memory) {}
   std::optional<std::vector<int>> place(const PlacementRequest& request, const ClusterView& view) override {
+    if (indexable(request, view)) {
+      const auto score = [by_memory = by_memory_, request](std::span<const GpuView>,
+                                                           std::span<const GpuView* const> eligible) {
+        std::vector<const GpuView*> sorted;
+        return static_cast<int>(eligible.size()) < request.gpus
+                   ? NO_PLACE
+                   : DeviceIndex::Score{choose_on_node(by_memory, request, eligible, sorted), 0.0};
+      };
+      return place_indexed(request, view, by_memory_ ? TIGHTEST_MEMORY : TIGHTEST_SLOTS, score,
+                           [&](std::span<const GpuView>, std::span<const GpuView* const> eligible) {
+                             std::vector<const GpuView*> sorted;
+                             choose_on_node(by_memory_, request, eligible, sorted);
+                             return indices(sorted);
+                           });
+    }
     std::optional<std::vector<int>> best;
     double best_score = 0;
     std::vector<const GpuView*> sorted;
     for (const auto& [node, gpus] : eligible_by_node(request, view)) {
       if (static_cast<int>(gpus.size()) < request.gpus) continue;
-      // The request's GPUs of least leftover, ties in view order.
-      first_by_key(
-          gpus, static_cast<size_t>(request.gpus), [&](const GpuView* g) { return leftover(*g, request); }, sorted);
-      double score = 0;
-      for (const GpuView* g : sorted) score += leftover(*g, request);
+      const double score = choose_on_node(by_memory_, request, gpus, sorted);
       if (!best || score < best_score) {
         best = indices(sorted);
         best_score = score;
@@ -129,9 +157,18 @@ class BestFit final : public PlacementPolicy {
   }
 
  private:
-  double leftover(const GpuView& gpu, const PlacementRequest& request) const {
-    if (by_memory_) return gpu.memory_total - gpu.memory_committed - request.memory;
+  static double leftover(bool by_memory, const GpuView& gpu, const PlacementRequest& request) {
+    if (by_memory) return gpu.memory_total - gpu.memory_committed - request.memory;
     return static_cast<double>(gpu.free_slots() - 1) / gpu.slots;
+  }
+  // The request's GPUs of least leftover on one node, ties in view order, into `sorted`; returns their leftover sum.
+  static double choose_on_node(bool by_memory, const PlacementRequest& request, std::span<const GpuView* const> gpus,
+                               std::vector<const GpuView*>& sorted) {
+    const auto key = [&](const GpuView* g) { return leftover(by_memory, *g, request); };
+    first_by_key(gpus, static_cast<size_t>(request.gpus), key, sorted);
+    double score = 0;
+    for (const GpuView* g : sorted) score += key(g);
+    return score;
   }
   bool by_memory_;
 };
@@ -141,29 +178,56 @@ class BestFit final : public PlacementPolicy {
 class Spread final : public PlacementPolicy {
  public:
   std::optional<std::vector<int>> place(const PlacementRequest& request, const ClusterView& view) override {
+    // Replicas on the MIG instances of one physical GPU still share its PCIe link and power: among
+    // equally loaded devices, prefer the physical GPU with fewer replicas. The index counts them on the node.
+    if (indexable(request, view)) {
+      const auto score = [k = request.gpus](std::span<const GpuView> node, std::span<const GpuView* const> eligible) {
+        std::vector<const GpuView*> sorted;
+        return static_cast<int>(eligible.size()) < k
+                   ? NO_PLACE
+                   : DeviceIndex::Score{static_cast<double>(choose_on_node(k, node, eligible, sorted)), 0.0};
+      };
+      return place_indexed(request, view, SPREAD, score,
+                           [&](std::span<const GpuView> node, std::span<const GpuView* const> eligible) {
+                             std::vector<const GpuView*> sorted;
+                             choose_on_node(request.gpus, node, eligible, sorted);
+                             return indices(sorted);
+                           });
+    }
     std::optional<std::vector<int>> best;
     int best_load = 0;
-    // Replicas on the MIG instances of one physical GPU still share its PCIe link and power: among
-    // equally loaded devices, prefer the physical GPU with fewer replicas.
     const std::vector<int> physical_load = physical_loads(view);
     const GpuView* const first = view.gpus.data();
+    const auto load_of = [&](const GpuView* g) { return physical_load[static_cast<size_t>(g - first)]; };
     std::vector<const GpuView*> sorted;
     for (const auto& [node, gpus] : eligible_by_node(request, view)) {
       if (static_cast<int>(gpus.size()) < request.gpus) continue;
-      first_by_key(
-          gpus, static_cast<size_t>(request.gpus),
-          [&](const GpuView* g) {
-            return std::make_pair(g->used_slots, physical_load[static_cast<size_t>(g - first)]);
-          },
-          sorted);
-      int load = 0;
-      for (const GpuView* g : sorted) load += g->used_slots;
+      const int load = choose_by_load(request.gpus, gpus, load_of, sorted);
       if (!best || load < best_load) {
         best = indices(sorted);
         best_load = load;
       }
     }
     return best;
+  }
+
+ private:
+  // The k GPUs of least (replicas, replicas on their physical GPU) on one node, ties in view order, into `sorted`;
+  // returns their replicas.
+  template <class PhysicalLoad>
+  static int choose_by_load(int k, std::span<const GpuView* const> gpus, PhysicalLoad physical_load,
+                            std::vector<const GpuView*>& sorted) {
+    first_by_key(
+        gpus, static_cast<size_t>(k), [&](const GpuView* g) { return std::make_pair(g->used_slots, physical_load(g)); },
+        sorted);
+    int load = 0;
+    for (const GpuView* g : sorted) load += g->used_slots;
+    return load;
+  }
+  static int choose_on_node(int k, std::span<const GpuView> node, std::span<const GpuView* const> gpus,
+                            std::vector<const GpuView*>& sorted) {
+    return choose_by_load(
+        k, gpus, [&](const GpuView* g) { return DeviceIndex::physical_load(node, *g); }, sorted);
   }
 };
 

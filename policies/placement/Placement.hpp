@@ -1,6 +1,7 @@
 #pragma once
 // The placement policy interface: everything a policy author needs, and nothing of SimGrid.
 // A policy sees a read-only view of the cluster's GPUs and answers where a replica goes.
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -52,18 +53,49 @@ struct DemandClass {
   double weight = 0;  // share of the demand (the weights sum to 1)
 };
 
+class DeviceIndex;  // DeviceIndex.hpp: the devices' free capacity, ordered as the built-in policies choose
+
+/// Where a ClusterView keeps its device index. A copy starts empty (a trial copy is changed without telling the
+/// index, and falls back to a pass over the devices); a move takes the index along.
+class DeviceIndexSlot {
+ public:
+  DeviceIndexSlot();
+  ~DeviceIndexSlot();
+  DeviceIndexSlot(const DeviceIndexSlot&) noexcept;
+  DeviceIndexSlot& operator=(const DeviceIndexSlot&) noexcept;
+  DeviceIndexSlot(DeviceIndexSlot&&) noexcept;
+  DeviceIndexSlot& operator=(DeviceIndexSlot&&) noexcept;
+  std::unique_ptr<DeviceIndex> index;
+};
+
 struct ClusterView {
   std::vector<GpuView> gpus;
   /// Classification of each tenant, by tenant index (empty: unknown, every tenant alike).
   std::vector<Classification> tenant_classification;
   /// The expected mix of requests (the scenario's workloads, weighted by the GPUs they ask for).
   std::vector<DemandClass> demand;
+
+  /// Builds the index that first-fit, spread, tightest-fit, packing and fgd rank nodes in: O(log nodes) per decision
+  /// instead of a pass over every device, the same choices. From then on, every change of a device must be
+  /// followed by changed(g); a change of `demand` needs the index built again. Returns false, and builds nothing,
+  /// unless the devices are listed node by node and carry physical ids, each physical GPU in one node (as the
+  /// engine's views do).
+  bool build_index();
+  /// Device g changed (slots used, availability, anything): re-scores its node in the index; nothing without one.
+  void changed(size_t g);
+  const DeviceIndex* index() const { return index_slot.index.get(); }
+
+  DeviceIndexSlot index_slot;
 };
 
 /// True when the GPU could take one more replica of the request (slot free, constraints met).
 /// Memory is checked only where the sharing mode isolates memory (exclusive GPUs); time-sliced
 /// GPUs accept the replica and fail it at allocation time, as in production.
 bool eligible(const GpuView& gpu, const PlacementRequest& request);
+
+/// The part of eligible() that does not change while the simulation runs: pool, sharing mode, MIG profile,
+/// resource and (where memory is isolated) memory size. eligible() = available, a slot free, and this.
+bool fits_request(const GpuView& gpu, const PlacementRequest& request);
 
 /// The fragmentation FGD descends, for the devices of one node: per demand class, the free capacity (GPU
 /// equivalents) the class cannot use (devices it is not eligible for; every device when fewer eligible

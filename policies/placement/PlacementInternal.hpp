@@ -1,8 +1,13 @@
 #pragma once
 // Helpers shared by the built-in placement policies (not part of the policy API).
+#include <cmath>
+#include <limits>
+#include <optional>
 #include <span>
+#include <stdexcept>
 #include <vector>
 
+#include "DeviceIndex.hpp"
 #include "Placement.hpp"
 
 namespace gtw::policy {
@@ -36,6 +41,34 @@ inline NodeGroups eligible_by_node(const PlacementRequest& request, const Cluste
 /// Replicas placed on each device's physical GPU (the MIG instances of one GPU share it), by position in
 /// view.gpus: one pass when every device carries its physical id, as the engine's views do.
 std::vector<int> physical_loads(const ClusterView& view);
+
+/// A node that cannot take the request, in a DeviceIndex ranking.
+inline const DeviceIndex::Score NO_PLACE{std::numeric_limits<double>::infinity(), 0.0};
+
+/// The rankings' tags (DeviceIndex::Ranking::policy): one per way of scoring a node.
+enum RankingTag : int { FIRST_FIT = 1, TIGHTEST_SLOTS, TIGHTEST_MEMORY, SPREAD, PACKING, FGD };
+
+/// Whether a decision may take the view's index: one GPU or more, a finite memory (a NaN would break the rankings'
+/// order), and an index.
+inline bool indexable(const PlacementRequest& request, const ClusterView& view) {
+  return request.gpus >= 1 && std::isfinite(request.memory) && view.index() != nullptr;
+}
+
+/// The indexed path of a policy (docs/models/placement.md, "Cost of a decision"): the node the view's index ranks
+/// first by the policy's per-node score, then the policy's own choice on that node. A policy's pass over the view
+/// calls the same per-node choice on every node, so both choose alike.
+template <class Score, class Choose>
+std::optional<std::vector<int>> place_indexed(const PlacementRequest& request, const ClusterView& view, int policy,
+                                              Score score, Choose choose) {
+  const DeviceIndex& index = *view.index();
+  const auto node = index.best_node(view.gpus, request, {policy, request.gpus, policy == TIGHTEST_MEMORY}, score);
+  if (!node) return std::nullopt;
+  const auto eligible = index.eligible_on(view.gpus, request, *node);
+  // A node ranked first without enough eligible devices: a change the view did not report (ClusterView::changed).
+  if (static_cast<int>(eligible.size()) < request.gpus)
+    throw std::logic_error("placement: the device index is out of date with the view (a change without changed())");
+  return choose(index.node_devices(view.gpus, *node), std::span<const GpuView* const>(eligible));
+}
 
 /// Registers packing, fgd, tenant-anti-affinity and classification-aware.
 void register_sharing_aware_placement(PlacementRegistry& registry);

@@ -5,12 +5,32 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <span>
 #include <tuple>
 
 #include "PlacementInternal.hpp"
 
 namespace gtw::policy {
 namespace {
+
+// On one node: the `request.gpus` eligible GPUs of lowest rank (then lowest index) among those `allowed`, into
+// `chosen`; returns their rank sum, or nullopt when the node has too few.
+template <class Allowed, class Rank>
+std::optional<double> rank_on_node(const PlacementRequest& request, std::span<const GpuView* const> gpus,
+                                   Allowed allowed, Rank rank, std::vector<int>& chosen) {
+  std::vector<std::pair<double, const GpuView*>> ranked;
+  for (const GpuView* g : gpus)
+    if (allowed(*g)) ranked.emplace_back(rank(*g), g);
+  if (static_cast<int>(ranked.size()) < request.gpus) return std::nullopt;
+  std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  double score = 0;
+  chosen.clear();
+  for (int i = 0; i < request.gpus; ++i) {
+    score += ranked[static_cast<size_t>(i)].first;
+    chosen.push_back(ranked[static_cast<size_t>(i)].second->index);
+  }
+  return score;
+}
 
 // Picks, on each node, the `request.gpus` eligible GPUs of lowest rank (then lowest index) among
 // those `allowed`, and returns the node whose chosen GPUs have the lowest rank sum (then the
@@ -20,21 +40,12 @@ std::optional<std::vector<int>> place_by_rank(const PlacementRequest& request, c
                                               Rank rank) {
   std::optional<std::vector<int>> best;
   double best_score = std::numeric_limits<double>::infinity();
+  std::vector<int> chosen;
   for (const auto& [node, gpus] : eligible_by_node(request, view)) {
-    std::vector<std::pair<double, const GpuView*>> ranked;
-    for (const GpuView* g : gpus)
-      if (allowed(*g)) ranked.emplace_back(rank(*g), g);
-    if (static_cast<int>(ranked.size()) < request.gpus) continue;
-    std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    double score = 0;
-    std::vector<int> chosen;
-    for (int i = 0; i < request.gpus; ++i) {
-      score += ranked[static_cast<size_t>(i)].first;
-      chosen.push_back(ranked[static_cast<size_t>(i)].second->index);
-    }
-    if (score < best_score) {
-      best = std::move(chosen);
-      best_score = score;
+    const auto score = rank_on_node(request, gpus, allowed, rank, chosen);
+    if (score && *score < best_score) {
+      best = chosen;
+      best_score = *score;
     }
   }
   return best;
@@ -45,15 +56,39 @@ std::optional<std::vector<int>> place_by_rank(const PlacementRequest& request, c
 class Packing final : public PlacementPolicy {
  public:
   std::optional<std::vector<int>> place(const PlacementRequest& request, const ClusterView& view) override {
+    const auto always = [](const GpuView&) { return true; };
+    if (indexable(request, view)) {
+      // A node is in use when any of its devices holds a replica: the node's own devices say it.
+      const auto on_node = [request, always](std::span<const GpuView> node, std::span<const GpuView* const> eligible,
+                                             std::vector<int>& chosen) {
+        const bool in_use = std::any_of(node.begin(), node.end(), [](const GpuView& g) { return g.used_slots > 0; });
+        return rank_on_node(
+            request, eligible, always, [in_use](const GpuView& g) { return rank(g, in_use); }, chosen);
+      };
+      return place_indexed(
+          request, view, PACKING,
+          [on_node](std::span<const GpuView> node, std::span<const GpuView* const> eligible) {
+            std::vector<int> chosen;
+            const auto score = on_node(node, eligible, chosen);
+            return score ? DeviceIndex::Score{*score, 0.0} : NO_PLACE;
+          },
+          [&](std::span<const GpuView> node, std::span<const GpuView* const> eligible) {
+            std::vector<int> chosen;
+            on_node(node, eligible, chosen);
+            return chosen;
+          });
+    }
     std::set<int> nodes_in_use;
     for (const auto& g : view.gpus)
       if (g.used_slots > 0) nodes_in_use.insert(g.node);
-    return place_by_rank(
-        request, view, [](const GpuView&) { return true; },
-        [&](const GpuView& g) -> double {
-          if (g.used_slots > 0) return 1.0 - static_cast<double>(g.used_slots) / g.slots;  // fuller is better
-          return nodes_in_use.count(g.node) ? 1.0 : 2.0;
-        });
+    return place_by_rank(request, view, always,
+                         [&](const GpuView& g) { return rank(g, nodes_in_use.count(g.node) > 0); });
+  }
+
+ private:
+  static double rank(const GpuView& g, bool node_in_use) {
+    if (g.used_slots > 0) return 1.0 - static_cast<double>(g.used_slots) / g.slots;  // fuller is better
+    return node_in_use ? 1.0 : 2.0;
   }
 };
 
@@ -67,46 +102,76 @@ class FragmentationGradient final : public PlacementPolicy {
   std::optional<std::vector<int>> place(const PlacementRequest& request, const ClusterView& view) override {
     std::vector<DemandClass> demand = view.demand;
     if (demand.empty()) demand.push_back({request, 1.0});
+    if (indexable(request, view)) {
+      // The ranking keeps this demand: the engine's view holds one for the whole run.
+      return place_indexed(
+          request, view, FGD,
+          [request, demand](std::span<const GpuView> node, std::span<const GpuView* const>) {
+            std::vector<GpuView> devices(node.begin(), node.end());
+            std::vector<int> chosen;
+            const auto key = choose_on_node(request, demand, devices, chosen);
+            return key ? *key : NO_PLACE;
+          },
+          [&](std::span<const GpuView> node, std::span<const GpuView* const>) {
+            std::vector<GpuView> devices(node.begin(), node.end());
+            std::vector<int> chosen;
+            choose_on_node(request, demand, devices, chosen);
+            return chosen;
+          });
+    }
     std::map<int, std::vector<GpuView>> nodes;  // node -> copies of its devices
     for (const auto& g : view.gpus) nodes[g.node].push_back(g);
-
     std::optional<std::vector<int>> best;
     std::tuple<double, double, int> best_key{std::numeric_limits<double>::infinity(), 0.0, 0};
+    std::vector<int> chosen;
     for (auto& [node, devices] : nodes) {
-      const double before = fragmentation(devices, demand);
-      std::vector<int> chosen;
-      std::vector<bool> taken(devices.size(), false);
-      for (int i = 0; i < request.gpus; ++i) {
-        int pick = -1;
-        std::pair<double, double> pick_key{std::numeric_limits<double>::infinity(), 0.0};
-        for (size_t d = 0; d < devices.size(); ++d) {
-          if (taken[d] || !eligible(devices[d], request)) continue;
-          devices[d].used_slots += 1;
-          const std::pair<double, double> key{fragmentation(devices, demand), devices[d].free_capacity()};
-          devices[d].used_slots -= 1;
-          if (key < pick_key) {
-            pick_key = key;
-            pick = static_cast<int>(d);
-          }
-        }
-        if (pick < 0) break;
-        taken[static_cast<size_t>(pick)] = true;
-        devices[static_cast<size_t>(pick)].used_slots += 1;
-        chosen.push_back(devices[static_cast<size_t>(pick)].index);
-      }
-      double leftover = 0;
-      for (const auto& d : devices) leftover += d.free_capacity();
-      const double after = fragmentation(devices, demand);
-      for (size_t d = 0; d < devices.size(); ++d)
-        if (taken[d]) devices[d].used_slots -= 1;
-      if (static_cast<int>(chosen.size()) < request.gpus) continue;
-      const std::tuple<double, double, int> key{after - before, leftover, node};
-      if (key < best_key) {
-        best_key = key;
-        best = std::move(chosen);
+      const auto key = choose_on_node(request, demand, devices, chosen);
+      if (!key) continue;
+      const std::tuple<double, double, int> node_key{key->first, key->second, node};
+      if (node_key < best_key) {
+        best_key = node_key;
+        best = chosen;
       }
     }
     return best;
+  }
+
+ private:
+  // On one node (copies of its devices, restored on return): each GPU of the request where the fragmentation grows
+  // least, into `chosen`; returns (growth of the node's fragmentation, free capacity left), or nullopt when the node
+  // cannot take the request.
+  static std::optional<std::pair<double, double>> choose_on_node(const PlacementRequest& request,
+                                                                 const std::vector<DemandClass>& demand,
+                                                                 std::vector<GpuView>& devices,
+                                                                 std::vector<int>& chosen) {
+    const double before = fragmentation(devices, demand);
+    chosen.clear();
+    std::vector<bool> taken(devices.size(), false);
+    for (int i = 0; i < request.gpus; ++i) {
+      int pick = -1;
+      std::pair<double, double> pick_key{std::numeric_limits<double>::infinity(), 0.0};
+      for (size_t d = 0; d < devices.size(); ++d) {
+        if (taken[d] || !eligible(devices[d], request)) continue;
+        devices[d].used_slots += 1;
+        const std::pair<double, double> key{fragmentation(devices, demand), devices[d].free_capacity()};
+        devices[d].used_slots -= 1;
+        if (key < pick_key) {
+          pick_key = key;
+          pick = static_cast<int>(d);
+        }
+      }
+      if (pick < 0) break;
+      taken[static_cast<size_t>(pick)] = true;
+      devices[static_cast<size_t>(pick)].used_slots += 1;
+      chosen.push_back(devices[static_cast<size_t>(pick)].index);
+    }
+    double leftover = 0;
+    for (const auto& d : devices) leftover += d.free_capacity();
+    const double after = fragmentation(devices, demand);
+    for (size_t d = 0; d < devices.size(); ++d)
+      if (taken[d]) devices[d].used_slots -= 1;
+    if (static_cast<int>(chosen.size()) < request.gpus) return std::nullopt;
+    return std::make_pair(after - before, leftover);
   }
 };
 

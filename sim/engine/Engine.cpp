@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <deque>
 #include <limits>
 #include <map>
@@ -46,11 +47,13 @@ struct NodeHosts {
 };
 
 // Hides the devices `hide` selects from the placement view for one decision and shows them again after,
-// instead of copying the view (a copy per decision is linear in GPUs with an allocation per device).
+// instead of copying the view (a copy per decision is linear in GPUs with an allocation per device). The view's
+// device index is set aside meanwhile (the decision takes a pass over the view) and comes back as it was, since
+// every device does.
 class MaskedDevices {
  public:
   template <class Hide>
-  MaskedDevices(policy::ClusterView& view, Hide hide) : view_(view) {
+  MaskedDevices(policy::ClusterView& view, Hide hide) : view_(view), index_(std::move(view.index_slot)) {
     for (size_t g = 0; g < view.gpus.size(); ++g)
       if (view.gpus[g].available && hide(g)) {
         view.gpus[g].available = false;
@@ -59,12 +62,14 @@ class MaskedDevices {
   }
   ~MaskedDevices() {
     for (size_t g : hidden_) view_.gpus[g].available = true;
+    view_.index_slot = std::move(index_);
   }
   MaskedDevices(const MaskedDevices&) = delete;
   MaskedDevices& operator=(const MaskedDevices&) = delete;
 
  private:
   policy::ClusterView& view_;
+  policy::DeviceIndexSlot index_;
   std::vector<size_t> hidden_;
 };
 
@@ -109,6 +114,9 @@ class Simulation {
     for (auto& gpu : gpus_) gpu->start();
     policy_ = policy::builtin_placement_registry().create(spec_.placement.name, spec_.placement.params);
     view_ = make_view();
+    view_.build_index();  // decisions in O(log nodes): every change of view_ below calls view_.changed(g)
+    const char* check = std::getenv("GPUTWIN_CHECK_PLACEMENT_INDEX");
+    check_placement_index_ = check && std::string(check) == "1";
     setup_compliance();
     for (size_t i = 0; i < view_.gpus.size(); ++i) {
       const auto& g = view_.gpus[i];
@@ -406,6 +414,7 @@ class Simulation {
       gv.memory_committed += req.memory;
       gv.tenants.push_back(req.tenant);
       gv.last_tenant = req.tenant;
+      view_.changed(static_cast<size_t>(g));
       place.gpus.push_back(gpus_[static_cast<size_t>(g)].get());
       place.contexts.push_back(gpus_[static_cast<size_t>(g)]->add_context(req.tenant, static_cast<int>(w), r));
       ctx_.emit({.time = now,
@@ -460,6 +469,21 @@ class Simulation {
     return {};
   }
 
+  // The policy's choice on the view. With GPUTWIN_CHECK_PLACEMENT_INDEX=1 in the environment, every choice the view's
+  // index made is taken again by a pass over a copy of the view (a copy has no index) and must be the same: the
+  // check that the engine reported every change of the view (tests/scenario/PlacementIndexCheckTest.cpp).
+  std::optional<std::vector<int>> place_by_policy(const policy::PlacementRequest& req) {
+    auto chosen = policy_->place(req, view_);
+    if (check_placement_index_ && view_.index()) {
+      const policy::ClusterView copy = view_;
+      if (policy_->place(req, copy) != chosen)
+        throw std::logic_error("placement index disagrees with a pass over the view for workload " +
+                               spec_.workloads[static_cast<size_t>(req.workload)].name + " replica " +
+                               std::to_string(req.replica));
+    }
+    return chosen;
+  }
+
   // The GPUs for a replica: the placement policy on the view, minus the GPUs an enforcing rule refuses.
   // One COMPLIANCE_REFUSED per rule that changed the decision (it refused a GPU the policy would have
   // chosen otherwise), not per GPU refused. A trial (quota admission) records only a refusal that leaves
@@ -467,7 +491,7 @@ class Simulation {
   std::optional<std::vector<int>> choose_gpus(size_t w, const policy::PlacementRequest& req, bool trial) {
     const auto& ws = spec_.workloads[w];
     const auto place_on_view = [&] {
-      return ws.nodes > 1 || !ws.pin_nodes.empty() ? place_across_nodes(ws, req) : policy_->place(req, view_);
+      return ws.nodes > 1 || !ws.pin_nodes.empty() ? place_across_nodes(ws, req) : place_by_policy(req);
     };
     if (enforcers_.empty()) return place_on_view();
     const double now = sg4::Engine::get_clock();
@@ -747,6 +771,7 @@ class Simulation {
         gv.used_slots += 1;
         gv.memory_committed += req.memory;
         gv.tenants.push_back(req.tenant);
+        view_.changed(static_cast<size_t>(g));
       }
     }
     std::swap(view_, view);
@@ -768,6 +793,7 @@ class Simulation {
         gv.memory_committed = std::max(0.0, gv.memory_committed - memory);
         auto it = std::find(gv.tenants.begin(), gv.tenants.end(), ws.tenant_index);
         if (it != gv.tenants.end()) gv.tenants.erase(it);
+        view.changed(static_cast<size_t>(g->index()));
       }
     }
   }
@@ -929,7 +955,10 @@ class Simulation {
           }
         }
       }
-      for (int d : old_devices) view_.gpus[static_cast<size_t>(d)].available = false;
+      for (int d : old_devices) {
+        view_.gpus[static_cast<size_t>(d)].available = false;
+        view_.changed(static_cast<size_t>(d));
+      }
       ctx_.emit({.time = start,
                  .type = EventType::RECONFIGURE_START,
                  .replica = static_cast<int>(i),
@@ -952,6 +981,7 @@ class Simulation {
       const double up = sg4::Engine::get_clock();
       for (int d : new_devices) {
         view_.gpus[static_cast<size_t>(d)].available = true;
+        view_.changed(static_cast<size_t>(d));
         result_.gpus[static_cast<size_t>(d)].available_from = up;
       }
       int replaced = 0;
@@ -1027,7 +1057,10 @@ class Simulation {
       for (const auto& [wi, replica] : ended) by_index_[static_cast<size_t>(wi)]->kill_replica(replica);
       if (f.failover.value >= 0) {
         // Out of service from now on; after the detection delay the policy places the ended replicas again.
-        for (int d : lost) view_.gpus[static_cast<size_t>(d)].available = false;
+        for (int d : lost) {
+          view_.gpus[static_cast<size_t>(d)].available = false;
+          view_.changed(static_cast<size_t>(d));
+        }
         const double when = now + f.failover.value;
         sg4::Actor::create("failover", controller_host_, [this, when, ended] {
           sg4::this_actor::sleep_until(when);
@@ -1140,6 +1173,7 @@ class Simulation {
   std::vector<std::string> gpu_region_;                       // region of each device's node pool
   std::set<std::tuple<size_t, int, size_t>> trial_refusals_;  // (workload, replica, enforcer) recorded by a trial
   policy::ClusterView view_;  // the placement policy's view, kept up to date by placements and reconfigurations
+  bool check_placement_index_ = false;  // GPUTWIN_CHECK_PLACEMENT_INDEX=1 (place_by_policy)
   std::chrono::steady_clock::time_point wall_start_;
 };
 
