@@ -342,7 +342,9 @@ BENCHMARK(BM_LoadScenarioDefault)->Unit(benchmark::kMicrosecond);
 // One decision of a built-in placement policy on a cluster shaped like gputwin-bench-gen's: nodes of 8 GPUs,
 // GPUs 0-3 exclusive, 4-7 time-sliced 2 ways, a seeded half of the slots in use. Per decision, so the cost
 // a simulated day of a million jobs pays per placement reads directly (docs/PERFORMANCE.md, "Placement").
-void BM_Placement(benchmark::State& state, const std::string& policy_name, int gpus_per_request) {
+// `indexed`: the engine's view with its device index (first-fit, spread and tightest-fit rank its nodes there);
+// each decision is then followed by the index updates of a placement and of its release, as in a run.
+void BM_Placement(benchmark::State& state, const std::string& policy_name, int gpus_per_request, bool indexed) {
   const int gpus = static_cast<int>(state.range(0));
   policy::ClusterView view;
   uint64_t x = 0x9E3779B97F4A7C15ull;
@@ -366,13 +368,33 @@ void BM_Placement(benchmark::State& state, const std::string& policy_name, int g
   policy::PlacementRequest request;
   request.gpus = gpus_per_request;
   request.memory = 16e9;
-  for (auto _ : state) benchmark::DoNotOptimize(policy->place(request, view));
+  if (indexed && !view.build_index()) throw std::runtime_error("the benchmark view cannot be indexed");
+  for (auto _ : state) {
+    const auto chosen = policy->place(request, view);
+    benchmark::DoNotOptimize(chosen);
+    if (!indexed || !chosen) continue;
+    for (int g : *chosen) {
+      auto& device = view.gpus[static_cast<size_t>(g)];
+      device.used_slots += 1;
+      view.changed(static_cast<size_t>(g));
+      device.used_slots -= 1;
+      view.changed(static_cast<size_t>(g));
+    }
+  }
   state.SetItemsProcessed(state.iterations());
 }
-BENCHMARK_CAPTURE(BM_Placement, spread_1gpu, std::string("spread"), 1)->Arg(128)->Arg(1024)->Arg(10000);
-BENCHMARK_CAPTURE(BM_Placement, spread_4gpu, std::string("spread"), 4)->Arg(128)->Arg(1024)->Arg(10000);
-BENCHMARK_CAPTURE(BM_Placement, tightest_1gpu, std::string("tightest-fit"), 1)->Arg(128)->Arg(1024)->Arg(10000);
-BENCHMARK_CAPTURE(BM_Placement, first_fit_1gpu, std::string("first-fit"), 1)->Arg(128)->Arg(1024)->Arg(10000);
+BENCHMARK_CAPTURE(BM_Placement, spread_1gpu, std::string("spread"), 1, false)->Arg(128)->Arg(1024)->Arg(10000);
+BENCHMARK_CAPTURE(BM_Placement, spread_4gpu, std::string("spread"), 4, false)->Arg(128)->Arg(1024)->Arg(10000);
+BENCHMARK_CAPTURE(BM_Placement, tightest_1gpu, std::string("tightest-fit"), 1, false)->Arg(128)->Arg(1024)->Arg(10000);
+BENCHMARK_CAPTURE(BM_Placement, first_fit_1gpu, std::string("first-fit"), 1, false)->Arg(128)->Arg(1024)->Arg(10000);
+// The indexed rows also at 100,000 GPUs, where a pass over the view is not worth timing.
+void indexed_sizes(benchmark::internal::Benchmark* b) {
+  for (int gpus : {128, 1024, 10000, 100000}) b->Arg(gpus);
+}
+BENCHMARK_CAPTURE(BM_Placement, spread_1gpu_indexed, std::string("spread"), 1, true)->Apply(indexed_sizes);
+BENCHMARK_CAPTURE(BM_Placement, spread_4gpu_indexed, std::string("spread"), 4, true)->Apply(indexed_sizes);
+BENCHMARK_CAPTURE(BM_Placement, tightest_1gpu_indexed, std::string("tightest-fit"), 1, true)->Apply(indexed_sizes);
+BENCHMARK_CAPTURE(BM_Placement, first_fit_1gpu_indexed, std::string("first-fit"), 1, true)->Apply(indexed_sizes);
 
 // ---------------------------------------------------------------- bare event loop
 

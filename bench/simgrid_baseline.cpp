@@ -8,6 +8,20 @@
 //                                                                decoupled roofline: a 132-thread exec on
 //                                                                the SM host and an exec on the HBM host,
 //                                                                started together, both waited for
+//   gputwin-simgrid-baseline staggered [GPUS=128] [KERNELS=1000] [GAP=1]
+//                                                                as kernels, but each GPU's kernels and the
+//                                                                idle gaps between them have their own
+//                                                                pseudo-random lengths (0.5-1.5 ms, the gaps
+//                                                                GAP times that: GPUs busy 1/(1+GAP)), so
+//                                                                the GPUs drift apart and an engine step
+//                                                                wakes one actor, as in a gputwin run: the
+//                                                                cost per activity against the actor count
+//   gputwin-simgrid-baseline callbacks [GPUS=128] [KERNELS=1000] [GAP=1]
+//                                                                the staggered work without actors: each
+//                                                                GPU's next exec is started by SimGrid's
+//                                                                completion signal, in the maestro (a gap is
+//                                                                an exec on the GPU's idle host): what the
+//                                                                same activities cost with no actor to resume
 //   gputwin-simgrid-baseline sleeps  [ACTORS=64] [SLEEPS=100000] actors sleeping 2 ms in a loop
 //   gputwin-simgrid-baseline cvwaits [ACTORS=64] [WAITS=100000]  actors holding a mutex and waiting on a
 //                                                                condition variable with a 2 ms deadline
@@ -62,6 +76,18 @@ std::string numbered(const char* prefix, long i) {
   return s;
 }
 
+// Lengths of one GPU's kernels and gaps, as shares of their mean: 0.5 to 1.5, xorshift64, a sequence per GPU.
+struct Shares {
+  explicit Shares(long gpu) : state(0x9E3779B97F4A7C15ULL * static_cast<uint64_t>(gpu + 1)) {}
+  double next() {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return 0.5 + static_cast<double>(state >> 11) / 9007199254740992.0;
+  }
+  uint64_t state;
+};
+
 double peak_rss_mb() {
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
@@ -84,8 +110,19 @@ int main(int argc, char** argv) {
   char* sg_argv[] = {arg0, nullptr};
   sg4::Engine engine(&sg_argc, sg_argv);
   xbt_log_control_set("root.thresh:critical");
+  // GTW_BASELINE_CFG="contexts/stack-size:64 contexts/factory:ucontext": SimGrid settings to compare.
+  if (const char* cfg = std::getenv("GTW_BASELINE_CFG")) {
+    std::string all = cfg;
+    for (size_t at = 0; at < all.size();) {
+      const size_t end = std::min(all.find(' ', at), all.size());
+      if (end > at) sg4::Engine::set_config(all.substr(at, end - at));
+      at = end + 1;
+    }
+  }
 
-  auto* zone = sg4::create_full_zone("bench");
+  // A full zone's routing table has hosts^2 entries: the staggered mode's 20,000 hosts take a star zone.
+  auto* zone =
+      mode == "staggered" || mode == "callbacks" ? sg4::create_star_zone("bench") : sg4::create_full_zone("bench");
   long activities = 0;
 
   if (mode == "seq") {
@@ -138,6 +175,98 @@ int main(int argc, char** argv) {
         }
       });
     }
+  } else if (mode == "staggered") {
+    const long gpus = arg(argc, argv, 2, 128);
+    const long kernels = arg(argc, argv, 3, 1000);
+    const double gap = static_cast<double>(arg(argc, argv, 4, 1));
+    constexpr int SMS = 132;
+    constexpr double SM_FLOPS = 692.6e12;  // H100, as in the kernels mode
+    constexpr double HBM_BYTES = 2.57e12;
+    for (long g = 0; g < gpus; ++g) {
+      const std::string name = numbered("gpu", g);
+      auto* sms = zone->create_host(name, SM_FLOPS / SMS)->set_core_count(SMS);
+      auto* hbm = zone->create_host(name + "-hbm", HBM_BYTES);
+      sg4::Actor::create("k", sms, [sms, hbm, g, kernels, gap] {
+        Shares shares(g);
+        auto next_share = [&shares] { return shares.next(); };
+        for (long k = 0; k < kernels; ++k) {
+          const double seconds = 1e-3 * next_share();  // compute-bound: the SMs set the time
+          auto exec =
+              sg4::Exec::init()->set_host(sms)->set_thread_count(SMS)->set_flops_amount(seconds * SM_FLOPS / SMS);
+          exec->start();
+          auto memory = sg4::Exec::init()->set_host(hbm)->set_flops_amount(0.5 * seconds * HBM_BYTES);
+          memory->start();
+          exec->wait();
+          memory->wait();
+          sg4::this_actor::sleep_for(gap * 1e-3 * next_share());
+        }
+      });
+    }
+    zone->seal();
+    activities = gpus * kernels * 3;  // two execs and a sleep per kernel
+  } else if (mode == "callbacks") {
+    const long gpus = arg(argc, argv, 2, 128);
+    const long kernels = arg(argc, argv, 3, 1000);
+    const double gap = static_cast<double>(arg(argc, argv, 4, 1));
+    constexpr int SMS = 132;
+    constexpr double SM_FLOPS = 692.6e12;
+    constexpr double HBM_BYTES = 2.57e12;
+    constexpr double IDLE_SPEED = 1e9;
+    // One GPU's chain: a kernel is its SM and HBM execs; when both ended, an idle exec; then the next kernel.
+    struct Chain {
+      sg4::Host* sms = nullptr;
+      sg4::Host* hbm = nullptr;
+      sg4::Host* idle = nullptr;
+      Shares shares{0};
+      long left = 0;
+      int pending = 0;       // execs of the current kernel still running
+      sg4::ExecPtr held[3];  // the running execs (an activity nobody references is dropped)
+      double next_share() { return shares.next(); }
+    };
+    static std::vector<Chain> chains;  // the completion signal's callback is a plain function of the activity
+    chains.resize(static_cast<size_t>(gpus));
+    for (long g = 0; g < gpus; ++g) {
+      const std::string name = numbered("gpu", g);
+      auto& c = chains[static_cast<size_t>(g)];
+      c.sms = zone->create_host(name, SM_FLOPS / SMS)->set_core_count(SMS);
+      c.hbm = zone->create_host(name + "-hbm", HBM_BYTES);
+      c.idle = zone->create_host(name + "-idle", IDLE_SPEED);
+      c.shares = Shares(g);
+      c.left = kernels;
+    }
+    zone->seal();
+    activities = gpus * kernels * 3;
+    static auto start_kernel = [](Chain& c) {
+      const double seconds = 1e-3 * c.next_share();
+      c.pending = 2;
+      auto exec = sg4::Exec::init()->set_host(c.sms)->set_thread_count(SMS)->set_flops_amount(seconds * SM_FLOPS / SMS);
+      exec->set_data(&c);
+      exec->start();
+      auto memory = sg4::Exec::init()->set_host(c.hbm)->set_flops_amount(0.5 * seconds * HBM_BYTES);
+      memory->set_data(&c);
+      memory->start();
+      c.held[0] = exec;
+      c.held[1] = memory;
+    };
+    static double gap_factor = gap;
+    sg4::Activity::on_completion_cb([](const sg4::Activity& a) {
+      auto* c = a.get_data<Chain>();
+      if (!c) return;
+      const auto* exec = dynamic_cast<const sg4::Exec*>(&a);
+      if (exec && exec->get_host() == c->idle) {
+        if (c->left > 0) start_kernel(*c);
+        return;
+      }
+      if (--c->pending > 0) return;
+      --c->left;
+      auto idle =
+          sg4::Exec::init()->set_host(c->idle)->set_flops_amount(gap_factor * 1e-3 * c->next_share() * IDLE_SPEED);
+      idle->set_data(c);
+      idle->start();
+      c->held[2] = idle;
+    });
+    // The first kernels start from the maestro too (an actor's activities are cancelled when it ends).
+    for (auto& c : chains) start_kernel(c);
   } else if (mode == "sleeps") {
     const long actors = arg(argc, argv, 2, 64);
     const long sleeps = arg(argc, argv, 3, 100000);
@@ -204,7 +333,8 @@ int main(int argc, char** argv) {
     return 0;
   } else {
     std::fprintf(stderr,
-                 "usage: gputwin-simgrid-baseline seq|actors|kernels|sleeps|cvwaits|iocomm|platform [counts...]\n");
+                 "usage: gputwin-simgrid-baseline "
+                 "seq|actors|kernels|staggered|callbacks|sleeps|cvwaits|iocomm|platform [counts...]\n");
     return 2;
   }
 
