@@ -320,4 +320,8 @@ void GpuDevice::start() {
   scheduler_->start();
 }
 
+void GpuDevice::end_of_run(double now) {
+  scheduler_->end_of_run(now);
+}
+
 }  // namespace gtw

@@ -114,6 +114,8 @@ class GpuDevice {
   void wait(const KernelPtr& kernel);
   /// launch + wait.
   void run(int context, double flops, double bytes) { wait(launch(context, flops, bytes)); }
+  /// The run ends now: the partition scheduler logs what it still holds back (PartitionScheduler::end_of_run).
+  void end_of_run(double now);
 
   /// A fatal error ends the client: its kernels are cancelled (their waiters get KernelAborted) and
   /// later launches are refused. Restarting makes a fresh context alive again.

@@ -34,9 +34,12 @@ struct SimContext {
   const ScenarioSpec& spec;
   EventLog& log;
   RunCounters counters;
-  double arrivals_end = 0;                              // arrivals stop here (spec.duration)
-  double hard_end = 0;                                  // the simulation stops here (duration + drain)
-  bool stopping = false;                                // set once hard_end is reached
+  double arrivals_end = 0;  // arrivals stop here (spec.duration)
+  double hard_end = 0;      // the simulation stops here (duration + drain)
+  bool stopping = false;    // set once hard_end is reached
+  // Time-slice switches folded into the slice that follows them (GPU_SLICE); false: `--trace detailed`, a
+  // CONTEXT_SWITCH event per switch and a GPU_BUSY per slice.
+  bool fold_slices = true;
   const fabric::Platform* platform = nullptr;           // network and storage (models/fabric)
   std::vector<DataMovement>* data_movements = nullptr;  // details of data events (models/storage)
   std::vector<ServingReplicaStats>* serving = nullptr;  // continuous-batching replicas' lives (models/workload)

@@ -22,6 +22,9 @@ class PartitionScheduler {
   virtual void on_finish(GpuContext& context, const KernelPtr& kernel) = 0;
   /// Starts helper actors, if any.
   virtual void start() {}
+  /// The run ends at `now`: logs what the scheduler held back for a later event (a folded log's context switch
+  /// whose slice is still open), so that the log holds every switch.
+  virtual void end_of_run(double /*now*/) {}
   /// SMs a kernel of this context may occupy (all of them unless the mode caps clients).
   virtual int sm_share(const GpuContext& context) const;
 

@@ -43,17 +43,39 @@ void TimeSliceScheduler::set_running(int context, bool running) {
   for (const auto& kernel : kernels) running ? kernel->resume() : kernel->suspend();
 }
 
+void TimeSliceScheduler::open_slice(double now) {
+  slice_open_ = true;
+  slice_start_ = now;
+  slice_has_switch_ = switch_held_ && held_switch_time_ == now;
+  if (slice_has_switch_) {
+    slice_switch_cost_ = held_switch_cost_;
+    switch_held_ = false;
+  }
+}
+
 void TimeSliceScheduler::close_slice(double now) {
   if (!slice_open_) return;
   slice_open_ = false;
+  const bool with_switch = slice_has_switch_;
+  slice_has_switch_ = false;
   const auto& c = gpu_.contexts()[static_cast<size_t>(last_)];
   if (now > slice_start_) {
     ctx_.emit({.time = now,
-               .type = EventType::GPU_BUSY,
+               .type = with_switch ? EventType::GPU_SLICE : EventType::GPU_BUSY,
                .tenant = c.tenant,
                .workload = c.workload,
                .replica = c.replica,
                .gpu = gpu_.index(),
+               .value = with_switch ? slice_switch_cost_ : 0.0,
+               .aux = slice_start_});
+  } else if (with_switch) {  // an empty slice: its switch alone
+    ctx_.emit({.time = now,
+               .type = EventType::CONTEXT_SWITCH,
+               .tenant = c.tenant,
+               .workload = c.workload,
+               .replica = c.replica,
+               .gpu = gpu_.index(),
+               .value = slice_switch_cost_,
                .aux = slice_start_});
   }
 }
@@ -180,18 +202,13 @@ void TimeSliceScheduler::arbiter_strict() {
     }
     current_ = slot;
     set_running(current_, true);
-    if (has_work(current_) && !slice_open_) {
-      slice_open_ = true;
-      slice_start_ = sg4::Engine::get_clock();
-    }
+    if (has_work(current_) && !slice_open_) open_slice(sg4::Engine::get_clock());
+    log_held_switch();  // the vGPU had no work when its slot began
     // The slot lasts its quantum; work launched during it runs, the rest of an idle slot is lost.
     while (sg4::Engine::get_clock() < slot_end) {
       if (!has_work(current_)) close_slice(sg4::Engine::get_clock());
       arbiter_wait(lock, slot_end);
-      if (has_work(current_) && !slice_open_) {
-        slice_open_ = true;
-        slice_start_ = sg4::Engine::get_clock();
-      }
+      if (has_work(current_) && !slice_open_) open_slice(sg4::Engine::get_clock());
     }
     set_running(current_, false);
     close_slice(sg4::Engine::get_clock());
@@ -223,10 +240,8 @@ void TimeSliceScheduler::arbiter() {
       current_ = next;
       set_running(current_, true);
     }
-    if (!slice_open_) {
-      slice_open_ = true;
-      slice_start_ = sg4::Engine::get_clock();
-    }
+    if (!slice_open_) open_slice(sg4::Engine::get_clock());
+    log_held_switch();  // none: a switch is followed by a new slice
     // Run the turn: quanta start at turn_start; the context is preempted at the first quantum
     // boundary at which another context waits, or yields when it runs out of work. While nobody
     // else waits no timer is armed (a 2 ms timer that fires for nothing was half of the engine's
@@ -255,20 +270,61 @@ void TimeSliceScheduler::arbiter() {
   }
 }
 
-// The GPU's state now holds context `slot`: the CONTEXT_SWITCH event (its cost, 0 for the first load).
+// The GPU's state now holds context `slot`: the CONTEXT_SWITCH event (its cost, 0 for the first load), or, in a
+// folded log, the switch held back for the slice that begins now.
 void TimeSliceScheduler::record_switch(int slot) {
   const auto& incoming = gpu_.contexts()[static_cast<size_t>(slot)];
   XBT_VERB("GPU %d: slice to workload %d[%d] (tenant %d)", gpu_.index(), incoming.workload, incoming.replica,
            incoming.tenant);
-  ctx_.emit({.time = sg4::Engine::get_clock(),
+  const double now = sg4::Engine::get_clock();
+  const double cost = last_ >= 0 ? switch_cost_ : 0.0;
+  ++ctx_.counters.context_switches;
+  last_ = slot;
+  if (ctx_.fold_slices) {
+    switch_held_ = true;
+    held_switch_time_ = now;
+    held_switch_cost_ = cost;
+    return;
+  }
+  ctx_.emit({.time = now,
              .type = EventType::CONTEXT_SWITCH,
              .tenant = incoming.tenant,
              .workload = incoming.workload,
              .replica = incoming.replica,
              .gpu = gpu_.index(),
-             .value = last_ >= 0 ? switch_cost_ : 0.0});
-  ++ctx_.counters.context_switches;
-  last_ = slot;
+             .value = cost,
+             .aux = now});
+}
+
+void TimeSliceScheduler::log_held_switch() {
+  if (!switch_held_) return;
+  switch_held_ = false;
+  const auto& c = gpu_.contexts()[static_cast<size_t>(last_)];
+  ctx_.emit({.time = sg4::Engine::get_clock(),
+             .type = EventType::CONTEXT_SWITCH,
+             .tenant = c.tenant,
+             .workload = c.workload,
+             .replica = c.replica,
+             .gpu = gpu_.index(),
+             .value = held_switch_cost_,
+             .aux = held_switch_time_});
+}
+
+// A slice still open is not logged (the run ended inside it), but the switch it took in is: logged now, with the
+// time it ended.
+void TimeSliceScheduler::end_of_run(double now) {
+  log_held_switch();
+  if (!slice_open_ || !slice_has_switch_) return;
+  slice_has_switch_ = false;
+  const auto& c = gpu_.contexts()[static_cast<size_t>(last_)];
+  ctx_.emit({.time = now,
+             .type = EventType::CONTEXT_SWITCH,
+             .tenant = c.tenant,
+             .workload = c.workload,
+             .replica = c.replica,
+             .gpu = gpu_.index(),
+             .value = slice_switch_cost_,
+             .aux = slice_start_});
 }
 
 }  // namespace gtw

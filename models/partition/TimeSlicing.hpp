@@ -20,6 +20,7 @@ class TimeSliceScheduler final : public PartitionScheduler {
   void on_launch(GpuContext& context, const KernelPtr& kernel) override;
   void on_finish(GpuContext& context, const KernelPtr& kernel) override;
   void start() override;
+  void end_of_run(double now) override;
 
  private:
   void arbiter();
@@ -28,8 +29,10 @@ class TimeSliceScheduler final : public PartitionScheduler {
   bool other_waits() const;    // a context other than the current one has kernels pending
   int next_with_work() const;  // round-robin after current_, current_ last; -1 if none
   void set_running(int context, bool running);
-  void close_slice(double now);
-  void record_switch(int slot);  // after the switch cost: log, count and remember the loaded context
+  void open_slice(double now);   // the loaded context's slice; it takes in the switch that ended now, if any
+  void close_slice(double now);  // logs the slice (GPU_BUSY, or GPU_SLICE when it took in its switch)
+  void record_switch(int slot);  // after the switch cost: log (or hold back), count and remember the loaded context
+  void log_held_switch();        // a held-back switch whose slice did not open with it: CONTEXT_SWITCH on its own
   bool mutex_free() const;       // nobody holds the mutex, waits for it or is about to get it
   void notify_arbiter();
   void arbiter_wait(std::unique_lock<sg4::Mutex>& lock, double until = INFINITY);
@@ -45,6 +48,12 @@ class TimeSliceScheduler final : public PartitionScheduler {
   int last_ = -1;     // context whose state is loaded on the GPU
   bool slice_open_ = false;
   double slice_start_ = 0;
+  // The folded log (SimContext::fold_slices): a switch is held back until the slice it opens is logged with it.
+  bool switch_held_ = false;
+  double held_switch_time_ = 0;
+  double held_switch_cost_ = 0;
+  bool slice_has_switch_ = false;  // the open slice took in the switch that began it
+  double slice_switch_cost_ = 0;
   // Who holds or wants the mutex (mutex_free): the arbiter, a signal that hands it the mutex, launchers.
   bool arbiter_holds_ = false;
   bool arbiter_waiting_ = false;  // in a wait on cv_ (until arbiter_deadline_)

@@ -371,7 +371,7 @@ void reserve_tally(const RunResult& run, Tally& t) {
   for (const auto& e : run.log.events()) {
     const auto g = static_cast<size_t>(e.gpu);
     const auto w = static_cast<size_t>(e.workload);
-    if (e.type == EventType::CONTEXT_SWITCH && e.value > 0 && g < switches.size()) ++switches[g];
+    if (payload::context_switch(e) && payload::switch_cost(e) > 0 && g < switches.size()) ++switches[g];
     if (w >= requests.size()) continue;
     requests[w] += e.type == EventType::REQUEST_DONE || e.type == EventType::REQUEST_DROPPED;
     jobs[w] += e.type == EventType::JOB_DONE || e.type == EventType::WORKLOAD_FAILED;
@@ -399,7 +399,9 @@ Tally tally_events(const ScenarioSpec& spec, const RunResult& run, const RunInde
       case EventType::GPU_BUSY:
         break;  // the run index keeps them
       case EventType::CONTEXT_SWITCH:
-        if (e.value > 0) t.switches.add(static_cast<size_t>(e.gpu), e.time, e.value);
+      case EventType::GPU_SLICE:  // the busy part is the run index's
+        if (payload::switch_cost(e) > 0)
+          t.switches.add(static_cast<size_t>(e.gpu), payload::switch_time(e), payload::switch_cost(e));
         break;
       case EventType::GPU_FAULT:
         on_fault(spec, e, a);

@@ -99,6 +99,8 @@ const char* event_type_name(EventType t) {
       return "secret_rotated";
     case EventType::SECRET_LEAKED:
       return "secret_leaked";
+    case EventType::GPU_SLICE:
+      return "gpu_slice";
   }
   return "unknown";
 }

@@ -28,7 +28,9 @@ enum class EventType : uint8_t {
   BATCH_START,       // value = batch size
   BATCH_DONE,        // value = batch service time (s)
   GPU_BUSY,          // an interval during which a tenant had work running on a GPU; aux = start time
-  CONTEXT_SWITCH,    // time-slice switch on a GPU; tenant = incoming context; value = switch cost (s)
+  CONTEXT_SWITCH,    // time-slice switch on a GPU; tenant = incoming context; value = switch cost (s); aux = when
+                     // the switch ended: the event's time, except in a folded log (GPU_SLICE), where a switch whose
+                     // slice was still open at the end of the run is logged then
   JOB_SUBMIT,        // training/batch job submitted
   JOB_START,
   STEP_DONE,          // value = step time (s)
@@ -81,6 +83,10 @@ enum class EventType : uint8_t {
                    // (spec.incidentResponse.revokeAfter), 0 the scheduled one; aux = secret index
   SECRET_LEAKED,   // an injected leak (spec.faults[].secret); tenant = the receiving tenant (-1: an outsider),
                    // value = the fault's index in spec.faults; aux = secret index
+  // The folded log (the default; `gputwin run --trace detailed` logs CONTEXT_SWITCH and GPU_BUSY apart):
+  GPU_SLICE,  // a time slice that began with a context switch: the switch's CONTEXT_SWITCH and the slice's
+              // GPU_BUSY in one event; tenant = the context that ran, value = switch cost (s), aux = start time
+              // (when the switch ended)
 };
 
 enum class FailureReason : uint8_t {
@@ -97,7 +103,7 @@ enum class FailureReason : uint8_t {
 const char* event_type_name(EventType t);
 /// snake_case name of a failure reason (report.json, trace.json); "" for NONE.
 const char* failure_reason_name(FailureReason r);
-inline constexpr int EVENT_TYPE_COUNT = static_cast<int>(EventType::SECRET_LEAKED) + 1;
+inline constexpr int EVENT_TYPE_COUNT = static_cast<int>(EventType::GPU_SLICE) + 1;
 
 struct Event {
   double time = 0;
@@ -121,10 +127,27 @@ inline bool is(const Event& e, std::initializer_list<EventType> types) {
     if (e.type == t) return true;
   return false;
 }
-/// GPU_BUSY, MODEL_LOAD, MEM_SCRUB, ATTACK_DONE: when the interval the event closes began (s).
+/// GPU_BUSY, GPU_SLICE, MODEL_LOAD, MEM_SCRUB, ATTACK_DONE: when the interval the event closes began (s).
 inline double start_time(const Event& e) {
-  assert(is(e, {EventType::GPU_BUSY, EventType::MODEL_LOAD, EventType::MEM_SCRUB, EventType::ATTACK_DONE}));
+  assert(is(e, {EventType::GPU_BUSY, EventType::GPU_SLICE, EventType::MODEL_LOAD, EventType::MEM_SCRUB,
+                EventType::ATTACK_DONE}));
   return e.aux;
+}
+/// GPU_BUSY or GPU_SLICE: an interval during which a tenant had work running on a GPU.
+inline bool busy(const Event& e) {
+  return e.type == EventType::GPU_BUSY || e.type == EventType::GPU_SLICE;
+}
+/// CONTEXT_SWITCH or GPU_SLICE: a time-slice context switch, which ended at switch_time() and cost switch_cost().
+inline bool context_switch(const Event& e) {
+  return e.type == EventType::CONTEXT_SWITCH || e.type == EventType::GPU_SLICE;
+}
+inline double switch_time(const Event& e) {
+  assert(context_switch(e));
+  return e.aux;
+}
+inline double switch_cost(const Event& e) {
+  assert(context_switch(e));
+  return e.value;
 }
 /// REQUEST_DONE: time the request waited before its batch started (s).
 inline double queueing_delay(const Event& e) {

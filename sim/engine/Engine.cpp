@@ -108,6 +108,7 @@ class Simulation {
 
     ctx_.arrivals_end = spec_.duration.value;
     ctx_.hard_end = spec_.duration.value + (options_.drain >= 0 ? options_.drain : default_drain());
+    ctx_.fold_slices = !options_.detailed_trace;
     build_platform();
     ctx_.emit({.time = 0, .type = EventType::RUN_START, .value = spec_.duration.value});
 
@@ -1091,6 +1092,7 @@ class Simulation {
     ctx_.stopping = true;
     const double now = sg4::Engine::get_clock();
     for (auto& w : workloads_) w->finish(now);
+    for (auto& g : gpus_) g->end_of_run(now);
     ctx_.emit({.time = now, .type = EventType::RUN_END});
     sg4::Actor::kill_all();
   }
@@ -1126,6 +1128,7 @@ class Simulation {
     ctx_.stopping = true;
     const double now = sg4::Engine::get_clock();
     for (auto& w : workloads_) w->finish(now);
+    for (auto& g : gpus_) g->end_of_run(now);
     ctx_.emit({.time = now, .type = EventType::RUN_END});
     result_.stopped_early = stop_reason_;
     sg4::Actor::kill_all();

@@ -30,6 +30,9 @@ struct RunOptions {
   // (RunBudget.hpp) refuses most runs that would pass them; this catches the ones it underestimated.
   double max_events = 0;        // --max-events: records in the event log (deterministic)
   double max_memory_bytes = 0;  // --max-memory: the process's resident memory (checked every 65,536 events)
+  // --trace detailed: a CONTEXT_SWITCH event per time-slice switch and a GPU_BUSY per slice, as the arbiter
+  // works; by default a switch and the slice it opens are one GPU_SLICE event (the same analyses, fewer events).
+  bool detailed_trace = false;
 };
 
 /// Profiles by name, for every product the spec uses.

@@ -20,7 +20,9 @@ namespace {
 // arrival and a completion plus, at worst one per request, a batch start, end and GPU-busy interval;
 // an iteration a step and a busy interval per GPU; a job submit, start, end and a busy interval per kernel.
 constexpr double EVENTS_PER_REQUEST = 5;
-constexpr double EVENTS_PER_SLICE = 2;  // the GPU_BUSY interval that ends and the CONTEXT_SWITCH
+// A slice's GPU_BUSY interval and its CONTEXT_SWITCH (`--trace detailed`); the default folded log has one GPU_SLICE
+// for both, so 2 is an upper bound for either log.
+constexpr double EVENTS_PER_SLICE = 2;
 // The log itself spills to a temporary file past its first million events (sim/core/EventLog.hpp); what stays
 // per event is the analysis' arrays (busy intervals, request latencies) and the leakage analysis' intervals, at
 // most ~40 bytes when every event is a busy interval (28-53 bytes all told measured on the day load,

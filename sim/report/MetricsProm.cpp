@@ -137,7 +137,7 @@ void write_device_metrics(Writer& w, const Grid& grid, const ScenarioSpec& spec,
   std::vector<std::vector<std::pair<double, double>>> busy(devices);
   std::map<std::pair<size_t, int>, std::vector<std::pair<double, double>>> busy_by_tenant;
   for (const auto& e : run.log.events()) {
-    if (e.type != EventType::GPU_BUSY || e.gpu < 0 || static_cast<size_t>(e.gpu) >= devices) continue;
+    if (!payload::busy(e) || e.gpu < 0 || static_cast<size_t>(e.gpu) >= devices) continue;
     busy[static_cast<size_t>(e.gpu)].emplace_back(payload::start_time(e), e.time);
     busy_by_tenant[{static_cast<size_t>(e.gpu), e.tenant}].emplace_back(payload::start_time(e), e.time);
   }

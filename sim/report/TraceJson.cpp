@@ -354,6 +354,7 @@ void add_log_events(TraceBuilder& b, const ScenarioSpec& spec, const RunResult& 
     };
     switch (e.type) {
       case EventType::GPU_BUSY:
+      case EventType::GPU_SLICE:
         if (gpu_pid < 0) break;
         // A tenant's workloads on one device may be busy at once: their intervals go on lanes.
         out.busy[{gpu_pid, "busy: " + b.tenant(e.tenant) + b.device_suffix(e.gpu)}].push_back(

@@ -36,8 +36,10 @@ HardwareProfile reference_profile(double context_switch, double l2_contention = 
 class GpuBench {
  public:
   explicit GpuBench(SharingMode mode, double context_switch = 0, double quantum = 0.002,
-                    VgpuScheduler vgpu = VgpuScheduler::BEST_EFFORT, int replicas = 4, double l2_contention = 0)
+                    VgpuScheduler vgpu = VgpuScheduler::BEST_EFFORT, int replicas = 4, double l2_contention = 0,
+                    bool fold_slices = true)
       : profile_(reference_profile(context_switch, l2_contention)) {
+    ctx_.fold_slices = fold_slices;
     int argc = 1;
     char arg0[] = "gpu-model-test";
     char* argv[] = {arg0, nullptr};
@@ -59,6 +61,7 @@ class GpuBench {
   }
   GpuDevice& gpu() { return *gpu_; }
   const EventLog& log() const { return log_; }
+  const RunCounters& counters() const { return ctx_.counters; }
   void run() { engine_->run(); }
   size_t count(EventType t) const {
     size_t n = 0;
@@ -137,12 +140,47 @@ TEST(GpuModel, TimeSlicingChargesEveryContextSwitch) {
     });
   }
   bench.run();
-  size_t paid = 0;
-  for (const auto& e : bench.log().events())
-    if (e.type == EventType::CONTEXT_SWITCH && e.value > 0) ++paid;
+  size_t paid = 0, switches = 0;
+  for (const auto& e : bench.log().events()) {
+    if (!payload::context_switch(e)) continue;
+    ++switches;
+    if (payload::switch_cost(e) > 0) ++paid;
+  }
   // 2 s of work in 2 ms quanta: about 1000 slices, each change of context costs 50 us.
   EXPECT_NEAR(static_cast<double>(paid), 999, 2);
   EXPECT_NEAR(std::max(end[0], end[1]), 2.0 + static_cast<double>(paid) * cost, 1e-9);
+  // The folded log: each switch is in the slice it opened (GPU_SLICE), and every switch is in the log once.
+  EXPECT_EQ(switches, bench.counters().context_switches);
+  EXPECT_EQ(bench.count(EventType::CONTEXT_SWITCH), 0u);
+  EXPECT_EQ(bench.count(EventType::GPU_SLICE), switches);
+  EXPECT_EQ(bench.count(EventType::GPU_BUSY), 0u) << "contended from start to end: every slice began with a switch";
+}
+
+// The folded log and the detailed one (--trace detailed) hold the same slices and switches: a GPU_SLICE is a
+// CONTEXT_SWITCH at its start time with its cost, and a GPU_BUSY over its interval.
+TEST(GpuModel, TimeSlicingDetailedLogSplitsEachSliceFromItsSwitch) {
+  const double cost = 50e-6;
+  GpuBench bench(SharingMode::TIME_SLICING, cost, 0.002, VgpuScheduler::BEST_EFFORT, 4, 0, /*fold_slices=*/false);
+  for (int t = 0; t < 2; ++t) {
+    const int ctx = bench.gpu().add_context(t, t, 0);
+    sg4::Actor::create("w" + std::to_string(t), bench.gpu().host(), [&, ctx] { bench.gpu().run(ctx, 1e13, 0); });
+  }
+  bench.run();
+  EXPECT_EQ(bench.count(EventType::GPU_SLICE), 0u);
+  EXPECT_EQ(bench.count(EventType::CONTEXT_SWITCH), bench.counters().context_switches);
+  EXPECT_NEAR(static_cast<double>(bench.count(EventType::GPU_BUSY)), 100, 2);  // 0.2 s of work in 2 ms quanta
+  // Each switch is logged when it ends, the slice it opened begins then.
+  const auto& events = bench.log().events();
+  for (size_t i = 0; i < events.size(); ++i) {
+    if (events[i].type != EventType::CONTEXT_SWITCH) continue;
+    EXPECT_EQ(payload::switch_time(events[i]), events[i].time);
+    for (size_t j = i + 1; j < events.size(); ++j) {
+      if (events[j].type != EventType::GPU_BUSY) continue;
+      EXPECT_EQ(payload::start_time(events[j]), events[i].time);
+      EXPECT_EQ(events[j].tenant, events[i].tenant);
+      break;
+    }
+  }
 }
 
 TEST(GpuModel, TimeSlicingRequestWaitsForTheNeighboursQuantum) {

@@ -287,12 +287,12 @@ TEST(HostileInput, ARunPastItsEventBudgetStopsWithPartialResults) {
   Hostile h;
   const std::string out = h.dir.file("o");
   const auto r = gputwin({"run", SRC + "/scenarios/ci/vgpu.yaml", "-o", out, "--progress", "none", "--format",
-                          "json,md", "--max-events", "150000"},
+                          "json,md", "--max-events", "100000"},
                          h.dir.path());
   expect_exit(r, 3, "the run was stopped at");
-  EXPECT_NE(r.err.find("more than --max-events 150000 events; the outputs are partial"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("more than --max-events 100000 events; the outputs are partial"), std::string::npos) << r.err;
   const auto report = nlohmann::json::parse(gtw::test::read_text(out + "/report.json"));
-  EXPECT_EQ(report["summary"]["stopped_early"]["reason"], "more than --max-events 150000 events");
+  EXPECT_EQ(report["summary"]["stopped_early"]["reason"], "more than --max-events 100000 events");
   EXPECT_EQ(report["summary"]["stopped_early"]["at_s"], report["summary"]["simulated_end_s"]);
   EXPECT_NE(gtw::test::read_text(out + "/report.md").find("**Partial results: the run was stopped at"),
             std::string::npos);

@@ -125,15 +125,58 @@ TEST(Analysis, LatencyWindowsViolationsBudgetAndAttribution) {
   EXPECT_NEAR(windows[4], 0.0, 1e-12);
 }
 
+// The folded log (the default) and the detailed one (--trace detailed) of the same slices give the same analysis:
+// a GPU_SLICE is the CONTEXT_SWITCH that ended at its start and the GPU_BUSY of its interval; a switch whose slice
+// was still open when the run ended is a CONTEXT_SWITCH logged then, with the time it ended.
+TEST(Analysis, AFoldedSliceIsItsSwitchAndItsBusyInterval) {
+  const auto spec = two_tenant_spec();
+  const auto requests = [](EventLog& log) {
+    for (int w = 0; w < 10; ++w)
+      for (int k = 0; k < 10; ++k) {
+        const double arrival = w * 10 + k * 0.5;
+        const double latency = w == 3 && k < 2 ? 3.0 : 0.5;
+        log.append({arrival + latency, 0, EventType::REQUEST_DONE, 0, 0, 0, 0, latency, 0.1});
+      }
+  };
+  auto detailed = run_with([&](EventLog& log) {
+    log.append({30.2, 0, EventType::CONTEXT_SWITCH, 1, -1, 0, 0, 0.2, 30.2});
+    log.append({31, 0, EventType::GPU_BUSY, 1, -1, 0, 0, 0, 30.2});
+    log.append({31.5, 0, EventType::CONTEXT_SWITCH, 0, 0, 0, 0, 0.5, 31.5});
+    log.append({32.5, 0, EventType::GPU_BUSY, 0, 0, 0, 0, 0, 31.5});
+    log.append({33, 0, EventType::CONTEXT_SWITCH, 1, -1, 0, 0, 0.5, 33});
+    requests(log);
+  });
+  auto folded = run_with([&](EventLog& log) {
+    log.append({31, 0, EventType::GPU_SLICE, 1, -1, 0, 0, 0.2, 30.2});
+    log.append({32.5, 0, EventType::GPU_SLICE, 0, 0, 0, 0, 0.5, 31.5});
+    requests(log);
+    log.append({100, 0, EventType::CONTEXT_SWITCH, 1, -1, 0, 0, 0.5, 33});  // its slice open at the end
+  });
+  const auto a = analyse(spec, detailed), b = analyse(spec, folded);
+  EXPECT_EQ(a.gpus[0].context_switches, 3u);
+  EXPECT_DOUBLE_EQ(a.gpus[0].switch_seconds, 1.2);
+  EXPECT_EQ(b.gpus[0].context_switches, a.gpus[0].context_switches);
+  EXPECT_EQ(b.gpus[0].switch_seconds, a.gpus[0].switch_seconds);
+  EXPECT_EQ(b.gpus[0].utilisation, a.gpus[0].utilisation);
+  const auto& sa = a.slos.at(0);
+  const auto& sb = b.slos.at(0);
+  ASSERT_GE(sa.attribution.size(), 3u);  // victim, noisy and the switches share the slow requests' spans
+  ASSERT_EQ(sb.attribution.size(), sa.attribution.size());
+  for (size_t i = 0; i < sa.attribution.size(); ++i) {
+    EXPECT_EQ(sb.attribution[i].who, sa.attribution[i].who);
+    EXPECT_EQ(sb.attribution[i].share, sa.attribution[i].share);
+  }
+}
+
 // Context switches of unequal cost on one GPU (the analysis stores a GPU's costs only once they differ): each
 // switch keeps its own cost in the GPU's switch time and in the blame of the spans it overlaps.
 TEST(Analysis, ContextSwitchesOfUnequalCostKeepEachCost) {
   const auto spec = two_tenant_spec();
   auto run = run_with([](EventLog& log) {
-    log.append({31, 0, EventType::GPU_BUSY, 1, -1, 0, 0, 0, 30.0});        // noisy holds [30, 31)
-    log.append({31.5, 0, EventType::CONTEXT_SWITCH, 0, 0, 0, 0, 0.5, 0});  // [31, 31.5]
-    log.append({32, 0, EventType::CONTEXT_SWITCH, 1, -1, 0, 0, 0.5, 0});   // [31.5, 32]
-    log.append({33.5, 0, EventType::CONTEXT_SWITCH, 0, 0, 0, 0, 1.5, 0});  // [32, 33.5]
+    log.append({31, 0, EventType::GPU_BUSY, 1, -1, 0, 0, 0, 30.0});           // noisy holds [30, 31)
+    log.append({31.5, 0, EventType::CONTEXT_SWITCH, 0, 0, 0, 0, 0.5, 31.5});  // [31, 31.5]
+    log.append({32, 0, EventType::CONTEXT_SWITCH, 1, -1, 0, 0, 0.5, 32});     // [31.5, 32]
+    log.append({33.5, 0, EventType::CONTEXT_SWITCH, 0, 0, 0, 0, 1.5, 33.5});  // [32, 33.5]
     for (int w = 0; w < 10; ++w)
       for (int k = 0; k < 10; ++k) {
         const double arrival = w * 10 + k * 0.5;

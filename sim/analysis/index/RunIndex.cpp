@@ -49,10 +49,12 @@ RunIndex::RunIndex(const ScenarioSpec& spec, const RunResult& run)
       case EventType::GPU_BUSY:
         add_busy(e);
         break;
+      case EventType::GPU_SLICE:
+        add_busy(e);
+        add_switch(e);
+        break;
       case EventType::CONTEXT_SWITCH:
-        if (e.gpu >= 0 && static_cast<size_t>(e.gpu) < gpus_)
-          max_switch_cost_[static_cast<size_t>(e.gpu)] =
-              std::max(max_switch_cost_[static_cast<size_t>(e.gpu)], e.value);
+        add_switch(e);
         break;
       default:
         break;
@@ -68,8 +70,7 @@ RunIndex::RunIndex(const ScenarioSpec& spec, const RunResult& run)
 void RunIndex::count_busy(const RunResult& run) {
   std::vector<size_t> per_gpu(gpus_, 0);
   for (const auto& e : run.log.events())
-    if (e.type == EventType::GPU_BUSY && e.gpu >= 0 && static_cast<size_t>(e.gpu) < gpus_)
-      ++per_gpu[static_cast<size_t>(e.gpu)];
+    if (payload::busy(e) && e.gpu >= 0 && static_cast<size_t>(e.gpu) < gpus_) ++per_gpu[static_cast<size_t>(e.gpu)];
   busy_.expect(per_gpu);
 }
 
@@ -79,6 +80,12 @@ void RunIndex::add_busy(const Event& e) {
   const double start = payload::start_time(e);
   busy_.add(g, {start, e.time, e.tenant});
   longest_busy_[g] = std::max(longest_busy_[g], e.time - start);
+}
+
+void RunIndex::add_switch(const Event& e) {
+  if (e.gpu < 0 || static_cast<size_t>(e.gpu) >= gpus_) return;
+  auto& most = max_switch_cost_[static_cast<size_t>(e.gpu)];
+  most = std::max(most, payload::switch_cost(e));
 }
 
 void RunIndex::place(const Event& e) {

@@ -102,12 +102,12 @@ class RunIndex {
   const std::vector<DataRecord>& data() const { return data_; }
   /// STEP_DONE events of a workload.
   size_t steps(int workload) const;
-  /// Every GPU's busy intervals (GPU_BUSY events on a GPU of the run), in log order, which is the order of their
-  /// ends.
+  /// Every GPU's busy intervals (GPU_BUSY and GPU_SLICE events on a GPU of the run), in log order, which is the order
+  /// of their ends.
   const BusyIntervals& busy() const { return busy_; }
   /// The GPU's longest busy interval (0 when none).
   double longest_busy(size_t gpu) const { return longest_busy_[gpu]; }
-  /// The GPU's most expensive context switch (CONTEXT_SWITCH value; 0 when none).
+  /// The GPU's most expensive context switch (CONTEXT_SWITCH or GPU_SLICE value; 0 when none).
   double max_switch_cost(size_t gpu) const { return max_switch_cost_[gpu]; }
 
  private:
@@ -117,6 +117,7 @@ class RunIndex {
   void load(const Event& e);
   void count_busy(const RunResult& run);
   void add_busy(const Event& e);
+  void add_switch(const Event& e);  // CONTEXT_SWITCH or GPU_SLICE: the GPU's most expensive switch
   void end_stay(size_t stay, const Event& e, StayEnd how, FailureReason reason);
 
   double run_end_ = 0;

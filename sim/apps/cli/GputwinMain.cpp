@@ -180,7 +180,7 @@ bool valid_log_setting(const std::string& setting) {
 
 int cmd_run(const std::string& file, std::string out_dir, const std::optional<std::string>& seed_text,
             const std::vector<std::string>& sets, const std::string& formats, ProgressMode progress,
-            const BudgetOptions& budget, const std::vector<std::string>& log_settings,
+            const BudgetOptions& budget, const std::vector<std::string>& log_settings, bool detailed_trace,
             const std::string& command_line) {
   for (const auto& setting : log_settings)
     if (!valid_log_setting(setting)) {
@@ -277,6 +277,7 @@ int cmd_run(const std::string& file, std::string out_dir, const std::optional<st
   options.log_settings = log_settings;
   options.max_events = limits.max_events;
   options.max_memory_bytes = limits.max_memory_bytes;
+  options.detailed_trace = detailed_trace;
   int last_plain = -1;
   // The name inside a JSON string: names hold no control characters (the loader refuses them), but may
   // hold quotes and backslashes.
@@ -558,7 +559,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", GTW_VERSION);
   app.require_subcommand(1);
 
-  std::string file, out_dir, formats = "default", progress = "auto", field, seed;
+  std::string file, out_dir, formats = "default", progress = "auto", field, seed, trace = "folded";
   std::vector<std::string> sets, log_settings;
   BudgetOptions budget;
 
@@ -573,6 +574,11 @@ int main(int argc, char** argv) {
       "Comma-separated outputs: json,md,h5,sarif,policyreport,junit,audit,trace,metrics,csv or all (default "
       "json,md,h5,sarif,policyreport,audit; policyreport only when the scenario has "
       "compliance rules, audit (audit.jsonl) only when it has tagged data, spec.identity or spec.audit)");
+  run->add_option("--trace", trace,
+                  "folded|detailed: the event log's time slices (default folded: a context switch and the slice it "
+                  "opens are one GPU_SLICE event; detailed: a CONTEXT_SWITCH and a GPU_BUSY event each; the same "
+                  "results either way)")
+      ->check(CLI::IsMember({"folded", "detailed"}));
   run->add_option("--progress", progress, "auto|plain|json|none (default auto: a bar on a terminal, plain in CI)")
       ->check(CLI::IsMember({"auto", "plain", "json", "none"}));
   run->add_option(
@@ -625,7 +631,8 @@ int main(int argc, char** argv) {
                                                : ProgressMode::AUTO;
       const std::optional<std::string> seed_arg =
           run->count("--seed") ? std::optional<std::string>(seed) : std::nullopt;
-      return cmd_run(file, out_dir, seed_arg, sets, formats, mode, budget, log_settings, command_line);
+      return cmd_run(file, out_dir, seed_arg, sets, formats, mode, budget, log_settings, trace == "detailed",
+                     command_line);
     }
     if (*validate) return cmd_validate(file, sets, budget);
     if (*explain_cmd) return cmd_explain(field);
