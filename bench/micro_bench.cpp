@@ -342,7 +342,7 @@ BENCHMARK(BM_LoadScenarioDefault)->Unit(benchmark::kMicrosecond);
 // One decision of a built-in placement policy on a cluster shaped like gputwin-bench-gen's: nodes of 8 GPUs,
 // GPUs 0-3 exclusive, 4-7 time-sliced 2 ways, a seeded half of the slots in use. Per decision, so the cost
 // a simulated day of a million jobs pays per placement reads directly (docs/PERFORMANCE.md, "Placement").
-// `indexed`: the engine's view with its device index (first-fit, spread and tightest-fit rank its nodes there);
+// `indexed`: the engine's view with its device index (every policy here ranks its nodes there);
 // each decision is then followed by the index updates of a placement and of its release, as in a run.
 void BM_Placement(benchmark::State& state, const std::string& policy_name, int gpus_per_request, bool indexed) {
   const int gpus = static_cast<int>(state.range(0));
@@ -361,6 +361,7 @@ void BM_Placement(benchmark::State& state, const std::string& policy_name, int g
     x ^= x >> 7;
     x ^= x << 17;
     g.used_slots = static_cast<int>(x % static_cast<uint64_t>(g.slots + 1)) / 2 * g.slots;
+    for (int k = 0; k < g.used_slots; ++k) g.tenants.push_back(static_cast<int>((x >> (8 * k)) % 4));
     g.memory_total = 80e9;
     view.gpus.push_back(g);
   }
@@ -368,6 +369,7 @@ void BM_Placement(benchmark::State& state, const std::string& policy_name, int g
   policy::PlacementRequest request;
   request.gpus = gpus_per_request;
   request.memory = 16e9;
+  request.tenant = 1;
   if (indexed && !view.build_index()) throw std::runtime_error("the benchmark view cannot be indexed");
   for (auto _ : state) {
     const auto chosen = policy->place(request, view);
@@ -376,8 +378,10 @@ void BM_Placement(benchmark::State& state, const std::string& policy_name, int g
     for (int g : *chosen) {
       auto& device = view.gpus[static_cast<size_t>(g)];
       device.used_slots += 1;
+      device.tenants.push_back(request.tenant);
       view.changed(static_cast<size_t>(g));
       device.used_slots -= 1;
+      device.tenants.pop_back();
       view.changed(static_cast<size_t>(g));
     }
   }
@@ -387,6 +391,14 @@ BENCHMARK_CAPTURE(BM_Placement, spread_1gpu, std::string("spread"), 1, false)->A
 BENCHMARK_CAPTURE(BM_Placement, spread_4gpu, std::string("spread"), 4, false)->Arg(128)->Arg(1024)->Arg(10000);
 BENCHMARK_CAPTURE(BM_Placement, tightest_1gpu, std::string("tightest-fit"), 1, false)->Arg(128)->Arg(1024)->Arg(10000);
 BENCHMARK_CAPTURE(BM_Placement, first_fit_1gpu, std::string("first-fit"), 1, false)->Arg(128)->Arg(1024)->Arg(10000);
+BENCHMARK_CAPTURE(BM_Placement, anti_affinity_1gpu, std::string("tenant-anti-affinity"), 1, false)
+    ->Arg(128)
+    ->Arg(1024)
+    ->Arg(10000);
+BENCHMARK_CAPTURE(BM_Placement, classification_1gpu, std::string("classification-aware"), 1, false)
+    ->Arg(128)
+    ->Arg(1024)
+    ->Arg(10000);
 // The indexed rows also at 100,000 GPUs, where a pass over the view is not worth timing.
 void indexed_sizes(benchmark::internal::Benchmark* b) {
   for (int gpus : {128, 1024, 10000, 100000}) b->Arg(gpus);
@@ -395,6 +407,10 @@ BENCHMARK_CAPTURE(BM_Placement, spread_1gpu_indexed, std::string("spread"), 1, t
 BENCHMARK_CAPTURE(BM_Placement, spread_4gpu_indexed, std::string("spread"), 4, true)->Apply(indexed_sizes);
 BENCHMARK_CAPTURE(BM_Placement, tightest_1gpu_indexed, std::string("tightest-fit"), 1, true)->Apply(indexed_sizes);
 BENCHMARK_CAPTURE(BM_Placement, first_fit_1gpu_indexed, std::string("first-fit"), 1, true)->Apply(indexed_sizes);
+BENCHMARK_CAPTURE(BM_Placement, anti_affinity_1gpu_indexed, std::string("tenant-anti-affinity"), 1, true)
+    ->Apply(indexed_sizes);
+BENCHMARK_CAPTURE(BM_Placement, classification_1gpu_indexed, std::string("classification-aware"), 1, true)
+    ->Apply(indexed_sizes);
 
 // ---------------------------------------------------------------- bare event loop
 

@@ -88,13 +88,9 @@ std::optional<int> DeviceIndex::best_node(const std::vector<GpuView>& gpus, cons
                                           const Ranking& ranking, const NodeScore& score) const {
   std::vector<int> sharing;
   for (SharingMode m : request.allowed_sharing) sharing.push_back(static_cast<int>(m));
-  Key key{ranking.policy,
-          ranking.gpus,
-          request.node_pool,
-          std::move(sharing),
-          request.mig_profile,
-          request.resource,
-          ranking.reads_memory ? request.memory : memory_class(request.memory)};
+  Key key{ranking.policy,      ranking.gpus,      ranking.variant,
+          ranking.subject,     request.node_pool, std::move(sharing),
+          request.mig_profile, request.resource,  ranking.reads_memory ? request.memory : memory_class(request.memory)};
   auto it = trees_.find(key);
   if (it == trees_.end()) {
     if (trees_.size() >= MAX_RANKINGS)

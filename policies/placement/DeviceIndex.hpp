@@ -33,6 +33,8 @@ class DeviceIndex {
     int policy = 0;
     int gpus = 1;
     bool reads_memory = false;  // the score reads the memory asked beyond eligibility (tightest-fit by memory)
+    int variant = 0;            // the policy's parameters, when they change the score (tenant-anti-affinity's scope)
+    int subject = -1;           // what else of the request the score reads (the tenant, its classification)
   };
 
   /// nullptr unless the devices are listed node by node and carry physical ids, each physical GPU in one node.
@@ -71,7 +73,7 @@ class DeviceIndex {
     std::optional<int> leftmost_min() const;
   };
   // A ranking and everything of the request that eligibility reads: requests with the same key rank nodes alike.
-  using Key = std::tuple<int, int, std::string, std::vector<int>, std::string, std::string, double>;
+  using Key = std::tuple<int, int, int, int, std::string, std::vector<int>, std::string, std::string, double>;
 
   DeviceIndex() = default;
   // The memory asked, as eligibility sees it: the smallest device memory at least as large (+inf above them all).

@@ -46,7 +46,16 @@ std::vector<int> physical_loads(const ClusterView& view);
 inline const DeviceIndex::Score NO_PLACE{std::numeric_limits<double>::infinity(), 0.0};
 
 /// The rankings' tags (DeviceIndex::Ranking::policy): one per way of scoring a node.
-enum RankingTag : int { FIRST_FIT = 1, TIGHTEST_SLOTS, TIGHTEST_MEMORY, SPREAD, PACKING, FGD };
+enum RankingTag : int {
+  FIRST_FIT = 1,
+  TIGHTEST_SLOTS,
+  TIGHTEST_MEMORY,
+  SPREAD,
+  PACKING,
+  FGD,
+  TENANT_ANTI_AFFINITY,
+  CLASSIFICATION_AWARE
+};
 
 /// Whether a decision may take the view's index: one GPU or more, a finite memory (a NaN would break the rankings'
 /// order), and an index.
@@ -56,12 +65,14 @@ inline bool indexable(const PlacementRequest& request, const ClusterView& view) 
 
 /// The indexed path of a policy (docs/models/placement.md, "Cost of a decision"): the node the view's index ranks
 /// first by the policy's per-node score, then the policy's own choice on that node. A policy's pass over the view
-/// calls the same per-node choice on every node, so both choose alike.
+/// calls the same per-node choice on every node, so both choose alike. `variant` and `subject`: what else the score
+/// depends on (DeviceIndex::Ranking).
 template <class Score, class Choose>
 std::optional<std::vector<int>> place_indexed(const PlacementRequest& request, const ClusterView& view, int policy,
-                                              Score score, Choose choose) {
+                                              Score score, Choose choose, int variant = 0, int subject = -1) {
   const DeviceIndex& index = *view.index();
-  const auto node = index.best_node(view.gpus, request, {policy, request.gpus, policy == TIGHTEST_MEMORY}, score);
+  const auto node =
+      index.best_node(view.gpus, request, {policy, request.gpus, policy == TIGHTEST_MEMORY, variant, subject}, score);
   if (!node) return std::nullopt;
   const auto eligible = index.eligible_on(view.gpus, request, *node);
   // A node ranked first without enough eligible devices: a change the view did not report (ClusterView::changed).

@@ -197,16 +197,53 @@ std::tuple<int, int, int> unit_of(const GpuView& g, Scope scope) {
   return {g.node, g.local, g.index};
 }
 
-// Tenants placed on each unit, over every device of the unit.
-std::map<std::tuple<int, int, int>, std::set<int>> tenants_by_unit(const ClusterView& view, Scope scope,
-                                                                   bool mig_instance_is_unit) {
-  std::map<std::tuple<int, int, int>, std::set<int>> out;
-  for (const auto& g : view.gpus) {
-    const Scope s = (mig_instance_is_unit && !g.mig_profile.empty() && scope == Scope::GPU) ? Scope::DEVICE : scope;
-    auto& tenants = out[unit_of(g, s)];
+// Tenants placed on each unit, over every device of the unit (a unit lies within one node: the devices of one node
+// give its units whole).
+using UnitTenants = std::map<std::tuple<int, int, int>, std::set<int>>;
+
+Scope unit_scope(const GpuView& g, Scope scope, bool mig_instance_is_unit) {
+  return (mig_instance_is_unit && !g.mig_profile.empty() && scope == Scope::GPU) ? Scope::DEVICE : scope;
+}
+
+UnitTenants tenants_by_unit(std::span<const GpuView> gpus, Scope scope, bool mig_instance_is_unit) {
+  UnitTenants out;
+  for (const auto& g : gpus) {
+    auto& tenants = out[unit_of(g, unit_scope(g, scope, mig_instance_is_unit))];
     tenants.insert(g.tenants.begin(), g.tenants.end());
   }
   return out;
+}
+
+// place_by_rank's choice on one node, or over the whole view, by the view's index when it has one: the units'
+// tenants come from the node's own devices, so a node's score reads nothing outside it. `Rule` builds a policy's
+// allowed and rank tests from the units' tenants.
+template <class Rule>
+std::optional<std::vector<int>> place_by_unit_rule(const PlacementRequest& request, const ClusterView& view, int policy,
+                                                   int variant, int subject, Scope scope, bool mig_instance_is_unit,
+                                                   Rule rule) {
+  if (!indexable(request, view)) {
+    const auto units = tenants_by_unit(view.gpus, scope, mig_instance_is_unit);
+    return place_by_rank(request, view, rule.allowed(units), rule.rank(units));
+  }
+  const auto on_node = [request, scope, mig_instance_is_unit, rule](std::span<const GpuView> node,
+                                                                    std::span<const GpuView* const> eligible,
+                                                                    std::vector<int>& chosen) {
+    const auto units = tenants_by_unit(node, scope, mig_instance_is_unit);
+    return rank_on_node(request, eligible, rule.allowed(units), rule.rank(units), chosen);
+  };
+  return place_indexed(
+      request, view, policy,
+      [on_node](std::span<const GpuView> node, std::span<const GpuView* const> eligible) {
+        std::vector<int> chosen;
+        const auto score = on_node(node, eligible, chosen);
+        return score ? DeviceIndex::Score{*score, 0.0} : NO_PLACE;
+      },
+      [&](std::span<const GpuView> node, std::span<const GpuView* const> eligible) {
+        std::vector<int> chosen;
+        on_node(node, eligible, chosen);
+        return chosen;
+      },
+      variant, subject);
 }
 
 // Tenant anti-affinity: a replica never shares its unit with another tenant's replica; a tenant's
@@ -215,20 +252,27 @@ class TenantAntiAffinity final : public PlacementPolicy {
  public:
   explicit TenantAntiAffinity(Scope scope) : scope_(scope) {}
   std::optional<std::vector<int>> place(const PlacementRequest& request, const ClusterView& view) override {
-    const auto units = tenants_by_unit(view, scope_, false);
-    auto tenants_of = [&](const GpuView& g) -> const std::set<int>& { return units.at(unit_of(g, scope_)); };
-    return place_by_rank(
-        request, view,
-        [&](const GpuView& g) {
-          if (request.tenant < 0) return true;
-          for (int t : tenants_of(g))
-            if (t != request.tenant) return false;
-          return true;
-        },
-        [&](const GpuView& g) -> double { return tenants_of(g).count(request.tenant) ? 0.0 : 1.0; });
+    return place_by_unit_rule(request, view, TENANT_ANTI_AFFINITY, static_cast<int>(scope_), request.tenant, scope_,
+                              false, Rule{scope_, request.tenant});
   }
 
  private:
+  struct Rule {
+    Scope scope;
+    int tenant;
+    auto allowed(const UnitTenants& units) const {
+      return [this, &units](const GpuView& g) {
+        if (tenant < 0) return true;
+        for (int t : units.at(unit_of(g, scope)))
+          if (t != tenant) return false;
+        return true;
+      };
+    }
+    auto rank(const UnitTenants& units) const {
+      return
+          [this, &units](const GpuView& g) -> double { return units.at(unit_of(g, scope)).count(tenant) ? 0.0 : 1.0; };
+    }
+  };
   Scope scope_;
 };
 
@@ -241,33 +285,44 @@ class ClassificationAware final : public PlacementPolicy {
   ClassificationAware(Scope scope, bool allow_mig, Classification threshold)
       : scope_(scope), allow_mig_(allow_mig), threshold_(threshold) {}
   std::optional<std::vector<int>> place(const PlacementRequest& request, const ClusterView& view) override {
-    const auto units = tenants_by_unit(view, scope_, allow_mig_);
-    auto unit_tenants = [&](const GpuView& g) -> const std::set<int>& {
-      const Scope s = (allow_mig_ && !g.mig_profile.empty() && scope_ == Scope::GPU) ? Scope::DEVICE : scope_;
-      return units.at(unit_of(g, s));
-    };
-    auto cls = [&](int tenant) {
-      const auto& c = view.tenant_classification;
-      return (tenant >= 0 && static_cast<size_t>(tenant) < c.size()) ? c[static_cast<size_t>(tenant)]
-                                                                     : Classification::INTERNAL;
-    };
-    const Classification mine = cls(request.tenant);
-    auto conflicts = [&](Classification other) { return other != mine && std::max(other, mine) >= threshold_; };
-    return place_by_rank(
-        request, view,
-        [&](const GpuView& g) {
-          for (int t : unit_tenants(g))
-            if (conflicts(cls(t))) return false;
-          return true;
-        },
-        [&](const GpuView& g) -> double {
-          for (int t : unit_tenants(g))
-            if (cls(t) == mine) return 0.0;
-          return 1.0;
-        });
+    const Rule rule{scope_, allow_mig_, threshold_, view.tenant_classification,
+                    classification_of(view.tenant_classification, request.tenant)};
+    // A ranking per classification of the requester (not per tenant), and per setting of the policy.
+    const int variant = (static_cast<int>(threshold_) * 2 + (allow_mig_ ? 1 : 0)) * 3 + static_cast<int>(scope_);
+    return place_by_unit_rule(request, view, CLASSIFICATION_AWARE, variant, static_cast<int>(rule.mine), scope_,
+                              allow_mig_, rule);
   }
 
  private:
+  static Classification classification_of(const std::vector<Classification>& c, int tenant) {
+    return (tenant >= 0 && static_cast<size_t>(tenant) < c.size()) ? c[static_cast<size_t>(tenant)]
+                                                                   : Classification::INTERNAL;
+  }
+  struct Rule {
+    Scope scope;
+    bool allow_mig;
+    Classification threshold;
+    std::vector<Classification> classes;  // per tenant (a copy: an index ranking keeps its rule)
+    Classification mine;
+    const std::set<int>& unit(const UnitTenants& units, const GpuView& g) const {
+      return units.at(unit_of(g, unit_scope(g, scope, allow_mig)));
+    }
+    bool conflicts(Classification other) const { return other != mine && std::max(other, mine) >= threshold; }
+    auto allowed(const UnitTenants& units) const {
+      return [this, &units](const GpuView& g) {
+        for (int t : unit(units, g))
+          if (conflicts(classification_of(classes, t))) return false;
+        return true;
+      };
+    }
+    auto rank(const UnitTenants& units) const {
+      return [this, &units](const GpuView& g) -> double {
+        for (int t : unit(units, g))
+          if (classification_of(classes, t) == mine) return 0.0;
+        return 1.0;
+      };
+    }
+  };
   Scope scope_;
   bool allow_mig_;
   Classification threshold_;

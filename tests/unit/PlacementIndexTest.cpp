@@ -1,7 +1,9 @@
 // The device index (policies/placement/DeviceIndex.hpp) must not change a single decision: first-fit, spread,
-// tightest-fit (by slots and by memory), packing and fgd on a view with the index choose what they choose by a pass
-// over every device, for one- and multi-GPU requests, through random clusters (pools, sharing modes, MIG instances
-// sharing a physical GPU, unavailable devices) and random sequences of placements, releases and availability changes.
+// tightest-fit (by slots and by memory), packing, fgd, tenant-anti-affinity (each scope) and classification-aware
+// (scopes, allowMig, thresholds; tenants of three classifications) on a view with the index choose what they choose by
+// a pass over every device, for one- and multi-GPU requests, through random clusters (pools, sharing modes, MIG
+// instances sharing a physical GPU, unavailable devices) and random sequences of placements, releases and availability
+// changes.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -80,12 +82,25 @@ TEST(PlacementIndex, DecisionsEqualTheFullPassThroughRandomChanges) {
   for (const char* name : {"first-fit", "spread", "tightest-fit"}) policies.push_back(registry.create(name, {}));
   policies.push_back(registry.create("tightest-fit", {{"metric", std::string("memory")}}));
   for (const char* name : {"packing", "fgd"}) policies.push_back(registry.create(name, {}));
+  for (const char* scope : {"device", "gpu", "node"})
+    policies.push_back(registry.create("tenant-anti-affinity", {{"scope", std::string(scope)}}));
+  policies.push_back(registry.create("classification-aware", {{"scope", std::string("gpu")}}));
+  policies.push_back(registry.create(
+      "classification-aware",
+      {{"scope", std::string("gpu")}, {"allowMig", false}, {"minClassification", std::string("internal")}}));
+  policies.push_back(registry.create("classification-aware", {{"scope", std::string("node")}}));
+  const size_t policy_count = policies.size();
   std::mt19937 rng(2026);
   auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
   int placed = 0, compared = 0;
   size_t max_rankings = 0;  // the request shapes exceed the cap, so the least recently used rankings go
   for (int cluster = 0; cluster < 60; ++cluster) {
     ClusterView indexed = random_cluster(rng);
+    // Tenants 0-2 of three classifications, and the replicas already placed, by tenant.
+    indexed.tenant_classification = {Classification::PUBLIC, Classification::CONFIDENTIAL, Classification::RESTRICTED};
+    if (cluster % 3 == 2) indexed.tenant_classification[0] = Classification::RESTRICTED;
+    for (auto& g : indexed.gpus)
+      for (int k = 0; k < g.used_slots; ++k) g.tenants.push_back(pick(3));
     if (cluster % 2 == 1)  // fgd's expected demand: a few request shapes (else fgd takes the request's own)
       for (int c = 0; c < 3; ++c) indexed.demand.push_back({random_request(rng), 1.0 / 3});
     ASSERT_TRUE(indexed.build_index());
@@ -110,6 +125,7 @@ TEST(PlacementIndex, DecisionsEqualTheFullPassThroughRandomChanges) {
           for (ClusterView* v : {&indexed, &full}) {
             v->gpus[static_cast<size_t>(d)].used_slots += 1;
             v->gpus[static_cast<size_t>(d)].memory_committed += request.memory;
+            v->gpus[static_cast<size_t>(d)].tenants.push_back(request.tenant);
           }
           indexed.changed(static_cast<size_t>(d));
         }
@@ -118,6 +134,7 @@ TEST(PlacementIndex, DecisionsEqualTheFullPassThroughRandomChanges) {
         for (ClusterView* v : {&indexed, &full}) {
           v->gpus[g].used_slots = std::max(0, v->gpus[g].used_slots - 1);
           v->gpus[g].memory_committed = std::max(0.0, v->gpus[g].memory_committed - 20e9);
+          if (!v->gpus[g].tenants.empty()) v->gpus[g].tenants.erase(v->gpus[g].tenants.begin());
         }
       } else if (pick(20) == 0) {  // a device size never seen: the rankings keyed by memory start again
         const double size = pick(2) == 0 ? 48e9 + step : 40e9;
@@ -133,7 +150,7 @@ TEST(PlacementIndex, DecisionsEqualTheFullPassThroughRandomChanges) {
   }
   EXPECT_GT(placed, 3000);
   EXPECT_EQ(max_rankings, policy::DeviceIndex::MAX_RANKINGS);
-  EXPECT_EQ(compared, 60 * 400 * 6);
+  EXPECT_EQ(compared, 60 * 400 * static_cast<int>(policy_count));
 }
 
 TEST(PlacementIndex, AMovedViewKeepsItsIndexAndACopyHasNone) {
