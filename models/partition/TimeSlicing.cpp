@@ -58,25 +58,11 @@ void TimeSliceScheduler::close_slice(double now) {
   slice_open_ = false;
   const bool with_switch = slice_has_switch_;
   slice_has_switch_ = false;
-  const auto& c = gpu_.contexts()[static_cast<size_t>(last_)];
   if (now > slice_start_) {
-    ctx_.emit({.time = now,
-               .type = with_switch ? EventType::GPU_SLICE : EventType::GPU_BUSY,
-               .tenant = c.tenant,
-               .workload = c.workload,
-               .replica = c.replica,
-               .gpu = gpu_.index(),
-               .value = with_switch ? slice_switch_cost_ : 0.0,
-               .aux = slice_start_});
+    log(with_switch ? EventType::GPU_SLICE : EventType::GPU_BUSY, now, with_switch ? slice_switch_cost_ : 0.0,
+        slice_start_);
   } else if (with_switch) {  // an empty slice: its switch alone
-    ctx_.emit({.time = now,
-               .type = EventType::CONTEXT_SWITCH,
-               .tenant = c.tenant,
-               .workload = c.workload,
-               .replica = c.replica,
-               .gpu = gpu_.index(),
-               .value = slice_switch_cost_,
-               .aux = slice_start_});
+    log(EventType::CONTEXT_SWITCH, now, slice_switch_cost_, slice_start_);
   }
 }
 
@@ -286,28 +272,13 @@ void TimeSliceScheduler::record_switch(int slot) {
     held_switch_cost_ = cost;
     return;
   }
-  ctx_.emit({.time = now,
-             .type = EventType::CONTEXT_SWITCH,
-             .tenant = incoming.tenant,
-             .workload = incoming.workload,
-             .replica = incoming.replica,
-             .gpu = gpu_.index(),
-             .value = cost,
-             .aux = now});
+  log(EventType::CONTEXT_SWITCH, now, cost, now);
 }
 
 void TimeSliceScheduler::log_held_switch() {
   if (!switch_held_) return;
   switch_held_ = false;
-  const auto& c = gpu_.contexts()[static_cast<size_t>(last_)];
-  ctx_.emit({.time = sg4::Engine::get_clock(),
-             .type = EventType::CONTEXT_SWITCH,
-             .tenant = c.tenant,
-             .workload = c.workload,
-             .replica = c.replica,
-             .gpu = gpu_.index(),
-             .value = held_switch_cost_,
-             .aux = held_switch_time_});
+  log(EventType::CONTEXT_SWITCH, sg4::Engine::get_clock(), held_switch_cost_, held_switch_time_);
 }
 
 // A slice still open is not logged (the run ended inside it), but the switch it took in is: logged now, with the
@@ -316,15 +287,20 @@ void TimeSliceScheduler::end_of_run(double now) {
   log_held_switch();
   if (!slice_open_ || !slice_has_switch_) return;
   slice_has_switch_ = false;
+  log(EventType::CONTEXT_SWITCH, now, slice_switch_cost_, slice_start_);
+}
+
+// An event about the context loaded on the GPU (last_).
+void TimeSliceScheduler::log(EventType type, double time, double value, double aux) {
   const auto& c = gpu_.contexts()[static_cast<size_t>(last_)];
-  ctx_.emit({.time = now,
-             .type = EventType::CONTEXT_SWITCH,
+  ctx_.emit({.time = time,
+             .type = type,
              .tenant = c.tenant,
              .workload = c.workload,
              .replica = c.replica,
              .gpu = gpu_.index(),
-             .value = slice_switch_cost_,
-             .aux = slice_start_});
+             .value = value,
+             .aux = aux});
 }
 
 }  // namespace gtw

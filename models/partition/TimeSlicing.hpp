@@ -33,7 +33,8 @@ class TimeSliceScheduler final : public PartitionScheduler {
   void close_slice(double now);  // logs the slice (GPU_BUSY, or GPU_SLICE when it took in its switch)
   void record_switch(int slot);  // after the switch cost: log (or hold back), count and remember the loaded context
   void log_held_switch();        // a held-back switch whose slice did not open with it: CONTEXT_SWITCH on its own
-  bool mutex_free() const;       // nobody holds the mutex, waits for it or is about to get it
+  void log(EventType type, double time, double value, double aux);  // about the loaded context
+  bool mutex_free() const;  // nobody holds the mutex, waits for it or is about to get it
   void notify_arbiter();
   void arbiter_wait(std::unique_lock<sg4::Mutex>& lock, double until = INFINITY);
   void arbiter_sleep(std::unique_lock<sg4::Mutex>& lock, double time, bool until);  // sleep_until or sleep_for

@@ -51,6 +51,26 @@ std::optional<std::vector<int>> place_by_rank(const PlacementRequest& request, c
   return best;
 }
 
+// The indexed path of a policy whose choice on a node is `on_node(node, eligible, chosen)`, which returns the
+// chosen GPUs' score (lower is better) or nullopt: the node's score in the index and the choice on the best node.
+template <class OnNode>
+std::optional<std::vector<int>> place_indexed_by_choice(const PlacementRequest& request, const ClusterView& view,
+                                                        int policy, OnNode on_node, int variant = 0, int subject = -1) {
+  return place_indexed(
+      request, view, policy,
+      [on_node](std::span<const GpuView> node, std::span<const GpuView* const> eligible) {
+        std::vector<int> chosen;
+        const auto score = on_node(node, eligible, chosen);
+        return score ? DeviceIndex::Score{*score, 0.0} : NO_PLACE;
+      },
+      [&](std::span<const GpuView> node, std::span<const GpuView* const> eligible) {
+        std::vector<int> chosen;
+        on_node(node, eligible, chosen);
+        return chosen;
+      },
+      variant, subject);
+}
+
 // GPU packing: a GPU already in use first, then an idle GPU on a node already in use, then an idle
 // node, so whole GPUs and whole nodes stay free for large requests.
 class Packing final : public PlacementPolicy {
@@ -65,18 +85,7 @@ class Packing final : public PlacementPolicy {
         return rank_on_node(
             request, eligible, always, [in_use](const GpuView& g) { return rank(g, in_use); }, chosen);
       };
-      return place_indexed(
-          request, view, PACKING,
-          [on_node](std::span<const GpuView> node, std::span<const GpuView* const> eligible) {
-            std::vector<int> chosen;
-            const auto score = on_node(node, eligible, chosen);
-            return score ? DeviceIndex::Score{*score, 0.0} : NO_PLACE;
-          },
-          [&](std::span<const GpuView> node, std::span<const GpuView* const> eligible) {
-            std::vector<int> chosen;
-            on_node(node, eligible, chosen);
-            return chosen;
-          });
+      return place_indexed_by_choice(request, view, PACKING, on_node);
     }
     std::set<int> nodes_in_use;
     for (const auto& g : view.gpus)
@@ -231,19 +240,7 @@ std::optional<std::vector<int>> place_by_unit_rule(const PlacementRequest& reque
     const auto units = tenants_by_unit(node, scope, mig_instance_is_unit);
     return rank_on_node(request, eligible, rule.allowed(units), rule.rank(units), chosen);
   };
-  return place_indexed(
-      request, view, policy,
-      [on_node](std::span<const GpuView> node, std::span<const GpuView* const> eligible) {
-        std::vector<int> chosen;
-        const auto score = on_node(node, eligible, chosen);
-        return score ? DeviceIndex::Score{*score, 0.0} : NO_PLACE;
-      },
-      [&](std::span<const GpuView> node, std::span<const GpuView* const> eligible) {
-        std::vector<int> chosen;
-        on_node(node, eligible, chosen);
-        return chosen;
-      },
-      variant, subject);
+  return place_indexed_by_choice(request, view, policy, on_node, variant, subject);
 }
 
 // Tenant anti-affinity: a replica never shares its unit with another tenant's replica; a tenant's
