@@ -57,8 +57,10 @@ INSTANTIATE_TEST_SUITE_P(
                       "examples/mig-reconfigure.yaml", "examples/serving/exclusive.yaml", "examples/serving/mps.yaml",
                       "examples/serving/mig.yaml", "examples/serving/time-slicing.yaml", "labs/02-contention.yaml",
                       "labs/05-failover.yaml", "compliance/design-enforce.yaml",
-                      "examples/default.yaml|tenant-anti-affinity", "examples/quota-reclaim.yaml|tenant-anti-affinity",
-                      "labs/02-contention.yaml|classification-aware", "examples/default.yaml|classification-aware"),
+                      "labs/02-contention.yaml|tenant-anti-affinity",
+                      "examples/quota-reclaim.yaml|tenant-anti-affinity",
+                      "labs/02-contention.yaml|classification-aware",
+                      "examples/quota-reclaim.yaml|classification-aware"),
     [](const ::testing::TestParamInfo<std::string>& param) { return test_param_name(param.param); });
 
 }  // namespace
