@@ -21,8 +21,9 @@ namespace {
 // an iteration a step and a busy interval per GPU; a job submit, start, end and a busy interval per kernel.
 constexpr double EVENTS_PER_REQUEST = 5;
 // A slice's GPU_BUSY interval and its CONTEXT_SWITCH (`--trace detailed`); the default folded log has one GPU_SLICE
-// for both, so 2 is an upper bound for either log.
-constexpr double EVENTS_PER_SLICE = 2;
+// for both (a switch that opens no slice is one event too).
+constexpr double EVENTS_PER_SLICE_DETAILED = 2;
+constexpr double EVENTS_PER_SLICE_FOLDED = 1;
 // The log itself spills to a temporary file past its first million events (sim/core/EventLog.hpp); what stays
 // per event is the analysis' arrays (busy intervals, request latencies) and the leakage analysis' intervals, at
 // most ~40 bytes when every event is a busy interval (28-53 bytes all told measured on the day load,
@@ -165,8 +166,9 @@ std::optional<double> slices_from_work(const ScenarioSpec& spec, double seconds)
 
 }  // namespace
 
-RunEstimate estimate_run(const ScenarioSpec& spec) {
+RunEstimate estimate_run(const ScenarioSpec& spec, bool detailed_trace) {
   RunEstimate e;
+  const double events_per_slice = detailed_trace ? EVENTS_PER_SLICE_DETAILED : EVENTS_PER_SLICE_FOLDED;
   const double seconds = std::max(0.0, spec.duration.value);
   std::vector<std::pair<double, std::string>> parts;  // events by contributor
   const auto add = [&](double events, std::string what) {
@@ -190,13 +192,13 @@ RunEstimate estimate_run(const ScenarioSpec& spec) {
     sliced_gpus += pool_sliced;
     device_slices += pool_slices;
   }
-  // Each switch logs the slice that ended and the switch itself. At most one per quantum of every sliced device,
-  // and at most what the work that may run there can cause.
+  // Each slice logs one event (two in the detailed log: the slice and the switch that opened it). At most one slice
+  // per quantum of every sliced device, and at most what the work that may run there can cause.
   double slices = device_slices;
   if (const auto from_work = slices > 0 ? slices_from_work(spec, seconds) : std::nullopt)
     slices = std::min(slices, *from_work);
-  add(EVENTS_PER_SLICE * slices, number(slices) + " time slices");
-  e.slice_events = slices > 0 ? EVENTS_PER_SLICE * slices : 0;
+  add(events_per_slice * slices, number(slices) + " time slices");
+  e.slice_events = slices > 0 ? events_per_slice * slices : 0;
   e.actors = 8 + sliced_gpus;
   for (const auto& w : spec.workloads) {
     const double active = std::max(0.0, seconds - w.start.value);

@@ -26,12 +26,15 @@ struct RunEstimate {
 struct RunLimits {
   double max_events = 50e6;                   // --max-events
   double max_memory_bytes = 8.0 * (1 << 30);  // --max-memory
+  bool detailed_trace = false;                // --trace detailed: the log the estimate counts has two events a slice
 };
 
 /// Bytes of stack SimGrid maps for each actor (contexts/stack-size, set by the engine).
 inline constexpr size_t ACTOR_STACK_KIB = 2048;
 
-RunEstimate estimate_run(const ScenarioSpec& spec);
+/// `detailed_trace`: the log of `--trace detailed` (a CONTEXT_SWITCH and a GPU_BUSY per time slice), else the folded
+/// one (a GPU_SLICE).
+RunEstimate estimate_run(const ScenarioSpec& spec, bool detailed_trace = false);
 
 /// Records an error (exit 2) for each limit the estimate exceeds: --max-events and --max-memory without the
 /// time slices (with them only, a warning: the run's own check stops it at the limit), the

@@ -292,7 +292,8 @@ PreparedScenario prepare_scenario(const std::string& path, const std::vector<Ove
   if (!diags.has_errors()) serving::resolve_models(spec, diags);
   // Before anything that grows with the cluster (profiles per pool, topology graphs): a scenario far
   // beyond the limits stops here with its estimate.
-  if (!diags.has_errors() && !check_run_budget(spec, estimate_run(spec), limits, diags)) return out;
+  if (!diags.has_errors() && !check_run_budget(spec, estimate_run(spec, limits.detailed_trace), limits, diags))
+    return out;
 
   // Hardware profiles of every product used.
   for (size_t p = 0; p < spec.node_pools.size(); ++p) {

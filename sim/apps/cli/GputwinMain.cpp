@@ -207,6 +207,7 @@ int cmd_run(const std::string& file, std::string out_dir, const std::optional<st
   }
   RunLimits limits;
   if (!parse_budget(budget, limits)) return EXIT_INVALID_INPUT;
+  limits.detailed_trace = detailed_trace;
   bool want_json = false, want_md = false, want_h5 = false, want_sarif = false, want_policyreport = false,
        want_junit = false, want_audit = false, want_trace = false, want_metrics = false, want_csv = false;
   // "default": json, md, h5, sarif, and policyreport.yaml when the scenario has compliance rules, audit.jsonl when
