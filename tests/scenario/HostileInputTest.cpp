@@ -271,6 +271,12 @@ TEST(HostileInput, RunNumbersOnTheCommandLine) {
     SCOPED_TRACE(seed);
     expect_exit(gputwin({"run", file, "--seed", seed, "-o", h.dir.file("o")}, h.dir.path()), 2, "--seed");
   }
+  // --trace takes a name of the event log's form, nothing else (a path, a number, empty).
+  for (const char* trace : {"", "bogus", "1e308", "/dev/zero", "DETAILED"}) {
+    SCOPED_TRACE(trace);
+    expect_exit(gputwin({"run", file, "--trace", trace, "-o", h.dir.file("o")}, h.dir.path()), 2,
+                "--trace: " + std::string(trace) + " not in {folded,detailed}");
+  }
   expect_exit(gputwin({"validate", file, "--max-events", "10"}, h.dir.path()), 2, "more than --max-events 10");
   expect_exit(gputwin({"validate", file, "--max-events", "nan"}, h.dir.path()), 2, "--max-events");
   expect_exit(gputwin({"validate", file, "--max-memory", "1KiB"}, h.dir.path()), 2, "--max-memory");
