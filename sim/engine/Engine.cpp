@@ -73,6 +73,33 @@ class MaskedDevices {
   std::vector<size_t> hidden_;
 };
 
+// The changes a quota admission's trial makes to the placement view, undone in reverse order when it ends, so
+// that the view, and its device index (each restored device re-scores its node), are as before. The trial's
+// decisions use the index; a copy of the view would cost a pass over every device to make, and one per decision
+// (a copy has no index).
+class ViewTrial {
+ public:
+  explicit ViewTrial(policy::ClusterView& view) : view_(view) {}
+  ~ViewTrial() {
+    for (auto it = saved_.rbegin(); it != saved_.rend(); ++it) {
+      view_.gpus[it->first] = std::move(it->second);
+      view_.changed(it->first);
+    }
+  }
+  ViewTrial(const ViewTrial&) = delete;
+  ViewTrial& operator=(const ViewTrial&) = delete;
+
+  /// Device g, to be changed by the trial (then reported with view.changed(g)); restored when the trial ends.
+  policy::GpuView& edit(size_t g) {
+    saved_.emplace_back(g, view_.gpus[g]);
+    return view_.gpus[g];
+  }
+
+ private:
+  policy::ClusterView& view_;
+  std::vector<std::pair<size_t, policy::GpuView>> saved_;
+};
+
 class Simulation {
  public:
   Simulation(const ScenarioSpec& spec, const ProfileSet& profiles, const RunOptions& options, RunResult& result)
@@ -737,9 +764,7 @@ class Simulation {
       if (!v) return false;
       victims = std::move(*v);
     }
-    policy::ClusterView trial = view_;
-    for (int v : victims) release_slots(trial, static_cast<size_t>(v));
-    if (!would_place(w, std::move(trial))) return false;
+    if (!would_place(w, victims)) return false;
     for (int v : victims) preempt(static_cast<size_t>(v), tenant);
     const int borrowed = quota_->admit(request);
     ctx_.emit({.time = sg4::Engine::get_clock(),
@@ -757,30 +782,29 @@ class Simulation {
     return true;
   }
 
-  // Whether every replica of the workload would be placed on `view` (a trial: the real view is untouched).
-  bool would_place(size_t w, policy::ClusterView view) {
+  // Whether every replica of the workload would be placed once the victims' slots are free (a trial: the view is
+  // left as it was).
+  bool would_place(size_t w, const std::vector<int>& victims) {
     const auto& ws = spec_.workloads[w];
-    std::swap(view_, view);  // place_across_nodes reads view_
-    bool ok = true;
-    for (int r = 0; r < replica_count(ws) && ok; ++r) {
+    ViewTrial trial(view_);
+    for (int v : victims) release_slots(view_, static_cast<size_t>(v), &trial);
+    for (int r = 0; r < replica_count(ws); ++r) {
       const policy::PlacementRequest req = make_request(w, r);
       auto chosen = choose_gpus(w, req, true);
-      ok = chosen && static_cast<int>(chosen->size()) == ws.gpus;
-      if (!ok) break;
+      if (!chosen || static_cast<int>(chosen->size()) != ws.gpus) return false;
       for (int g : *chosen) {
-        auto& gv = view_.gpus[static_cast<size_t>(g)];
+        auto& gv = trial.edit(static_cast<size_t>(g));
         gv.used_slots += 1;
         gv.memory_committed += req.memory;
         gv.tenants.push_back(req.tenant);
         view_.changed(static_cast<size_t>(g));
       }
     }
-    std::swap(view_, view);
-    return ok;
+    return true;
   }
 
-  // Frees the view slots a started workload's replicas hold.
-  void release_slots(policy::ClusterView& view, size_t w) const {
+  // Frees the view slots a started workload's replicas hold (a trial's change when `trial` is given).
+  void release_slots(policy::ClusterView& view, size_t w, ViewTrial* trial = nullptr) const {
     const Workload* inst = by_index_[w];
     if (!inst) return;
     const auto& ws = spec_.workloads[w];
@@ -789,12 +813,13 @@ class Simulation {
       const ReplicaPlacement* place = inst->placement(r);
       if (!place) continue;
       for (const GpuDevice* g : place->gpus) {
-        auto& gv = view.gpus[static_cast<size_t>(g->index())];
+        const auto index = static_cast<size_t>(g->index());
+        auto& gv = trial ? trial->edit(index) : view.gpus[index];
         gv.used_slots = std::max(0, gv.used_slots - 1);
         gv.memory_committed = std::max(0.0, gv.memory_committed - memory);
         auto it = std::find(gv.tenants.begin(), gv.tenants.end(), ws.tenant_index);
         if (it != gv.tenants.end()) gv.tenants.erase(it);
-        view.changed(static_cast<size_t>(g->index()));
+        view.changed(index);
       }
     }
   }

@@ -240,5 +240,23 @@ TEST(Quota, FairSharingEvensTheSharesOfTheBorrowers) {
   EXPECT_NE(md.find("| alpha | 1.00 | 667 |"), std::string::npos) << md;
 }
 
+// An admission's trial places replicas on the live placement view and undoes them (Engine.cpp ViewTrial): a
+// trial that places two of three tensor-parallel replicas and fails must leave their GPUs free for the next
+// workload (tests/fixtures/scenarios/quota-trial.yaml).
+TEST(Quota, AFailedAdmissionTrialLeavesThePlacementViewAsItWas) {
+  TempDir dir;
+  const std::string out = dir.file("trial");
+  const auto r = run_process(
+      run_argv(GTW_BINARY, std::string(GTW_SOURCE_DIR) + "/tests/fixtures/scenarios/quota-trial.yaml", out, "json", {}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json report = json::parse(read_text(out + "/report.json"));
+  EXPECT_EQ(quota_of(report, "team")["still_queued"], json::array({"wide"})) << "3 x 2 GPUs do not fit in 4";
+  EXPECT_TRUE(placements_of(report, "wide").empty());
+  const auto single = placements_of(report, "single");
+  ASSERT_EQ(single.size(), 1u) << "the GPUs the trial tried must be free again";
+  EXPECT_EQ(single[0]["gpu"], 4) << "first-fit: the lowest free GPU";
+  EXPECT_DOUBLE_EQ(single[0]["start_s"].get<double>(), 2.0);
+}
+
 }  // namespace
 }  // namespace gtw::test
