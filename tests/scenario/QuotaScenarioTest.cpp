@@ -246,8 +246,8 @@ TEST(Quota, FairSharingEvensTheSharesOfTheBorrowers) {
 TEST(Quota, AFailedAdmissionTrialLeavesThePlacementViewAsItWas) {
   TempDir dir;
   const std::string out = dir.file("trial");
-  const auto r = run_process(
-      run_argv(GTW_BINARY, std::string(GTW_SOURCE_DIR) + "/tests/fixtures/scenarios/quota-trial.yaml", out, "json", {}));
+  const auto r = run_process(run_argv(
+      GTW_BINARY, std::string(GTW_SOURCE_DIR) + "/tests/fixtures/scenarios/quota-trial.yaml", out, "json", {}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json report = json::parse(read_text(out + "/report.json"));
   EXPECT_EQ(quota_of(report, "team")["still_queued"], json::array({"wide"})) << "3 x 2 GPUs do not fit in 4";
