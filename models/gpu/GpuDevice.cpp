@@ -221,16 +221,18 @@ void GpuDevice::release_for(double bytes, int context_id) {
   });
 }
 
-KernelPtr GpuDevice::launch(int context_id, double flops, double bytes) {
+KernelPtr GpuDevice::launch(int context_id, double flops, double bytes, int grid_sms) {
   if (!context(context_id).alive) throw KernelAborted{context_id};
   auto kernel = std::make_shared<KernelActivities>();
   kernel->context = context_id;
   if (flops > 0) {
     // Cores are SMs: a kernel occupies the SMs its context may use (all of them unless MPS caps
-    // the client), each doing its share of the FLOPs. Max-min sharing of the cores then splits an
-    // oversubscribed GPU fairly between concurrent kernels.
+    // the client) and its grid can fill, each doing its share of the FLOPs. Max-min sharing of the
+    // cores, weighted by the SMs each kernel occupies, then splits an oversubscribed GPU between
+    // concurrent kernels: a small grid next to a large one takes only its own SMs.
     const int share = scheduler_->sm_share(context(context_id));
-    const int threads = share > 0 ? std::min(share, profile_.sms) : profile_.sms;
+    int threads = share > 0 ? std::min(share, profile_.sms) : profile_.sms;
+    if (grid_sms > 0) threads = std::min(threads, grid_sms);
     kernel->exec = sg4::Exec::init()->set_host(sms_)->set_thread_count(threads)->set_flops_amount(flops / threads);
     kernel->exec->start();
   }

@@ -108,12 +108,13 @@ class GpuDevice {
   double memory_scrubbing() const { return scrubbing_; }
   bool scrubs_on_free() const;
 
-  /// Starts a kernel for a context (it may start suspended if the context does not hold the GPU).
-  KernelPtr launch(int context, double flops, double bytes);
+  /// Starts a kernel for a context (it may start suspended if the context does not hold the GPU). `grid_sms`: the SMs
+  /// its grid can occupy (KernelSpec::grid_sms; 0: every SM the context may use).
+  KernelPtr launch(int context, double flops, double bytes, int grid_sms = 0);
   /// Blocks the calling actor until the kernel has finished.
   void wait(const KernelPtr& kernel);
   /// launch + wait.
-  void run(int context, double flops, double bytes) { wait(launch(context, flops, bytes)); }
+  void run(int context, double flops, double bytes, int grid_sms = 0) { wait(launch(context, flops, bytes, grid_sms)); }
   /// The run ends now: the partition scheduler logs what it still holds back (PartitionScheduler::end_of_run).
   void end_of_run(double now);
 

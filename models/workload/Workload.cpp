@@ -60,6 +60,13 @@ double replica_memory(const WorkloadSpec& w, const GpuDevice& gpu) {
   return w.continuous() ? serving::reservation_bytes(w, gpu.partition_memory()) : workload_memory(w);
 }
 
+// A kernel alone on a GPU: its roofline on the SMs its grid occupies.
+Seconds kernel_time(const KernelSpec& k, const HardwareProfile& p) {
+  if (k.blocks <= 0) return p.roofline_time(k.flops, k.bytes);
+  const int sms = std::max(1, p.sms);
+  return p.roofline_time(Flops(k.flops.value * sms / k.grid_sms(sms)), k.bytes);
+}
+
 double ring_allreduce_bytes(const WorkloadSpec& w) {
   if (w.gpus < 2) return 0;
   return 2.0 * (w.gpus - 1) / w.gpus * w.gradient_bytes.value;
@@ -71,7 +78,7 @@ double training_step_ideal(const WorkloadSpec& w, const HardwareProfile& p, bool
   double t = w.data_per_step.value > 0 && data_from_host
                  ? PCIE_LATENCY_SECONDS + w.data_per_step.value / p.pcie_h2d_achievable.value
                  : 0;
-  t += p.roofline_time(w.step.flops, w.step.bytes).value;
+  t += kernel_time(w.step, p).value;
   t += ring_allreduce_bytes(w) / p.peer_achievable(std::max(1, w.gpus));
   return t;
 }
@@ -871,7 +878,8 @@ class TrainingJob final : public Workload {
       // 2. Forward and backward on every GPU, in parallel.
       std::vector<KernelPtr> kernels;
       for (size_t g = 0; g < n; ++g)
-        kernels.push_back(place_.gpus[g]->launch(place_.contexts[g], spec_.step.flops.value, spec_.step.bytes.value));
+        kernels.push_back(place_.gpus[g]->launch(place_.contexts[g], spec_.step.flops.value, spec_.step.bytes.value,
+                                                 spec_.step.grid_sms(place_.gpus[g]->profile().sms)));
       for (size_t g = 0; g < n; ++g) place_.gpus[g]->wait(kernels[g]);
       if (killed_) return;
       // 3. Ring all-reduce of the gradients over NVLink: each GPU sends 2(n-1)/n of them to its
@@ -1086,8 +1094,7 @@ class BatchWorkload final : public Workload {
     auto& place = places_[static_cast<size_t>(worker)];
     auto& me = workers_[static_cast<size_t>(worker)];
     GpuDevice& gpu = *place.gpus[0];
-    const double ideal =
-        spec_.kernels_per_job * gpu.profile().roofline_time(spec_.kernel.flops, spec_.kernel.bytes).value;
+    const double ideal = spec_.kernels_per_job * kernel_time(spec_.kernel, gpu.profile()).value;
     const auto live = [&] { return me.alive && me.generation == generation; };
     sg4::this_actor::sleep_for(replica_runtime(spec_, place).startup_s);  // the worker's process starts
     std::unique_lock lock(*mutex_);
@@ -1102,7 +1109,8 @@ class BatchWorkload final : public Workload {
                 {.time = sg4::Engine::get_clock(), .type = EventType::JOB_START, .aux = ideal});
       try {
         for (int k = 0; k < spec_.kernels_per_job; ++k)
-          gpu.run(place.contexts[0], spec_.kernel.flops.value, spec_.kernel.bytes.value);
+          gpu.run(place.contexts[0], spec_.kernel.flops.value, spec_.kernel.bytes.value,
+                  spec_.kernel.grid_sms(gpu.profile().sms));
       } catch (const KernelAborted&) {
         return;  // kill_replica recorded the job as failed
       }

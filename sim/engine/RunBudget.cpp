@@ -86,6 +86,7 @@ bool may_time_slice(const WorkloadSpec& w) {
 // sliced devices are MIG instances (slower than the GPU by an instance's share).
 struct SlicedSpeed {
   double flops = 0, bytes = 0, slots = 1;
+  int sms = 1;  // the most SMs of one GPU: a small kernel grid is slowest there against the GPU's rate
 };
 std::optional<SlicedSpeed> slowest_sliced_gpu(const ScenarioSpec& spec) {
   SlicedSpeed out;
@@ -98,6 +99,7 @@ std::optional<SlicedSpeed> slowest_sliced_gpu(const ScenarioSpec& spec) {
     if (!load_profile(pool.profile_key.empty() ? pool.gpu_product : pool.profile_key, {}, "", p, quiet)) return false;
     const double flops = p.achievable_rate(DType::FP16).value, bytes = p.hbm_achievable.value;
     out.flops = any ? std::min(out.flops, flops) : flops;
+    out.sms = std::max(out.sms, p.sms);
     out.bytes = any ? std::min(out.bytes, bytes) : bytes;
     if (s.mode == SharingMode::VGPU) out.slots = std::max(out.slots, static_cast<double>(std::max(1, s.replicas)));
     any = true;
@@ -123,6 +125,10 @@ std::optional<double> slices_from_work(const ScenarioSpec& spec, double seconds)
   const auto roofline = [&](double flops, double bytes) {
     return std::max(flops / speed->flops, bytes / speed->bytes);
   };
+  const auto grid_roofline = [&](const KernelSpec& k) {  // on the SMs the kernel's grid occupies
+    const double flops = k.blocks > 0 ? k.flops.value * speed->sms / k.grid_sms(speed->sms) : k.flops.value;
+    return roofline(flops, k.bytes.value);
+  };
   double gpu_seconds = 0, items = 0, quantum = 0;
   const auto shortest = [&](const SharingSpec& s) {  // the smallest quantum of the sliced devices
     if (sliced_devices(s) > 0 && s.time_slice.value > 0)
@@ -147,13 +153,13 @@ std::optional<double> slices_from_work(const ScenarioSpec& spec, double seconds)
       }
       case WorkloadKind::TRAINING: {
         const double steps = std::max(1, w.replicas) * std::max(0, w.iterations) * std::max(1, w.gpus);
-        gpu_seconds += steps * roofline(w.step.flops.value, w.step.bytes.value);
+        gpu_seconds += steps * grid_roofline(w.step);
         items += steps;
         break;
       }
       case WorkloadKind::BATCH: {
         const double kernels = mean_rate(w.arrival, active) * active * std::max(1, w.kernels_per_job);
-        gpu_seconds += kernels * roofline(w.kernel.flops.value, w.kernel.bytes.value);
+        gpu_seconds += kernels * grid_roofline(w.kernel);
         items += kernels;
         break;
       }

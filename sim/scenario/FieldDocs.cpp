@@ -478,10 +478,20 @@ const std::vector<FieldDoc>& field_docs() {
       {"spec.workloads[].step.bytes", "size", "Device-memory traffic per GPU per step."},
       {"spec.workloads[].step.data", "size", "Input data per GPU per step, copied from host memory over PCIe."},
       {"spec.workloads[].step.gradients", "size", "Gradient bytes all-reduced (ring) over NVLink per step."},
+      {"spec.workloads[].step.blocks", "int",
+       "Thread blocks in the kernel's grid (default: enough to fill every SM). A smaller grid occupies ceil(blocks / "
+       "blocksPerSm) SMs: alone it runs at that share of the GPU's FLOP rate, and next to other MPS clients it takes "
+       "only those SMs (docs/models/gpu.md, \"Kernel grids\")."},
+      {"spec.workloads[].step.blocksPerSm", "int", "Thread blocks one SM holds at once (occupancy; default 1)."},
       {"spec.workloads[].job", "mapping", "batch: what one job runs."},
       {"spec.workloads[].job.kernels", "int", "Kernels per job (run one after the other)."},
       {"spec.workloads[].job.flops", "flops", "Floating-point operations per kernel."},
       {"spec.workloads[].job.bytes", "size", "Device-memory traffic per kernel."},
+      {"spec.workloads[].job.blocks", "int",
+       "Thread blocks in the kernel's grid (default: enough to fill every SM). A smaller grid occupies ceil(blocks / "
+       "blocksPerSm) SMs: alone it runs at that share of the GPU's FLOP rate, and next to other MPS clients it takes "
+       "only those SMs (docs/models/gpu.md, \"Kernel grids\")."},
+      {"spec.workloads[].job.blocksPerSm", "int", "Thread blocks one SM holds at once (occupancy; default 1)."},
       {"spec.workloads[].nodes", "int",
        "training: nodes the job spans (default 1); its `gpus` are split evenly over them and the gradients are "
        "all-reduced hierarchically (NVLink inside a node, the fabric between nodes)."},
@@ -997,9 +1007,13 @@ const std::vector<FieldRange>& field_ranges() {
       {"spec.workloads[].step.bytes", 0, 1 * PIB},
       {"spec.workloads[].step.data", 0, 1 * PIB},
       {"spec.workloads[].step.gradients", 0, 1 * PIB},
+      {"spec.workloads[].step.blocks", 1, 1e9},
+      {"spec.workloads[].step.blocksPerSm", 1, 64},
       {"spec.workloads[].job.kernels", 1, 100000000},
       {"spec.workloads[].job.flops", 1, 1e21},
       {"spec.workloads[].job.bytes", 0, 1 * PIB},
+      {"spec.workloads[].job.blocks", 1, 1e9},
+      {"spec.workloads[].job.blocksPerSm", 1, 64},
       {"spec.workloads[].nodes", 1, 4096},
       {"spec.workloads[].io.checkpoint.every", 1, 100000000},
       {"spec.workloads[].io.checkpoint.bytes", 1, 1 * PIB},

@@ -1273,6 +1273,8 @@ void Loader::read_workload(const Ctx& c, WorkloadSpec& w) {
         get_quantity(*step, "bytes", w.step.bytes, parse_bytes, false, false);
         get_quantity(*step, "data", w.data_per_step, parse_bytes, false, false);
         get_quantity(*step, "gradients", w.gradient_bytes, parse_bytes, false, false);
+        get_int(*step, "blocks", w.step.blocks, false);
+        get_int(*step, "blocksPerSm", w.step.blocks_per_sm, false);
       }
     } else {
       missing(c, "step");
@@ -1287,6 +1289,8 @@ void Loader::read_workload(const Ctx& c, WorkloadSpec& w) {
         get_int(*job, "kernels", w.kernels_per_job, false);
         get_quantity(*job, "flops", w.kernel.flops, parse_flops, true, true);
         get_quantity(*job, "bytes", w.kernel.bytes, parse_bytes, false, false);
+        get_int(*job, "blocks", w.kernel.blocks, false);
+        get_int(*job, "blocksPerSm", w.kernel.blocks_per_sm, false);
       }
     } else {
       missing(c, "job");

@@ -2,6 +2,7 @@
 // ScenarioSpec: the typed form of a scenario file. Every quantity is in SI base units (parsed once
 // from unit strings), every object keeps the source location it came from so later semantic checks
 // can point at the right file:line:col.
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -370,6 +371,15 @@ struct ServingSpec {
 struct KernelSpec {
   Flops flops{0};
   Bytes bytes{0};
+  /// The kernel's grid: thread blocks, and how many of them one SM holds at once (0 blocks: not given, the grid
+  /// fills every SM).
+  int blocks = 0;
+  int blocks_per_sm = 1;
+  /// The SMs the grid occupies on a GPU of `sms` SMs: ceil(blocks / blocks_per_sm), at most `sms`.
+  int grid_sms(int sms) const {
+    if (blocks <= 0) return sms;
+    return std::min(sms, (blocks + std::max(1, blocks_per_sm) - 1) / std::max(1, blocks_per_sm));
+  }
 };
 
 /// Attacks an attacker workload (`kind: attack`) runs inside the simulation (docs/models/leakage.md,

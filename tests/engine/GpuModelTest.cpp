@@ -93,6 +93,39 @@ TEST(GpuModel, LoneKernelsFollowTheRoofline) {
   EXPECT_NEAR(km_end, 2.0, 1e-9);  // + max(0.1, 1.0)
 }
 
+// A kernel grid of 20 SMs (docs/models/gpu.md, "Kernel grids"): alone, 1e13 FLOP on 20 of the 100 SMs take
+// 1e13 / (20 x 1e12) = 0.5 s. Under MPS next to a whole-GPU kernel of 1e14 FLOP, SimGrid shares the SMs in
+// proportion to the threads: the grid gets 100 x 20 / 120 = 16.7 SMs (ends at 1e13 / 16.7e12 = 0.6 s) and the
+// whole-GPU kernel the other 83.3 until then (5e13 FLOP), then all 100 (ends at 0.6 + 0.5 = 1.1 s). Without a
+// grid the two split the SMs evenly and the small kernel ends at 1e13 / 50e12 = 0.2 s.
+TEST(GpuModel, AKernelGridOccupiesItsSmsAloneAndNextToAWholeGpuKernel) {
+  GpuBench bench(SharingMode::MPS, 0, 0.002, VgpuScheduler::BEST_EFFORT, 2);
+  double alone = -1, small_end = -1, whole_end = -1, even_small_end = -1;
+  const int a = bench.gpu().add_context(0, 0, 0), b = bench.gpu().add_context(1, 1, 0);
+  sg4::Actor::create("small", bench.gpu().host(), [&] {
+    bench.gpu().run(b, 1e13, 0, 20);
+    alone = sg4::Engine::get_clock();
+    sg4::this_actor::sleep_until(10);
+    bench.gpu().run(b, 1e13, 0, 20);
+    small_end = sg4::Engine::get_clock() - 10;
+    sg4::this_actor::sleep_until(20);
+    bench.gpu().run(b, 1e13, 0);
+    even_small_end = sg4::Engine::get_clock() - 20;
+  });
+  sg4::Actor::create("whole", bench.gpu().host(), [&] {
+    sg4::this_actor::sleep_until(10);
+    bench.gpu().run(a, 1e14, 0);
+    whole_end = sg4::Engine::get_clock() - 10;
+    sg4::this_actor::sleep_until(20);
+    bench.gpu().run(a, 1e14, 0);
+  });
+  bench.run();
+  EXPECT_NEAR(alone, 0.5, 1e-9);
+  EXPECT_NEAR(small_end, 0.6, 1e-9);
+  EXPECT_NEAR(whole_end, 1.1, 1e-9);
+  EXPECT_NEAR(even_small_end, 0.2, 1e-9);
+}
+
 TEST(GpuModel, DecoupledRooflineSharesComputeAndMemorySeparately) {
   GpuBench bench(SharingMode::EXCLUSIVE);
   double kc_end = -1, km_end = -1;

@@ -108,12 +108,13 @@ struct CorunPrediction {
 // One pair on the time-sliced A100 (tests/fixtures/scenarios/corun-timeslicing.yaml).
 CorunPrediction run_corun(const TempDir& dir, const TallyTrainer& t, bool with_llama, bool mps = false) {
   // Each server: its arrival rate and kernels (0.5 / solo latency; 88 % resp. 90 % of it on the GPU).
-  std::vector<std::string> sets =
-      with_llama ? std::vector<std::string>{"spec.duration=400s", "spec.workloads[infer].arrival.rate=0.2546/s",
-                                            "spec.workloads[infer].job.kernels=256",
-                                            "spec.workloads[infer].job.flops=1.497TFLOP",
-                                            "spec.workloads[train].iterations=1000"}
-                 : std::vector<std::string>{"spec.workloads[infer].arrival.rate=123.5/s"};
+  std::vector<std::string> sets = with_llama ? std::vector<std::string>{"spec.duration=400s",
+                                                                        "spec.workloads[infer].arrival.rate=0.2546/s",
+                                                                        "spec.workloads[infer].job.kernels=256",
+                                                                        "spec.workloads[infer].job.flops=1.497TFLOP",
+                                                                        "spec.workloads[infer].job.blocks=108",
+                                                                        "spec.workloads[train].iterations=1000"}
+                                             : std::vector<std::string>{"spec.workloads[infer].arrival.rate=123.5/s"};
   // Steps of 200 ms of GPU work; the host-to-device copy (25.2 GB/s) leaves the GPU idle the rest.
   const double copy_bytes = 0.2 * (1 / t.solo_utilisation - 1) * 25.2e9;
   sets.push_back("spec.workloads[train].step.data=" + std::to_string(static_cast<long long>(copy_bytes)) + "B");
@@ -186,23 +187,43 @@ TEST(Interference, TimeSlicedTrainingKeepsThePublishedShareNextToAnInferenceServ
               100 * median_of(latency_errors));
 }
 
-// The same pairs under MPS (the artifact's best_effort_mps_throughput; M1-M12): a documented bad set. The model
-// runs every kernel across all the SMs a client may use, so two clients with work split the GPU evenly; on the
-// A100 the server's small kernels leave most SMs to the trainer (0.74-1.00 of its solo throughput). The bounds hold
-// the documented error: every share 15-45 % below the published one.
-TEST(Interference, MpsCoLocationAgainstTallyIsTheDocumentedBadSet) {
+// The same pairs under MPS (the artifact's best_effort_mps_throughput), next to the BERT server (M1-M6): a
+// prediction (label validation). The server's kernels fill 10 of the A100's 108 SMs (their grid, derived from
+// BERT-base's GEMM shapes in tests/fixtures/scenarios/corun-timeslicing.yaml), so the trainer keeps the rest while
+// a request runs. The bounds hold the documented errors: every share within -5 % .. +25 %, median absolute error
+// under 10 %.
+TEST(Interference, MpsCoLocationNextToBertFollowsTheServersKernelGrid) {
   TempDir dir;
   std::vector<double> errors;
   for (const TallyTrainer& t : TALLY_TRAINERS) {
-    for (const bool with_llama : {false, true}) {
-      const std::string pair = std::string(t.name) + (with_llama ? " + Llama" : " + BERT");
-      const CorunPrediction p = run_corun(dir, t, with_llama, true);
-      const double error = p.share / (with_llama ? t.mps_share_llama : t.mps_share_bert) - 1;
-      EXPECT_GT(error, -0.45) << pair;
-      EXPECT_LT(error, -0.15) << pair;
-      errors.push_back(std::abs(error));
-      std::printf("%-26s MPS share %.3f (%+.1f %%)\n", pair.c_str(), p.share, 100 * error);
-    }
+    const std::string pair = std::string(t.name) + " + BERT";
+    const CorunPrediction p = run_corun(dir, t, false, true);
+    const double error = p.share / t.mps_share_bert - 1;
+    EXPECT_GT(error, -0.05) << pair;
+    EXPECT_LT(error, 0.25) << pair;
+    errors.push_back(std::abs(error));
+    std::printf("%-26s MPS share %.3f (%+.1f %%)\n", pair.c_str(), p.share, 100 * error);
+  }
+  EXPECT_LT(median_of(errors), 0.10) << "median absolute error of the shares";
+  std::printf("median absolute error %.1f %%\n", 100 * median_of(errors));
+}
+
+// The same pairs under MPS next to the Llama-2-7B server (M7-M12): a documented bad set. Its decode GEMVs fill
+// every SM, so the model splits the SMs evenly between the two clients while a request runs; on the A100 the
+// trainer keeps 0.74-0.99 of its solo throughput (a memory-bound GEMV leaves the issue slots of its SMs to the
+// trainer's compute, which the model's SM share does not represent). The bounds hold the documented error: every
+// share 15-45 % below the published one.
+TEST(Interference, MpsCoLocationNextToLlamaIsTheDocumentedBadSet) {
+  TempDir dir;
+  std::vector<double> errors;
+  for (const TallyTrainer& t : TALLY_TRAINERS) {
+    const std::string pair = std::string(t.name) + " + Llama";
+    const CorunPrediction p = run_corun(dir, t, true, true);
+    const double error = p.share / t.mps_share_llama - 1;
+    EXPECT_GT(error, -0.45) << pair;
+    EXPECT_LT(error, -0.15) << pair;
+    errors.push_back(std::abs(error));
+    std::printf("%-26s MPS share %.3f (%+.1f %%)\n", pair.c_str(), p.share, 100 * error);
   }
   std::printf("median absolute error %.1f %%\n", 100 * median_of(errors));
 }
