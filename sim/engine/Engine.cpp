@@ -76,7 +76,8 @@ class MaskedDevices {
 // The changes a quota admission's trial makes to the placement view, undone in reverse order when it ends, so
 // that the view, and its device index (each restored device re-scores its node), are as before. The trial's
 // decisions use the index; a copy of the view would cost a pass over every device to make, and one per decision
-// (a copy has no index).
+// (a copy has no index). A trial takes no simulated time and emits no event that changes the view: no other actor
+// edits the view while it lasts (one exception, as with the copy before: a run stopped by its budget mid-trial).
 class ViewTrial {
  public:
   explicit ViewTrial(policy::ClusterView& view) : view_(view) {}
@@ -88,6 +89,8 @@ class ViewTrial {
   }
   ViewTrial(const ViewTrial&) = delete;
   ViewTrial& operator=(const ViewTrial&) = delete;
+
+  const policy::ClusterView& view() const { return view_; }
 
   /// Device g, to be changed by the trial (then reported with view.changed(g)); restored when the trial ends.
   policy::GpuView& edit(size_t g) {
@@ -805,6 +808,7 @@ class Simulation {
 
   // Frees the view slots a started workload's replicas hold (a trial's change when `trial` is given).
   void release_slots(policy::ClusterView& view, size_t w, ViewTrial* trial = nullptr) const {
+    if (trial && &trial->view() != &view) throw std::logic_error("release_slots: the trial is on another view");
     const Workload* inst = by_index_[w];
     if (!inst) return;
     const auto& ws = spec_.workloads[w];

@@ -165,8 +165,8 @@ void write_device_metrics(Writer& w, const Grid& grid, const ScenarioSpec& spec,
   w.family("DCGM_FI_PROF_GR_ENGINE_ACTIVE", "Ratio of time the graphics engine is active (twin: the busy share)");
   for (size_t d = 0; d < devices; ++d) w.series(device_labels(run.gpus[d]), util[d]);
   w.family("DCGM_FI_PROF_SM_ACTIVE",
-           "Ratio of cycles an SM has at least one warp assigned (twin: a kernel occupies every SM of its partition, "
-           "so this is the busy share)");
+           "Ratio of cycles an SM has at least one warp assigned (twin: the busy share; a kernel grid smaller than "
+           "the partition is not reflected)");
   for (size_t d = 0; d < devices; ++d) w.series(device_labels(run.gpus[d]), util[d]);
   w.family("DCGM_FI_DEV_FB_USED", "Framebuffer memory used (in MiB): the memory the placed replicas reserved");
   for (size_t d = 0; d < devices; ++d) {

@@ -1275,6 +1275,7 @@ void Loader::read_workload(const Ctx& c, WorkloadSpec& w) {
         get_quantity(*step, "gradients", w.gradient_bytes, parse_bytes, false, false);
         get_int(*step, "blocks", w.step.blocks, false);
         get_int(*step, "blocksPerSm", w.step.blocks_per_sm, false);
+        warn_occupancy_without_grid(*step, w.step);
       }
     } else {
       missing(c, "step");
@@ -1291,11 +1292,18 @@ void Loader::read_workload(const Ctx& c, WorkloadSpec& w) {
         get_quantity(*job, "bytes", w.kernel.bytes, parse_bytes, false, false);
         get_int(*job, "blocks", w.kernel.blocks, false);
         get_int(*job, "blocksPerSm", w.kernel.blocks_per_sm, false);
+        warn_occupancy_without_grid(*job, w.kernel);
       }
     } else {
       missing(c, "job");
     }
   }
+}
+
+void Loader::warn_occupancy_without_grid(const Ctx& kernel, const KernelSpec& k) {
+  if (k.blocks > 0) return;
+  if (auto bps = child(kernel, "blocksPerSm"))
+    d_.warning(bps->loc(), bps->path, "ignored without blocks: a kernel without a grid fills every SM");
 }
 
 void Loader::get_bool(const Ctx& parent, const std::string& key, bool& out) {

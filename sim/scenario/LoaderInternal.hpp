@@ -197,6 +197,8 @@ class Loader {
   void read_attack(const Ctx& c, WorkloadSpec& w);
   void read_isolation(const Ctx& c, IsolationPolicySpec& iso);
   void get_bool(const Ctx& parent, const std::string& key, bool& out);
+  // A warning for blocksPerSm given without blocks (a kernel without a grid fills every SM).
+  void warn_occupancy_without_grid(const Ctx& kernel, const KernelSpec& k);
   // ---- network, storage, data (models/fabric, models/storage) ----
   void read_string_list(const Ctx& parent, const std::string& key, std::vector<std::string>& out);
   void read_node_topology(const Ctx& c, NodeTopologySpec& t);

@@ -378,7 +378,8 @@ struct KernelSpec {
   /// The SMs the grid occupies on a GPU of `sms` SMs: ceil(blocks / blocks_per_sm), at most `sms`.
   int grid_sms(int sms) const {
     if (blocks <= 0) return sms;
-    return std::min(sms, (blocks + std::max(1, blocks_per_sm) - 1) / std::max(1, blocks_per_sm));
+    const int per_sm = std::max(1, blocks_per_sm);
+    return std::min(sms, blocks / per_sm + (blocks % per_sm != 0 ? 1 : 0));
   }
 };
 

@@ -53,14 +53,15 @@ TEST_P(PlacementIndexCheck, EveryIndexedDecisionEqualsThePassOverTheView) {
 
 INSTANTIATE_TEST_SUITE_P(
     Shipped, PlacementIndexCheck,
-    ::testing::Values("examples/default.yaml", "examples/quota-reclaim.yaml", "examples/quota-fair-sharing.yaml",
-                      "examples/mig-reconfigure.yaml", "examples/serving/exclusive.yaml", "examples/serving/mps.yaml",
-                      "examples/serving/mig.yaml", "examples/serving/time-slicing.yaml", "labs/02-contention.yaml",
-                      "labs/05-failover.yaml", "compliance/design-enforce.yaml",
-                      "labs/02-contention.yaml|tenant-anti-affinity",
-                      "examples/quota-reclaim.yaml|tenant-anti-affinity",
-                      "labs/02-contention.yaml|classification-aware",
-                      "examples/quota-reclaim.yaml|classification-aware"),
+    ::testing::Values(
+        "examples/default.yaml", "examples/quota-reclaim.yaml", "examples/quota-fair-sharing.yaml",
+        "examples/mig-reconfigure.yaml", "examples/serving/exclusive.yaml", "examples/serving/mps.yaml",
+        "examples/serving/mig.yaml", "examples/serving/time-slicing.yaml", "labs/02-contention.yaml",
+        "labs/05-failover.yaml", "compliance/design-enforce.yaml", "labs/02-contention.yaml|tenant-anti-affinity",
+        "examples/quota-reclaim.yaml|tenant-anti-affinity", "labs/02-contention.yaml|classification-aware",
+        "examples/quota-reclaim.yaml|classification-aware",
+        // A quota trial that places part of a workload on the live view and undoes it.
+        "../tests/fixtures/scenarios/quota-trial.yaml", "../tests/fixtures/scenarios/quota-trial.yaml|spread"),
     [](const ::testing::TestParamInfo<std::string>& param) { return test_param_name(param.param); });
 
 }  // namespace
