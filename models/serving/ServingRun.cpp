@@ -26,7 +26,12 @@ EngineRun run_engine(const EngineSetup& setup, std::vector<SequenceRequest> requ
   ContinuousBatcher batcher(batcher_for(setup));
   EngineRun run;
   const long long capacity = batcher.config().kv_blocks;
-  size_t next = 0;
+  const double front_end = std::max(0.0, setup.front_end_s);
+  // Requests are admitted in order; [next, sent) were sent by a client and are on their way to the scheduler, their
+  // `arrival` the time they reach it (open loop: every request is sent at its arrival).
+  size_t next = 0, sent = concurrency > 0 ? 0 : requests.size();
+  if (concurrency <= 0 && front_end > 0)
+    for (auto& r : requests) r.arrival += front_end;
   double now = 0;
   const auto admit = [&](const SequenceRequest& r) {
     if (batcher.blocks_for(static_cast<long long>(r.prompt_tokens) + r.output_tokens - 1) > capacity) {
@@ -36,13 +41,16 @@ EngineRun run_engine(const EngineSetup& setup, std::vector<SequenceRequest> requ
     batcher.enqueue(r);
   };
   for (;;) {
-    if (concurrency > 0) {
-      while (next < requests.size() && static_cast<int>(batcher.in_flight()) < concurrency) {
-        requests[next].arrival = now;
+    // A refused request frees its client at once: send again until the clients are busy.
+    for (bool refill = true; refill;) {
+      refill = false;
+      if (concurrency > 0)
+        while (sent < requests.size() && static_cast<int>(batcher.in_flight() + (sent - next)) < concurrency)
+          requests[sent++].arrival = now + front_end;
+      while (next < sent && requests[next].arrival <= now) {
         admit(requests[next++]);
+        refill = concurrency > 0;
       }
-    } else {
-      while (next < requests.size() && requests[next].arrival <= now) admit(requests[next++]);
     }
     if (batcher.idle()) {
       if (next >= requests.size()) break;
@@ -53,7 +61,7 @@ EngineRun run_engine(const EngineSetup& setup, std::vector<SequenceRequest> requ
     if (plan.steps == 0) break;  // cannot happen with the refusal above; guards an endless loop
     double seconds = plan_seconds(setup, plan);
     // An arrival inside a run of decode steps joins at the step after it: cut the run there.
-    if (concurrency == 0 && next < requests.size() && plan.steps > 1 && now + seconds > requests[next].arrival) {
+    if (next < sent && plan.steps > 1 && now + seconds > requests[next].arrival) {
       const double per_step = seconds / plan.steps;
       batcher.shorten(plan, static_cast<int>(std::floor((requests[next].arrival - now) / per_step)) + 1);
       seconds = plan_seconds(setup, plan);
@@ -61,6 +69,10 @@ EngineRun run_engine(const EngineSetup& setup, std::vector<SequenceRequest> requ
     auto done = batcher.complete(plan, now, now + seconds, &run.gaps);
     now += seconds;
     for (auto& c : done) run.completions.push_back(c);
+  }
+  if (front_end > 0) {  // the clients' send times
+    for (auto& c : run.completions) c.request.arrival -= front_end;
+    for (auto& r : run.refused) r.arrival -= front_end;
   }
   run.stats = batcher.stats();
   run.end = now;

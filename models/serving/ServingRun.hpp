@@ -16,6 +16,10 @@ struct EngineSetup {
   ServingConfig step;          // tp, precisions, memory use
   BatcherConfig batcher;       // kv_blocks and bytes filled from kv_capacity when 0
   double step_overhead_s = 0;  // host-side time per step (scheduling, sampling, launch), assumed
+  // Per request, outside the engine's steps: the serving front end (HTTP or gRPC, tokenisation, a Triton ensemble's
+  // pre- and post-processing) between the client and the scheduler. A request reaches the scheduler this long after
+  // the client sent it; it does not occupy the engine.
+  double front_end_s = 0;
 };
 
 struct EngineRun {
@@ -30,7 +34,9 @@ struct EngineRun {
 BatcherConfig batcher_for(const EngineSetup& setup);
 
 /// Runs `requests` (sorted by arrival) to completion. `concurrency` > 0: closed loop, the arrivals are
-/// ignored and a request is released whenever fewer than `concurrency` are in flight.
+/// ignored and a client sends a request whenever fewer than `concurrency` are in flight (sent, not done).
+/// Arrivals are the clients' send times: each request reaches the scheduler setup.front_end_s later, and the
+/// completions carry the send time as `request.arrival` (TTFT and end-to-end latency as the client measures them).
 EngineRun run_engine(const EngineSetup& setup, std::vector<SequenceRequest> requests, int concurrency = 0);
 
 /// Seconds one plan takes on the group alone: its steps at the roofline, plus swap traffic over PCIe.

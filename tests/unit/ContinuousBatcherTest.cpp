@@ -396,6 +396,34 @@ TEST(ServingRun, ClosedLoopKeepsTheConcurrency) {
   EXPECT_GT(one.end / many.end, 10.0);
 }
 
+// The front end (EngineSetup::front_end_s) delays each request on its way to the scheduler and takes nothing from
+// the engine. Open loop: the client's TTFT is the front end plus the engine's; the engine's own timeline only
+// shifts. Closed loop at concurrency 1: the next request reaches the scheduler a front end after the previous one
+// completed, so two requests end 2 x front end later than without one.
+TEST(ServingRun, AFrontEndDelaysEachRequestOnItsWayToTheScheduler) {
+  HardwareProfile h100;
+  Diagnostics diags;
+  ASSERT_TRUE(load_profile("H100-80GB-SXM", SourceLoc{}, "", h100, diags));
+  const auto& m = *catalogue().find("llama-3.1-8b");
+  EngineSetup plain{&m, &h100, ServingConfig{}, BatcherConfig{}, 0};
+  EngineSetup fronted = plain;
+  fronted.front_end_s = 0.010;
+  const std::vector<SequenceRequest> one{{1, 0.5, 512, 64}};
+  const auto a = run_engine(plain, one), b = run_engine(fronted, one);
+  ASSERT_EQ(a.completions.size(), 1u);
+  ASSERT_EQ(b.completions.size(), 1u);
+  EXPECT_DOUBLE_EQ(b.completions[0].request.arrival, 0.5) << "the client's send time";
+  EXPECT_NEAR(b.completions[0].first_token - 0.5, a.completions[0].first_token - 0.5 + 0.010, 1e-12);
+  EXPECT_NEAR(b.completions[0].done, a.completions[0].done + 0.010, 1e-12);
+  const std::vector<SequenceRequest> two{{1, 0, 512, 64}, {2, 0, 512, 64}};
+  const auto c = run_engine(plain, two, 1), d = run_engine(fronted, two, 1);
+  ASSERT_EQ(d.completions.size(), 2u);
+  EXPECT_NEAR(d.completions[1].request.arrival, d.completions[0].done, 1e-12) << "sent when the first completed";
+  EXPECT_NEAR(d.completions[1].first_token - d.completions[1].request.arrival,
+              c.completions[1].first_token - c.completions[1].request.arrival + 0.010, 1e-12);
+  EXPECT_NEAR(d.end, c.end + 2 * 0.010, 1e-12);
+}
+
 TEST(EngineOverhead, TheShippedFamiliesAndALocatedErrorForABadOne) {
   Diagnostics diags;
   const auto shipped = load_engine_overheads(default_engine_overhead_path(), diags);

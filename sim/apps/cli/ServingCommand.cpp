@@ -26,6 +26,7 @@
 #include "Errors.hpp"
 #include "HardwareProfile.hpp"
 #include "ModelCatalogue.hpp"
+#include "ParameterProvenance.hpp"
 #include "Rng.hpp"
 #include "ServingRun.hpp"
 #include "Units.hpp"
@@ -59,6 +60,7 @@ struct RunSpec {
   bool reserve_full_sequence = false;
   double step_overhead_s = 0;
   double gpu_time_share = 1;  // host time proportional to GPU time (ServingConfig::gpu_time_share)
+  double front_end_s = 0;     // per request, before the scheduler (EngineSetup::front_end_s)
   // Per-request (prompt, output) lengths to draw from (seeded, stream serving/lengths) instead of input/output.
   std::shared_ptr<const std::vector<std::pair<int, int>>> lengths;
   uint64_t seed = 1;
@@ -126,6 +128,7 @@ serving::EngineSetup setup_for(const RunSpec& r, const ModelArchitecture& model,
   s.batcher.chunked_prefill = r.chunked_prefill;
   s.step_overhead_s = r.step_overhead_s;
   s.step.gpu_time_share = r.gpu_time_share;
+  s.front_end_s = r.front_end_s;
   return s;
 }
 
@@ -217,7 +220,7 @@ struct SingleOptions {
   std::string model, gpu, dtype = "fp16", kv_dtype;
   int tp = 1, input = 0, output = 0, concurrency = 0, requests = 1000, max_num_seqs = 256,
       max_num_batched_tokens = 8192;
-  double rate = 0, step_overhead_ms = 0;
+  double rate = 0, step_overhead_ms = 0, front_end_ms = 0;
   bool offline = false, no_chunked_prefill = false, reserve_full_sequence = false;
   uint64_t seed = 1;
   std::string validate, out, targets;
@@ -278,6 +281,8 @@ int run_single(const SingleOptions& o, int load_options) {
     diags.error(cli, "", "--concurrency expects at least 1, --rate a positive number of requests per second");
   if (!(o.step_overhead_ms >= 0) || !std::isfinite(o.step_overhead_ms))
     diags.error(cli, "--step-overhead-ms", "expected a non-negative number of milliseconds");
+  if (!(o.front_end_ms >= 0) || !(o.front_end_ms < 1000))
+    diags.error(cli, "--front-end-ms", "expected milliseconds in [0, 1000)");
   const auto weights = dtype_of(o.dtype);
   if (!weights) diags.error(cli, "--dtype", "expected fp16, bf16 or fp8, got '" + o.dtype + "'");
   const std::string kv = o.kv_dtype.empty() ? (o.dtype == "fp8" ? "fp16" : o.dtype) : o.kv_dtype;
@@ -308,6 +313,7 @@ int run_single(const SingleOptions& o, int load_options) {
   r.chunked_prefill = !o.no_chunked_prefill;
   r.reserve_full_sequence = o.reserve_full_sequence;
   r.step_overhead_s = o.step_overhead_ms * 1e-3;
+  r.front_end_s = o.front_end_ms * 1e-3;
   r.seed = o.seed;
   const Metrics m = run_spec(r, *catalogue->find(r.model), *profiles.at(r.gpu));
   if (!m.fits) {
@@ -340,8 +346,9 @@ struct Row {
 
 struct Mapping {
   std::string file;
-  std::string targets;                                      // the CSV, resolved
-  std::map<std::string, serving::EngineOverhead> families;  // resolved: same_as copied
+  std::string targets;                                               // the CSV, resolved
+  std::map<std::string, serving::EngineOverhead> families;           // resolved: same_as copied
+  std::map<std::string, std::pair<double, std::string>> front_ends;  // engine -> (seconds per request, source)
   int sharegpt_input = 0, sharegpt_output = 0;
   std::string sharegpt_shape;  // a CSV of real (prompt, output) lengths whose shape stands in for ShareGPT's
   std::shared_ptr<const std::vector<std::pair<int, int>>> sharegpt_lengths;
@@ -446,6 +453,29 @@ class MappingParser {
     if (auto v = boolean(n, "reserveFullSequence", path)) r.reserve_full_sequence = *v;
   }
 
+  // An engine's per-request front end (frontEnd: a duration, frontEndSource: where it comes from, with its provenance).
+  void front_end(const YAML::Node& n, const std::string& path, const std::string& engine, RunSpec& r, Mapping& out) {
+    if (!n["frontEnd"]) {
+      if (n["frontEndSource"]) d_.error(loc(n["frontEndSource"]), path + ".frontEndSource", "given without frontEnd:");
+      return;
+    }
+    const auto d = parse_duration(n["frontEnd"].IsScalar() ? n["frontEnd"].as<std::string>("") : "");
+    if (!d || !(d.quantity->value < 1)) {
+      d_.error(loc(n["frontEnd"]), path + ".frontEnd", "expected a duration in [0, 1s), e.g. 10ms");
+      return;
+    }
+    const std::string source =
+        n["frontEndSource"] && n["frontEndSource"].IsScalar() ? n["frontEndSource"].as<std::string>("") : std::string();
+    if (!provenance_of(source)) {
+      d_.error(
+          loc(n["frontEndSource"] ? n["frontEndSource"] : n["frontEnd"]), path + ".frontEndSource",
+          "say where the front end's time comes from, starting with its provenance: one of " + provenance_markers());
+      return;
+    }
+    r.front_end_s = d.quantity->value;
+    out.front_ends[engine] = {r.front_end_s, source};
+  }
+
   std::optional<Mapping> parse(const YAML::Node& root) {
     Mapping out;
     out.file = file_;
@@ -476,9 +506,15 @@ class MappingParser {
       }
     }
     std::map<std::string, RunSpec> engines;
-    const std::vector<std::string> engine_keys = {
-        "maxNumSeqs", "maxNumBatchedTokens", "chunkedPrefill", "gpuMemoryUtilization", "reserveFullSequence", "family",
-        "note"};
+    const std::vector<std::string> engine_keys = {"maxNumSeqs",
+                                                  "maxNumBatchedTokens",
+                                                  "chunkedPrefill",
+                                                  "gpuMemoryUtilization",
+                                                  "reserveFullSequence",
+                                                  "family",
+                                                  "frontEnd",
+                                                  "frontEndSource",
+                                                  "note"};
     std::map<std::string, std::string> engine_family;
     if (const YAML::Node es = root["engines"]) {
       if (!es.IsMap()) d_.error(loc(es), "engines", "expected a mapping of engine name to settings");
@@ -492,6 +528,7 @@ class MappingParser {
         keys(kv.second, path, engine_keys);
         RunSpec r;
         engine_fields(kv.second, path, r);
+        front_end(kv.second, path, name, r, out);
         engines[name] = r;
         if (auto f = text(kv.second, "family", path, false)) {
           if (out.families.count(*f) == 0)
@@ -775,6 +812,7 @@ std::optional<double> evaluate(const Row& row, const Target& t, const serving::E
   RunSpec r = row.run;
   r.step_overhead_s = host ? host->step_overhead_s : 0;
   r.gpu_time_share = host ? host->gpu_share : 1;
+  if (!host) r.front_end_s = 0;  // the GPU model alone
   const Metrics m = run_spec(r, *c.catalogue->find(r.model), *c.profiles->at(r.gpu));
   if (!m.fits) {
     problem = "does not fit";
@@ -850,6 +888,11 @@ std::string report_markdown(const Mapping& mapping, const std::vector<Result>& r
     else
       std::snprintf(line, sizeof line, "- %s: %.2f ms per step (%s)\n", name.c_str(), h.step_overhead_s * 1e3,
                     h.source.c_str());
+    o << line;
+  }
+  if (!mapping.front_ends.empty()) o << "\nFront end per request (engines:, frontEnd:):\n\n";
+  for (const auto& [name, fe] : mapping.front_ends) {
+    std::snprintf(line, sizeof line, "- %s: %.2f ms (%s)\n", name.c_str(), fe.first * 1e3, fe.second.c_str());
     o << line;
   }
   if (!mapping.sharegpt_shape.empty())
@@ -1065,6 +1108,8 @@ Subcommand register_serving_command(CLI::App& app) {
   cmd->add_flag("--reserve-full-sequence", o->reserve_full_sequence,
                 "Admit a request only when its whole sequence's KV blocks are free (TensorRT-LLM's default)");
   cmd->add_option("--step-overhead-ms", o->step_overhead_ms, "Host time per engine step, ms (default 0)");
+  cmd->add_option("--front-end-ms", o->front_end_ms,
+                  "Per request, between the client and the scheduler (HTTP, tokenisation), ms (default 0)");
   cmd->add_option("--seed", o->seed, "Seed of the arrivals (default 1)");
   auto* validate = cmd->add_option("--validate", o->validate,
                                    "Mapping file (calibration/serving/targets.yaml): print the validation table");
