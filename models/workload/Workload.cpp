@@ -376,24 +376,27 @@ class InferenceService final : public Workload {
                          sg4::Engine::get_clock());
     auto model_stream = make_stream(ctx_.spec.seed, "models/" + spec_.name);
     auto priority_stream = make_stream(ctx_.spec.seed, "priorities/" + spec_.name);
+    // The front end delays each request on its way to a replica; its latency counts from the client's send (t).
+    const double front_end = spec_.io.front_end.value;
     for (;;) {
       const double t = gen.next();
       if (!(t < ctx_.arrivals_end)) {
         next_arrival_ = std::numeric_limits<double>::infinity();
         return;
       }
-      next_arrival_ = t;  // continuous batching: a run of decode steps ends before it
-      sg4::this_actor::sleep_until(t);
+      const double at_replica = t + front_end;
+      next_arrival_ = at_replica;  // continuous batching: a run of decode steps ends before it
+      sg4::this_actor::sleep_until(at_replica);
       const int model =
           spec_.swap_models >= 2 ? static_cast<int>(model_stream.uniform() * spec_.swap_models) % spec_.swap_models : 0;
       const int best = shortest_queue();
       if (best < 0) {
-        ctx_.emit(who(-1), {.time = t, .type = EventType::REQUEST_DROPPED, .aux = t});
+        ctx_.emit(who(-1), {.time = at_replica, .type = EventType::REQUEST_DROPPED, .aux = t});
         continue;
       }
       auto& r = *replicas_[static_cast<size_t>(best)];
       if (static_cast<int>(r.queue.size()) >= spec_.max_queue) {
-        ctx_.emit(who(best, gpu_of(r)), {.time = t, .type = EventType::REQUEST_DROPPED, .aux = t});
+        ctx_.emit(who(best, gpu_of(r)), {.time = at_replica, .type = EventType::REQUEST_DROPPED, .aux = t});
         continue;
       }
       std::unique_lock lock(*r.mutex);
@@ -402,7 +405,7 @@ class InferenceService final : public Workload {
       r.queue.push_back(
           {t, model, gen.prompt_tokens(spec_.prompt_tokens), gen.output_tokens(spec_.output_tokens), -1, priority});
       ctx_.emit(who(best, gpu_of(r)),
-                {.time = t, .type = EventType::REQUEST_ARRIVAL, .value = static_cast<double>(r.queue.size())});
+                {.time = at_replica, .type = EventType::REQUEST_ARRIVAL, .value = static_cast<double>(r.queue.size())});
       r.cv->notify_all();
     }
   }
@@ -427,7 +430,8 @@ class InferenceService final : public Workload {
       if (!live()) return;  // a fault ended this replica
       // Dynamic batching: wait for a full batch, at most `timeout` after the oldest request arrived. A
       // batch holds requests of one model: the oldest request's.
-      const double deadline = r.queue.front().arrival + spec_.batch_timeout.value;
+      // The timeout runs from the request's arrival at the replica (after the front end).
+      const double deadline = r.queue.front().arrival + spec_.io.front_end.value + spec_.batch_timeout.value;
       const int model = r.queue.front().model;
       const auto same_model = [&] {
         // One model: every queued request counts (no scan of a long queue at every arrival).
@@ -498,9 +502,10 @@ class InferenceService final : public Workload {
       storage::frontend_transfer(ctx_, mover, &gpu, spec_.io.response_bytes.value * batch, false);
       const double done = sg4::Engine::get_clock();
       for (const auto& req : r.in_service) {
-        ctx_.emit(
-            who(replica_index, gpu.index()),
-            {.time = done, .type = EventType::REQUEST_DONE, .value = done - req.arrival, .aux = started - req.arrival});
+        ctx_.emit(who(replica_index, gpu.index()), {.time = done,
+                                                    .type = EventType::REQUEST_DONE,
+                                                    .value = done - req.arrival,
+                                                    .aux = started - req.arrival - spec_.io.front_end.value});
         // The answer reaches the querying client (a queryExtraction attacker): one observation for it.
         if (req.client >= 0)
           ctx_.emit({.time = done,
@@ -650,9 +655,10 @@ class InferenceService final : public Workload {
     const double first = q.first_token >= 0 ? q.first_token : c.first_token;
     const double scheduled = q.scheduled >= 0 ? q.scheduled : c.scheduled;
     const double tpot = q.output_tokens > 1 ? (c.done - first) / (q.output_tokens - 1) : 0;
-    ctx_.emit(
-        who(replica, gpu),
-        {.time = c.done, .type = EventType::REQUEST_DONE, .value = c.done - q.arrival, .aux = scheduled - q.arrival});
+    ctx_.emit(who(replica, gpu), {.time = c.done,
+                                  .type = EventType::REQUEST_DONE,
+                                  .value = c.done - q.arrival,
+                                  .aux = scheduled - q.arrival - spec_.io.front_end.value});
     ctx_.emit(who(replica, gpu),
               {.time = c.done, .type = EventType::REQUEST_TOKENS, .value = first - q.arrival, .aux = tpot});
     if (q.client >= 0)

@@ -22,16 +22,17 @@ enum class EventType : uint8_t {
   PLACED,            // a workload replica was placed on a GPU; value = memory reserved (bytes)
   PLACEMENT_FAILED,  // no GPU could take the replica; value = memory asked (bytes)
   OUT_OF_MEMORY,     // allocation failed on a GPU without memory isolation; value = bytes asked
-  REQUEST_ARRIVAL,   // replica = replica chosen; value = queue length after arrival
-  REQUEST_DONE,      // value = latency (s), aux = queueing delay (s)
-  REQUEST_DROPPED,   // queue overflow or workload failed; value = time in system (s), aux = arrival time (s)
-  BATCH_START,       // value = batch size
-  BATCH_DONE,        // value = batch service time (s)
-  GPU_BUSY,          // an interval during which a tenant had work running on a GPU; aux = start time
-  CONTEXT_SWITCH,    // time-slice switch on a GPU; tenant = incoming context; value = switch cost (s); aux = when
-                     // the switch ended: the event's time, except in a folded log (GPU_SLICE), where a switch whose
-                     // slice was still open at the end of the run is logged then
-  JOB_SUBMIT,        // training/batch job submitted
+  REQUEST_ARRIVAL,  // at the replica's queue (the client's send + io.frontEnd); replica = replica chosen; value = queue
+                    // length after arrival
+  REQUEST_DONE,     // value = latency from the client's send (s), aux = queueing delay at the replica (s)
+  REQUEST_DROPPED,  // queue overflow or workload failed; value = time in system (s), aux = arrival time (s)
+  BATCH_START,      // value = batch size
+  BATCH_DONE,       // value = batch service time (s)
+  GPU_BUSY,         // an interval during which a tenant had work running on a GPU; aux = start time
+  CONTEXT_SWITCH,   // time-slice switch on a GPU; tenant = incoming context; value = switch cost (s); aux = when
+                    // the switch ended: the event's time, except in a folded log (GPU_SLICE), where a switch whose
+                    // slice was still open at the end of the run is logged then
+  JOB_SUBMIT,       // training/batch job submitted
   JOB_START,
   STEP_DONE,          // value = step time (s)
   JOB_DONE,           // value = completion time (s), aux = ideal time alone (s)

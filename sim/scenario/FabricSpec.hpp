@@ -110,6 +110,9 @@ struct WorkloadIoSpec {
   std::string identity;     // principal the accesses run as (default: the tenant's name)
   Bytes request_bytes{0};   // inference: request payload over the front-end network
   Bytes response_bytes{0};  // inference: response payload
+  // inference: per request, the serving front end's time (HTTP or gRPC, tokenisation, pre- and post-processing)
+  // between the client and the replica's queue; in the request's latency and TTFT, no GPU time
+  Seconds front_end{0};
   SourceLoc loc;
   SourceLoc dataset_loc, weights_loc, checkpoint_loc;
 };

@@ -514,6 +514,10 @@ const std::vector<FieldDoc>& field_docs() {
       {"spec.workloads[].io.requestBytes", "size",
        "inference: request payload sent from the clients over the front-end network (default 0: not modelled)."},
       {"spec.workloads[].io.responseBytes", "size", "inference: response payload sent back to the clients."},
+      {"spec.workloads[].io.frontEnd", "duration",
+       "inference: per request, the serving front end's time (HTTP or gRPC, tokenisation, pre- and post-processing) "
+       "between the client and the replica's queue: in the request's latency and TTFT, no GPU time (default 0; "
+       "docs/models/serving.md)."},
       {"spec.workloads[].secrets", "list of string",
        "Secrets (spec.identity.secrets) each replica fetches at start (a key release, attested where the secret "
        "requires it)."},
@@ -1019,6 +1023,7 @@ const std::vector<FieldRange>& field_ranges() {
       {"spec.workloads[].io.checkpoint.bytes", 1, 1 * PIB},
       {"spec.workloads[].io.requestBytes", 0, 1 * GIB},
       {"spec.workloads[].io.responseBytes", 0, 1 * GIB},
+      {"spec.workloads[].io.frontEnd", 0, 10},
       {"spec.workloads[].attestationFailures[].at", 0, RUN_MAX},
       {"spec.workloads[].attestationFailures[].replica", 0, 100000},
       {"spec.workloads[].attack.bits", 8, 1000000},

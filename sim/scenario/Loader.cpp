@@ -1642,6 +1642,7 @@ void Loader::read_workload_io(const Ctx& c, WorkloadIoSpec& io) {
   get_string(c, "identity", io.identity, false);
   get_quantity(c, "requestBytes", io.request_bytes, parse_bytes, false, false);
   get_quantity(c, "responseBytes", io.response_bytes, parse_bytes, false, false);
+  get_quantity(c, "frontEnd", io.front_end, parse_duration, false, false);
 }
 
 ScenarioSpec load_scenario(const std::string& path, const std::vector<Override>& overrides, Diagnostics& diags) {

@@ -86,6 +86,10 @@ TEST(ServingScenario, ALoneRequestTakesThePrefillRooflineThenTheWeightsOverHbmPe
   const json bare = run(dir, "serving-alone.yaml", {"spec.workloads[small].batching.engine=none"}, "bare");
   EXPECT_NEAR(workload(bare, "small")["serving"]["ttft"]["p50_s"].get<double>(), ttft, 0.01 * ttft);
   EXPECT_NEAR(workload(bare, "small")["serving"]["tpot"]["p50_s"].get<double>(), tpot, 0.01 * tpot);
+  // io.frontEnd: the request reaches the replica 15 ms after the client sent it; its TTFT counts from the send.
+  const json fronted = run(dir, "serving-alone.yaml", {"spec.workloads[small].io={frontEnd: 15ms}"}, "front");
+  EXPECT_NEAR(workload(fronted, "small")["serving"]["ttft"]["p50_s"].get<double>(), ttft + host + 0.015, 0.01 * ttft);
+  EXPECT_NEAR(workload(fronted, "small")["serving"]["tpot"]["p50_s"].get<double>(), tpot + host, 0.01 * tpot);
 }
 
 TEST(ServingScenario, SeventyBillionFp16RunsOnTensorParallelTwoFourAndEight) {

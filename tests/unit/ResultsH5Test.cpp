@@ -272,9 +272,9 @@ TEST_F(ResultsH5Test, EventsRoundTrip) {
   Id d{H5Dopen2(file.id, "/events", H5P_DEFAULT), H5Dclose};
   ASSERT_GE(d.id, 0);
   ASSERT_EQ(dims_of(d.id), std::vector<hsize_t>{5});
-  EXPECT_EQ(
-      read_string_attr(file.id, "/events", "semantics").find("request_done: value = latency (s)") != std::string::npos,
-      true);
+  EXPECT_EQ(read_string_attr(file.id, "/events", "semantics")
+                    .find("request_done: value = latency from the client's send (s)") != std::string::npos,
+            true);
 
   // The type member is an enum named after event_type_name().
   Id ftype{H5Dget_type(d.id), H5Tclose};
