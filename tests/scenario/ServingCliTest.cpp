@@ -46,6 +46,23 @@ TEST(ServingCli, SingleRunNeedsExactlyOneLoad) {
   EXPECT_NE(r.err.find("exactly one of"), std::string::npos) << r.err;
 }
 
+// A number option given empty, not a number or out of range is exit 2 naming the option, not a silent 0.
+TEST(ServingCli, AnEmptyOrBadNumberOptionIsExit2) {
+  for (const auto& [option, value] : std::vector<std::pair<std::string, std::string>>{{"--front-end-ms", ""},
+                                                                                      {"--front-end-ms", "nan"},
+                                                                                      {"--front-end-ms", "1e308"},
+                                                                                      {"--front-end-ms", "-1"},
+                                                                                      {"--step-overhead-ms", ""},
+                                                                                      {"--tp", ""},
+                                                                                      {"--requests", ""}}) {
+    const auto r = run_process({GTW_BINARY, "serving", "--model", "llama-3.1-8b", "--gpu", "H100-80GB-SXM", "--input",
+                                "16", "--output", "16", "--offline", "--requests", "4", option, value},
+                               60);
+    EXPECT_EQ(r.exit_code, 2) << option << " '" << value << "': " << r.out;
+    EXPECT_NE(r.err.find(option), std::string::npos) << r.err;
+  }
+}
+
 TEST(ServingCli, ValidationTableOnTheShippedMapping) {
   if (!std::filesystem::exists(TARGETS)) GTEST_SKIP() << "no " << TARGETS;
   TempDir dir;

@@ -12,6 +12,13 @@ struct Subcommand {
   std::function<int()> run;
 };
 
+// An option given with an empty value is refused (exit 2), not read as "not given" or as 0.
+inline const CLI::Validator NON_EMPTY(
+    [](std::string& value) {
+      return value.empty() ? std::string("expected a value, got an empty one") : std::string();
+    },
+    "NON-EMPTY");
+
 Subcommand register_test_command(CLI::App& app);         // gputwin test DIR|FILE...   (TestCommand.cpp)
 Subcommand register_diff_command(CLI::App& app);         // gputwin diff BASE NEW      (DiffCommand.cpp)
 Subcommand register_sweep_command(CLI::App& app);        // gputwin sweep SWEEP -j N   (SweepCommand.cpp)

@@ -483,13 +483,6 @@ int run_pack(PackOptions o) {
 
 }  // namespace
 
-// An option given with an empty value is refused, not read as "not given".
-const CLI::Validator NON_EMPTY(
-    [](std::string& value) {
-      return value.empty() ? std::string("expected a value, got an empty one") : std::string();
-    },
-    "NON-EMPTY");
-
 Subcommand register_pack_command(CLI::App& app) {
   auto options = std::make_shared<PackOptions>();
   auto* cmd = app.add_subcommand(

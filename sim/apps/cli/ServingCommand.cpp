@@ -1093,24 +1093,28 @@ Subcommand register_serving_command(CLI::App& app) {
       "against published measurements");
   cmd->add_option("--model", o->model, "Model id of the catalogue (`gputwin models`)");
   cmd->add_option("--gpu", o->gpu, "Hardware profile (`gputwin profiles`)");
-  cmd->add_option("--tp", o->tp, "Tensor-parallel GPUs (default 1)");
+  cmd->add_option("--tp", o->tp, "Tensor-parallel GPUs (default 1)")->check(NON_EMPTY);
   cmd->add_option("--dtype", o->dtype, "Weight precision: fp16|bf16|fp8 (default fp16)");
   cmd->add_option("--kv-dtype", o->kv_dtype, "KV-cache precision: fp16|bf16|fp8 (default: fp16)");
-  cmd->add_option("--input", o->input, "Prompt tokens per request");
-  cmd->add_option("--output", o->output, "Output tokens per request");
-  auto* conc = cmd->add_option("--concurrency", o->concurrency, "Closed loop: requests kept in flight");
-  auto* rate = cmd->add_option("--rate", o->rate, "Open loop: Poisson arrivals, requests per second");
+  cmd->add_option("--input", o->input, "Prompt tokens per request")->check(NON_EMPTY);
+  cmd->add_option("--output", o->output, "Output tokens per request")->check(NON_EMPTY);
+  auto* conc =
+      cmd->add_option("--concurrency", o->concurrency, "Closed loop: requests kept in flight")->check(NON_EMPTY);
+  auto* rate = cmd->add_option("--rate", o->rate, "Open loop: Poisson arrivals, requests per second")->check(NON_EMPTY);
   auto* offline = cmd->add_flag("--offline", o->offline, "Every request arrives at t=0");
-  cmd->add_option("--requests", o->requests, "Requests to run (default 1000)");
-  cmd->add_option("--max-num-seqs", o->max_num_seqs, "Running sequences at most (default 256)");
-  cmd->add_option("--max-num-batched-tokens", o->max_num_batched_tokens, "Tokens per engine step (default 8192)");
+  cmd->add_option("--requests", o->requests, "Requests to run (default 1000)")->check(NON_EMPTY);
+  cmd->add_option("--max-num-seqs", o->max_num_seqs, "Running sequences at most (default 256)")->check(NON_EMPTY);
+  cmd->add_option("--max-num-batched-tokens", o->max_num_batched_tokens, "Tokens per engine step (default 8192)")
+      ->check(NON_EMPTY);
   cmd->add_flag("--no-chunked-prefill", o->no_chunked_prefill, "A step is all prefill or all decode");
   cmd->add_flag("--reserve-full-sequence", o->reserve_full_sequence,
                 "Admit a request only when its whole sequence's KV blocks are free (TensorRT-LLM's default)");
-  cmd->add_option("--step-overhead-ms", o->step_overhead_ms, "Host time per engine step, ms (default 0)");
+  cmd->add_option("--step-overhead-ms", o->step_overhead_ms, "Host time per engine step, ms (default 0)")
+      ->check(NON_EMPTY);
   cmd->add_option("--front-end-ms", o->front_end_ms,
-                  "Per request, between the client and the scheduler (HTTP, tokenisation), ms (default 0)");
-  cmd->add_option("--seed", o->seed, "Seed of the arrivals (default 1)");
+                  "Per request, between the client and the scheduler (HTTP, tokenisation), ms (default 0)")
+      ->check(NON_EMPTY);
+  cmd->add_option("--seed", o->seed, "Seed of the arrivals (default 1)")->check(NON_EMPTY);
   auto* validate = cmd->add_option("--validate", o->validate,
                                    "Mapping file (calibration/serving/targets.yaml): print the validation table");
   cmd->add_option("--targets", o->targets, "Published targets CSV (default: the mapping's targets:)");
