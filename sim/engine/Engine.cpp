@@ -25,6 +25,7 @@
 #include "Placement.hpp"
 #include "Platform.hpp"
 #include "Process.hpp"
+#include "RunBudget.hpp"
 #include "Runtime.hpp"
 #include "SimContext.hpp"
 #include "Text.hpp"
@@ -111,22 +112,22 @@ class Simulation {
   void run() {
     char arg0[] = "gputwin";
 #ifdef GTW_SANITIZER_BUILD
-    // ucontext actors with stacks under ASan's 4 MiB limit: ASan intercepts swapcontext and clears the
-    // target stack's shadow, which it cannot do for SimGrid's default (raw, assembly) switches.
-    // (Thread contexts were tried: they deadlock in the reconfiguration tests and are 10x slower.)
+    // ucontext actors: ASan intercepts swapcontext and clears the target stack's shadow, which it cannot do for
+    // SimGrid's default (raw, assembly) switches. (Thread contexts were tried: they deadlock in the
+    // reconfiguration tests and are 10x slower.) It clears the whole stack's shadow at every switch, so the
+    // stacks are small: SANITIZER_ACTOR_STACK_KIB.
     char arg1[] = "--log=root.thresh:critical";  // before the --cfg, so the changes are not logged
     char arg2[] = "--cfg=contexts/factory:ucontext";
-    char arg3[] = "--cfg=contexts/stack-size:2048";
+    std::string stack_size = "--cfg=contexts/stack-size:" + std::to_string(SANITIZER_ACTOR_STACK_KIB);
     int argc = 4;
-    char* argv[] = {arg0, arg1, arg2, arg3, nullptr};
+    char* argv[] = {arg0, arg1, arg2, stack_size.data(), nullptr};
 #else
-    // 2 MiB stacks instead of SimGrid's 8 MiB: the sanitizer pass runs every scenario in 2 MiB with
-    // ASan's larger frames, and a quarter of the address space per actor lets a run under a memory
+    // 2 MiB stacks instead of SimGrid's 8 MiB: a quarter of the address space per actor lets a run under a memory
     // limit (ulimit -v) hold four times the actors (sim/engine/RunBudget.hpp counts them).
     char arg1[] = "--log=root.thresh:critical";  // before the --cfg, so the change is not logged
-    char arg2[] = "--cfg=contexts/stack-size:2048";
+    std::string stack_size = "--cfg=contexts/stack-size:" + std::to_string(ACTOR_STACK_KIB);
     int argc = 3;
-    char* argv[] = {arg0, arg1, arg2, nullptr};
+    char* argv[] = {arg0, arg1, stack_size.data(), nullptr};
 #endif
     engine_ = std::make_unique<sg4::Engine>(&argc, argv);
     // CM02 without cross-traffic: transfers take exactly size / bandwidth, so analytic checks hold
