@@ -101,9 +101,10 @@ if [ $do_build = 1 ]; then
   generator=()
   if [ ! -f "$build/CMakeCache.txt" ] && command -v ninja > /dev/null; then generator=(-G Ninja); fi
   echo "== configure $build ($cxx, libFuzzer + address,undefined)"
-  # No GPUTWIN_WERROR: clang warns where gcc (the -Werror build) does not.
+  # No GPUTWIN_WERROR: clang warns where gcc (the -Werror build) does not. Line tables only (-g1): findings still
+  # print file:line, and the build takes a third less time than with full debug information.
   cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_C_COMPILER="$cc" -DCMAKE_CXX_COMPILER="$cxx" \
-    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUTWIN_FUZZ=ON -DGPUTWIN_SANITIZE=address,undefined \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" -DGPUTWIN_FUZZ=ON -DGPUTWIN_SANITIZE=address,undefined \
     -DGPUTWIN_WERROR=OFF -DGPUTWIN_GUI=OFF -DGPUTWIN_CUDA=OFF -DGPUTWIN_BENCH=OFF > "$build.configure.log" 2>&1 ||
     { cat "$build.configure.log" >&2; exit 2; }
   echo "== build ${targets[*]}"
