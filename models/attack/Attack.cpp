@@ -78,6 +78,15 @@ constexpr double LAYER_GAP_MAX = 10e-3;
 // A probe counts as contended when it takes this much longer than alone (plus three noise deviations).
 constexpr double BUSY_FACTOR = 1.5;
 
+}  // namespace
+
+double calibrated_probe_noise(double rate, double error_rate) {
+  const double x = inverse_q(error_rate);
+  return std::isfinite(x) && x > 0 ? PROBE_SHARE / rate / (2 * x) : 0;
+}
+
+namespace {
+
 class Attack final : public Workload {
  public:
   Attack(SimContext& ctx, int index, std::vector<ReplicaPlacement> places, AttackEnv env)
@@ -253,8 +262,7 @@ class Attack final : public Workload {
     if (a_.noise.value >= 0) {
       c.noise = a_.noise.value;
     } else {
-      const double x = inverse_q(ref ? ref->error_rate : 0);
-      c.noise = std::isfinite(x) && x > 0 ? PROBE_SHARE / max_rate / (2 * x) : 0;
+      c.noise = calibrated_probe_noise(max_rate, ref ? ref->error_rate : 0);
     }
     auto rng = make_stream(ctx_.spec.seed, "attack/" + spec_.name + "/payload");
     for (int i = 0; i < a_.preamble; ++i) c.symbols.push_back(i % 2 == 0 ? 1 : 0);

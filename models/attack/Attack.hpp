@@ -41,6 +41,11 @@ const channel::Measurement* covert_reference(channel::Resource r, channel::Mode 
 /// Inverse of the threshold detector's error: the signal-to-noise x with Q(x) = p (x = signal / (2 noise)).
 double inverse_q(double p);
 
+/// The probe-latency noise (seconds) a covert channel is calibrated to from a published measurement: the deviation at
+/// which the threshold detector errs with `error_rate` when signalling at `rate` bit/s, on the simulated signal of
+/// one competing flow (docs/models/leakage.md, "Rate and noise"); 0 for an error-free measurement.
+double calibrated_probe_noise(double rate, double error_rate);
+
 std::unique_ptr<Workload> make_attack(SimContext& ctx, int workload_index, std::vector<ReplicaPlacement> replicas,
                                       AttackEnv env);
 
