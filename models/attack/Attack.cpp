@@ -6,6 +6,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "RateSearch.hpp"
 #include "Rng.hpp"
 
 XBT_LOG_EXTERNAL_CATEGORY(gtw);
@@ -200,18 +201,29 @@ class Attack final : public Workload {
   // symbol period, for a 0 it stays idle. Replica 1 (the receiver) times one probe per period and
   // decodes with a threshold halfway between the mean latencies of the preamble's 1s and 0s.
 
+  // One run of symbols at one rate: the payload, or (bitRate: auto) a trial of the rate search.
+  struct Phase {
+    double period = 0;
+    double start = 0;  // first symbol
+    std::vector<int> symbols;
+    bool payload = true;
+    double end() const { return start + static_cast<double>(symbols.size()) * period; }
+  };
+
   struct Covert {
     Resource resource = Resource::NVLINK;
     GpuDevice* sender = nullptr;
     GpuDevice* receiver = nullptr;
     GpuDevice* peer = nullptr;  // nvlink: the third GPU both write to
     sg4::Host* cpu = nullptr;   // pcie: host memory side
-    double period = 0;
-    double bandwidth = 0;  // of the modulated resource, alone
-    double noise = 0;      // probe-latency standard deviation
-    double t0 = 0;         // probe time alone
-    double start = 0;      // first symbol
-    std::vector<int> symbols;
+    double fastest = 0;         // the reference's probe rate: the attacker signals no faster
+    double bandwidth = 0;       // of the modulated resource, alone
+    double noise = 0;           // probe-latency standard deviation
+    Phase payload;              // the payload at the rate given (auto: its symbols, the rate decided later)
+    Phase next;                 // auto: the phase the receiver announced last
+    int announced = 0;          // auto: phases announced so far
+    sg4::MutexPtr mutex;        // auto: guards phase and announced
+    sg4::ConditionVariablePtr cv;
   } cv_;
 
   void start_covert() {
@@ -251,26 +263,36 @@ class Attack final : public Workload {
     const bool per_slice =
         channel::Catalogue::defaults().cell(c.resource, relation).probe_per_time_slice && a_.reference.empty();
     const channel::Measurement* ref = per_slice ? nullptr : covert_reference(c.resource, relation, a_.reference);
-    const double max_rate = ref ? ref->bit_rate() : 1 / c.receiver->sharing().time_slice.value;
-    const double rate = a_.bit_rate.value > 0 ? std::min(a_.bit_rate.value, max_rate) : max_rate;
-    c.period = 1 / rate;
-    c.t0 = PROBE_SHARE * c.period;
+    c.fastest = ref ? ref->bit_rate() : 1 / c.receiver->sharing().time_slice.value;
+    const double rate = a_.bit_rate.value > 0 ? std::min(a_.bit_rate.value, c.fastest) : c.fastest;
     // Calibrated noise, in seconds per probe: the deviation at which a threshold detector errs with the
     // reference's error rate when signalling at the reference's rate, on the simulated signal of one
     // competing flow (max-min sharing doubles the probe: signal = its time alone). It does not shrink
-    // when the attacker signals faster, so faster signalling errs more.
+    // when the attacker signals slower, so faster signalling errs more.
     if (a_.noise.value >= 0) {
       c.noise = a_.noise.value;
     } else {
-      c.noise = calibrated_probe_noise(max_rate, ref ? ref->error_rate : 0);
+      c.noise = calibrated_probe_noise(c.fastest, ref ? ref->error_rate : 0);
     }
     auto rng = make_stream(ctx_.spec.seed, "attack/" + spec_.name + "/payload");
-    for (int i = 0; i < a_.preamble; ++i) c.symbols.push_back(i % 2 == 0 ? 1 : 0);
-    for (int i = 0; i < a_.bits; ++i) c.symbols.push_back(rng.uniform() < 0.5 ? 1 : 0);
+    c.payload.symbols = with_preamble(a_.bits, rng);
+    c.payload.period = 1 / rate;
     // Both ends agree on the start (a shared clock: the published attacks synchronise with a handshake).
-    c.start = now() + c.period;
+    c.payload.start = now() + c.payload.period;
+    if (a_.adaptive_rate) {
+      c.mutex = sg4::Mutex::create();
+      c.cv = sg4::ConditionVariable::create();
+    }
     sg4::Actor::create(spec_.name + "-sender", c.sender->host(), [this] { guarded([this] { covert_send(); }); });
     sg4::Actor::create(spec_.name + "-receiver", c.receiver->host(), [this] { guarded([this] { covert_receive(); }); });
+  }
+
+  // The preamble (alternating 1, 0) then `bits` drawn from `rng`.
+  std::vector<int> with_preamble(int bits, RngStream& rng) const {
+    std::vector<int> symbols;
+    for (int i = 0; i < a_.preamble; ++i) symbols.push_back(i % 2 == 0 ? 1 : 0);
+    for (int i = 0; i < bits; ++i) symbols.push_back(rng.uniform() < 0.5 ? 1 : 0);
+    return symbols;
   }
 
   // One busy-making operation of `bytes` on the channel's resource from `gpu` (context `context`).
@@ -293,24 +315,51 @@ class Attack final : public Workload {
   }
 
   void covert_send() {
-    auto& c = cv_;
-    const double chunk = CHUNK_SHARE * c.period * c.bandwidth;
-    for (size_t k = 0; k < c.symbols.size(); ++k) {
-      const double slot = c.start + static_cast<double>(k) * c.period;
-      if (now() < slot) sg4::this_actor::sleep_until(slot);
-      if (c.symbols[k] == 0) continue;
-      while (now() < slot + c.period && alive_[0])
-        if (!channel_op(c.sender, places_[0].contexts[0], chunk)) sg4::this_actor::sleep_until(slot + c.period);
+    if (!a_.adaptive_rate) {
+      send_phase(cv_.payload);
+      return;
+    }
+    // bitRate auto: each phase the receiver announces (the trials, then the payload at the rate it chose).
+    for (int done = 0;; ++done) {
+      Phase phase;
+      {
+        const std::unique_lock lock(*cv_.mutex);
+        while (cv_.announced <= done) cv_.cv->wait(lock);
+        phase = cv_.next;
+      }
+      send_phase(phase);
+      if (phase.payload) return;
     }
   }
 
-  void covert_receive() {
+  void send_phase(const Phase& ph) {
     auto& c = cv_;
-    auto noise = make_stream(ctx_.spec.seed, "attack/" + spec_.name + "/noise");
-    const double probe_bytes = c.t0 * c.bandwidth;
-    std::vector<double> latency(c.symbols.size());
-    for (size_t k = 0; k < c.symbols.size(); ++k) {
-      const double at = c.start + (static_cast<double>(k) + PROBE_OFFSET) * c.period;
+    const double chunk = CHUNK_SHARE * ph.period * c.bandwidth;
+    for (size_t k = 0; k < ph.symbols.size(); ++k) {
+      const double slot = ph.start + static_cast<double>(k) * ph.period;
+      if (now() < slot) sg4::this_actor::sleep_until(slot);
+      if (ph.symbols[k] == 0) continue;
+      while (now() < slot + ph.period && alive_[0])
+        if (!channel_op(c.sender, places_[0].contexts[0], chunk)) sg4::this_actor::sleep_until(slot + ph.period);
+    }
+  }
+
+  // bitRate auto: tells the sender the next phase (the handshake of the published attacks, taken as free).
+  void announce(const Phase& ph) {
+    const std::unique_lock lock(*cv_.mutex);
+    cv_.next = ph;
+    ++cv_.announced;
+    cv_.cv->notify_all();
+  }
+
+  // The receiver times one probe per symbol of a phase, `PROBE_OFFSET` into its period; returns the latencies
+  // it read.
+  std::vector<double> probe_phase(const Phase& ph, RngStream& noise) {
+    auto& c = cv_;
+    const double probe_bytes = PROBE_SHARE * ph.period * c.bandwidth;
+    std::vector<double> latency(ph.symbols.size());
+    for (size_t k = 0; k < ph.symbols.size(); ++k) {
+      const double at = ph.start + (static_cast<double>(k) + PROBE_OFFSET) * ph.period;
       if (now() < at) sg4::this_actor::sleep_until(at);
       const double t = now();
       channel_op(c.receiver, places_[1].contexts[0], probe_bytes);
@@ -318,31 +367,78 @@ class Attack final : public Workload {
       ctx_.emit(who(1, c.receiver->index()), {.time = now(),
                                               .type = EventType::ATTACK_PROBE,
                                               .value = latency[k],
-                                              .aux = static_cast<double>(c.symbols[k])});
+                                              .aux = static_cast<double>(ph.symbols[k])});
     }
-    // Threshold from the preamble: halfway between the mean latency of its 1s and of its 0s.
+    return latency;
+  }
+
+  // The bits after the preamble, decoded against a threshold halfway between the mean latency of the
+  // preamble's 1s and of its 0s.
+  std::vector<int> decode(const Phase& ph, const std::vector<double>& latency) const {
     double ones = 0, zeros = 0;
     int n1 = 0, n0 = 0;
     for (int i = 0; i < a_.preamble; ++i) {
-      (c.symbols[static_cast<size_t>(i)] ? ones : zeros) += latency[static_cast<size_t>(i)];
-      ++(c.symbols[static_cast<size_t>(i)] ? n1 : n0);
+      (ph.symbols[static_cast<size_t>(i)] ? ones : zeros) += latency[static_cast<size_t>(i)];
+      ++(ph.symbols[static_cast<size_t>(i)] ? n1 : n0);
     }
     const double m1 = n1 ? ones / n1 : 0, m0 = n0 ? zeros / n0 : 0;
     const double threshold = 0.5 * (m1 + m0);
     const bool inverted = m1 < m0;
-    const double payload_start = c.start + a_.preamble * c.period;
-    for (size_t k = static_cast<size_t>(a_.preamble); k < c.symbols.size(); ++k) {
-      const bool high = latency[k] > threshold;
-      const int decoded = (high != inverted) ? 1 : 0;
-      ctx_.emit(who(1, c.receiver->index()), {.time = now(),
-                                              .type = EventType::ATTACK_BIT,
-                                              .value = static_cast<double>(decoded),
-                                              .aux = static_cast<double>(c.symbols[k])});
+    std::vector<int> bits;
+    for (size_t k = static_cast<size_t>(a_.preamble); k < ph.symbols.size(); ++k)
+      bits.push_back((latency[k] > threshold) != inverted ? 1 : 0);
+    return bits;
+  }
+
+  // bitRate auto: trials from the fastest rate down (RateSearch), each with known bits; returns the payload
+  // phase at the rate that carried the most information, announced to the sender. A trial's rate and error
+  // are logged (ATTACK_OBSERVATION of the receiver). The search stops early at a rate whose trial and payload
+  // would not end before arrivals end.
+  Phase search_rate(RngStream& noise) {
+    auto& c = cv_;
+    auto training = make_stream(ctx_.spec.seed, "attack/" + spec_.name + "/training");
+    RateSearch search(c.fastest);
+    double free_at = now();  // when the last phase ended
+    for (bool more = true; more;) {
+      Phase trial;
+      trial.payload = false;
+      trial.period = 1 / search.rate();
+      trial.start = std::max(now(), free_at) + trial.period;
+      trial.symbols = with_preamble(a_.training_bits, training);
+      if (!search.trials().empty() && trial.end() + (a_.preamble + a_.bits) * trial.period > ctx_.arrivals_end) break;
+      announce(trial);
+      const auto bits = decode(trial, probe_phase(trial, noise));
+      int errors = 0;
+      for (size_t k = 0; k < bits.size(); ++k)
+        errors += bits[k] != trial.symbols[static_cast<size_t>(a_.preamble) + k] ? 1 : 0;
+      const double error_rate = static_cast<double>(errors) / static_cast<double>(bits.size());
+      ctx_.emit(who(1, c.receiver->index()),
+                {.time = now(), .type = EventType::ATTACK_OBSERVATION, .value = search.rate(), .aux = error_rate});
+      more = search.record(error_rate);
+      free_at = trial.end();
     }
-    const double end = c.start + static_cast<double>(c.symbols.size()) * c.period;
-    XBT_VERB("%s: covert channel sent %zu symbols from GPU %d to GPU %d", spec_.name.c_str(), c.symbols.size(),
+    Phase payload = c.payload;
+    payload.period = 1 / search.chosen();
+    payload.start = std::max(now(), free_at) + payload.period;
+    announce(payload);
+    return payload;
+  }
+
+  void covert_receive() {
+    auto& c = cv_;
+    auto noise = make_stream(ctx_.spec.seed, "attack/" + spec_.name + "/noise");
+    const Phase ph = a_.adaptive_rate ? search_rate(noise) : c.payload;
+    const auto bits = decode(ph, probe_phase(ph, noise));
+    for (size_t k = 0; k < bits.size(); ++k)
+      ctx_.emit(who(1, c.receiver->index()),
+                {.time = now(),
+                 .type = EventType::ATTACK_BIT,
+                 .value = static_cast<double>(bits[k]),
+                 .aux = static_cast<double>(ph.symbols[static_cast<size_t>(a_.preamble) + k])});
+    const double payload_start = ph.start + a_.preamble * ph.period;
+    XBT_VERB("%s: covert channel sent %zu symbols from GPU %d to GPU %d", spec_.name.c_str(), ph.symbols.size(),
              c.sender->index(), c.receiver->index());
-    if (now() < end) sg4::this_actor::sleep_until(end);
+    if (now() < ph.end()) sg4::this_actor::sleep_until(ph.end());
     ctx_.emit(
         who(1, c.receiver->index()),
         {.time = now(), .type = EventType::ATTACK_DONE, .value = static_cast<double>(a_.bits), .aux = payload_start});

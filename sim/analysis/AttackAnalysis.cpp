@@ -150,11 +150,17 @@ void covert_channel(const AttackContext& c, const WorkloadSpec& ws, int wi, cons
     return;
   }
   covert_bound(c, ws, rx, tx, r);
-  for (const auto& e : c.run.log.events())
+  for (const auto& e : c.run.log.events()) {
     if (e.type == EventType::ATTACK_BIT && e.workload == wi) {
       ++r.bits;
       if (e.value != payload::truth(e)) ++r.bit_errors;
     }
+    // bitRate auto: one trial of the rate search (value = its rate, aux = its error rate).
+    if (e.type == EventType::ATTACK_OBSERVATION && e.workload == wi) {
+      const double p = std::min(e.aux, 1 - e.aux);
+      r.rate_trials.push_back({e.value, e.aux, e.value * (1 - channel::binary_entropy(p))});
+    }
+  }
   if (!done || r.bits <= 0) {
     r.outcome = "not run to its end";
     return;
@@ -170,6 +176,12 @@ void covert_channel(const AttackContext& c, const WorkloadSpec& ws, int wi, cons
   r.within_bound = r.achieved_bps <= r.bound_bps * (1 + 1e-9);
   r.outcome = fmt("%.4g bit/s at %.2f%% bit error (%.0f bits); achieved %.4g bit/s", r.bit_rate_bps, 100 * r.error_rate,
                   r.bits, r.achieved_bps);
+  if (!r.rate_trials.empty()) {
+    if (const Stay* s = c.index.first_stay(WorkloadId(wi), 1)) r.search_seconds = payload::start_time(*done) - s->start;
+    r.outcome += fmt("; rate found by searching %.0f rates from %.4g down to %.4g bit/s (%.3g ms before the payload)",
+                     static_cast<double>(r.rate_trials.size()), r.rate_trials.front().bit_rate_bps,
+                     r.rate_trials.back().bit_rate_bps, 1e3 * r.search_seconds);
+  }
 }
 
 // modelExtraction's layer structure: per batch seen whole, the layers counted (replica 1) and the per-layer

@@ -164,6 +164,13 @@ struct AttackResult {
   double error_rate = 0;            // bit errors / bits
   double information_rate_bps = 0;  // bit rate x (1 - H(error rate))
   double achieved_bps = 0;          // bit rate x (1 - H(upper 99.9% confidence bound of the error rate))
+  struct RateTrial {
+    double bit_rate_bps = 0;
+    double error_rate = 0;
+    double information_rate_bps = 0;
+  };
+  std::vector<RateTrial> rate_trials;  // bitRate auto: the search's trials, fastest first (empty otherwise)
+  double search_seconds = 0;           // bitRate auto: from the receiver's placement to the payload's start
   // primeProbe / modelExtraction
   double observations = 0;
   double correct = 0;

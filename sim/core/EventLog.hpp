@@ -53,7 +53,9 @@ enum class EventType : uint8_t {
   // Attacks (models/attack; tenant/workload = the attacker, replica = its process):
   ATTACK_PROBE,        // one timed probe; value = latency the attacker measured (s), aux = what was sent (bit) or -1
   ATTACK_BIT,          // covert channel: one payload bit decoded; value = decoded bit, aux = sent bit
-  ATTACK_OBSERVATION,  // fingerprint / extraction: one guess; value = guessed candidate or estimate, aux = truth
+  ATTACK_OBSERVATION,  // fingerprint / extraction: one guess; value = guessed candidate or estimate, aux = truth;
+                       // a covert channel's rate search (bitRate auto): one trial, value = its rate (bit/s),
+                       // aux = its bit error rate
   ATTACK_RECOVERED,    // remanence scrape: bytes read back; value = bytes, aux = source workload
   ATTACK_DONE,         // value = attack-specific summary (bits sent, guesses, bytes), aux = start time
   // Tagged data (models/storage; tenant/workload/replica = who moved it, gpu = its device or -1):

@@ -20,6 +20,8 @@ namespace {
 // arrival and a completion plus, at worst one per request, a batch start, end and GPU-busy interval;
 // an iteration a step and a busy interval per GPU; a job submit, start, end and a busy interval per kernel.
 constexpr double EVENTS_PER_REQUEST = 5;
+// A covert channel's rate search (bitRate: auto): trials expected (half-octave rungs, docs/models/leakage.md).
+constexpr double SEARCH_TRIALS_EXPECTED = 6;
 // A slice's GPU_BUSY interval and its CONTEXT_SWITCH (`--trace detailed`); the default folded log has one GPU_SLICE
 // for both (a switch that opens no slice is one event too).
 constexpr double EVENTS_PER_SLICE_DETAILED = 2;
@@ -232,6 +234,9 @@ RunEstimate estimate_run(const ScenarioSpec& spec, bool detailed_trace) {
         const auto& a = w.attack;
         double probes = 0;
         if (a.type == AttackType::COVERT_CHANNEL) probes = 4.0 * (a.bits + a.preamble);
+        // bitRate auto: the rate search's trials, typically a few half-octave rungs (at most 21).
+        if (a.type == AttackType::COVERT_CHANNEL && a.adaptive_rate)
+          probes += 4.0 * SEARCH_TRIALS_EXPECTED * (a.training_bits + a.preamble);
         if ((a.type == AttackType::PRIME_PROBE || a.type == AttackType::MODEL_EXTRACTION) && a.probe_interval.value > 0)
           probes = active / a.probe_interval.value;
         if (a.type == AttackType::QUERY_EXTRACTION) probes = 2.0 * a.queries;

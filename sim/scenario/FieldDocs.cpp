@@ -553,8 +553,14 @@ const std::vector<FieldDoc>& field_docs() {
       {"spec.workloads[].attack.preamble", "int",
        "covertChannel: alternating training bits sent first; the receiver sets its decision threshold halfway "
        "between their mean 1 and 0 latencies (default 64)."},
-      {"spec.workloads[].attack.bitRate", "rate",
-       "covertChannel: symbols per second, e.g. 45500/s; default the reference measurement's rate."},
+      {"spec.workloads[].attack.bitRate", "rate|auto",
+       "covertChannel: symbols per second, e.g. 45500/s; default the reference measurement's rate. auto: the "
+       "sender and receiver search for their best rate first, trying rates from the reference's down in half "
+       "octaves with `trainingBits` known bits each, and send the payload at the one that carried the most "
+       "information (docs/models/leakage.md, \"Adaptive rate\")."},
+      {"spec.workloads[].attack.trainingBits", "int",
+       "covertChannel with bitRate: auto: known bits per trial of the rate search, after the trial's preamble "
+       "(16..100000, default 256)."},
       {"spec.workloads[].attack.reference", "string",
        "covertChannel: id of the published measurement (attacks.md, e.g. A5, A6) whose rate and error calibrate "
        "the probe noise; default the catalogue's best measurement for the channel and sharing relation."},
@@ -1029,6 +1035,7 @@ const std::vector<FieldRange>& field_ranges() {
       {"spec.workloads[].attack.bits", 8, 1000000},
       {"spec.workloads[].attack.preamble", 8, 100000},
       {"spec.workloads[].attack.bitRate", 1e-6, 1e9},
+      {"spec.workloads[].attack.trainingBits", 16, 100000},
       {"spec.workloads[].attack.noise", 0, 1},
       {"spec.workloads[].attack.probeInterval", 1 * US, 1 * HOUR},
       {"spec.workloads[].attack.candidates[].parameters", 1, 1e14},
@@ -1124,7 +1131,7 @@ std::string format_field_value(double v, std::string_view type) {
   char buf[32];
   std::snprintf(buf, sizeof buf, v == std::floor(v) && std::fabs(v) < 1e15 ? "%.0f" : "%g", v);
   std::string out = buf;
-  if (type == "rate") out += "/s";
+  if (type == "rate" || type.substr(0, 5) == "rate|") out += "/s";
   if (type == "flops") out += " FLOP";
   return out;
 }

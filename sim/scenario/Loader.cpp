@@ -1321,6 +1321,25 @@ void Loader::get_bool(const Ctx& parent, const std::string& key, bool& out) {
 }
 
 // An attacker workload's `attack` mapping: which attack, on which channel or victim, with which knobs.
+// covertChannel's bitRate: a rate, or `auto` (the attacker's rate search); trainingBits only with auto.
+void Loader::read_bit_rate(const Ctx& c, AttackSpec& a) {
+  if (auto br = child(c, "bitRate")) {
+    std::string s;
+    if (scalar(*br, s, "a rate such as 45500/s, or auto")) {
+      if (s == "auto") {
+        a.adaptive_rate = true;
+      } else if (auto r = parse_rate(s); !r) {
+        d_.error(br->loc(), br->path, r.error + " (or auto: the attacker searches for its best rate)");
+      } else {
+        get_quantity(c, "bitRate", a.bit_rate, parse_rate, false, true);
+      }
+    }
+  }
+  get_int(c, "trainingBits", a.training_bits, false);
+  if (auto tb = child(c, "trainingBits"); tb && !a.adaptive_rate)
+    d_.error(tb->loc(), tb->path, "only meaningful with bitRate: auto (the bits of each trial of the rate search)");
+}
+
 void Loader::read_attack(const Ctx& c, WorkloadSpec& w) {
   AttackSpec& a = w.attack;
   a.loc = c.loc();
@@ -1341,6 +1360,7 @@ void Loader::read_attack(const Ctx& c, WorkloadSpec& w) {
   only_for("bits", covert, "covertChannel");
   only_for("preamble", covert, "covertChannel");
   only_for("bitRate", covert, "covertChannel");
+  only_for("trainingBits", covert, "covertChannel");
   only_for("reference", covert, "covertChannel");
   only_for("noise", covert || probe, "covertChannel, primeProbe or modelExtraction");
   only_for("target", needs_target, "primeProbe, noisyNeighbour, mpsKill, modelExtraction or queryExtraction");
@@ -1372,7 +1392,7 @@ void Loader::read_attack(const Ctx& c, WorkloadSpec& w) {
     if (auto st = child(c, "senderTenant")) a.sender_loc = st->loc();
     get_int(c, "bits", a.bits, false);
     get_int(c, "preamble", a.preamble, false);
-    get_quantity(c, "bitRate", a.bit_rate, parse_rate, false, true);
+    read_bit_rate(c, a);
     get_string(c, "reference", a.reference, false);
     if (auto r = child(c, "reference")) a.reference_loc = r->loc();
   }

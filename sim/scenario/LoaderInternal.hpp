@@ -195,6 +195,7 @@ class Loader {
   void read_arrival(const Ctx& c, ArrivalSpec& a);
   void read_policy(const Ctx& c, PolicyRef& p);
   void read_attack(const Ctx& c, WorkloadSpec& w);
+  void read_bit_rate(const Ctx& c, AttackSpec& a);
   void read_isolation(const Ctx& c, IsolationPolicySpec& iso);
   void get_bool(const Ctx& parent, const std::string& key, bool& out);
   // A warning for blocksPerSm given without blocks (a kernel without a grid fills every SM).

@@ -416,6 +416,8 @@ struct AttackSpec {
   int bits = 4096;                 // covertChannel: payload bits
   int preamble = 64;               // covertChannel: alternating training bits that set the decision threshold
   PerSecond bit_rate{0};           // covertChannel: symbols per second; 0 = the reference measurement's rate
+  bool adaptive_rate = false;      // covertChannel, `bitRate: auto`: the attacker searches for its best rate
+  int training_bits = 256;         // covertChannel, `bitRate: auto`: known bits per trial of the search
   std::string reference;           // covertChannel: attack id (attacks.md) whose rate and error calibrate it
   Seconds noise{-1};               // probe-latency noise (std dev); < 0: calibrated (docs/models/leakage.md)
   Seconds probe_interval{0.0005};  // primeProbe / modelExtraction: time between probes

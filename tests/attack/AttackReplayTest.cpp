@@ -190,6 +190,73 @@ TEST(AttackReplay, TimerCoarseningAndNoiseInjectionLowerTheNvlinkChannel) {
   EXPECT_LT(num(noisy, "achieved_bps"), 0.5 * base);
 }
 
+// The threshold detector's error on an uncontended link at `rate` with probe noise `sigma`: the probe takes
+// 0.2 T alone and 0.4 T beside the sender, the threshold is halfway (docs/models/leakage.md).
+double detector_error(double rate, double sigma) {
+  return 0.5 * std::erfc(0.1 / (sigma * rate) / std::sqrt(2.0));
+}
+
+std::vector<json> rate_trials(const json& attack) {
+  return attack.at("achieved").at("rate_search").at("trials");
+}
+
+// bitRate auto, analytic: with a probe noise of 2 us every trial errs as the detector formula says, and the
+// search settles within 5% of the best information rate any rung of its ladder (70 kbit/s down in half
+// octaves) could carry. A mechanism check: nothing published is compared.
+TEST(AttackReplay, AnAdaptiveChannelSettlesWhereItsNoiseAllows) {
+  const double sigma = 2e-6;
+  const json a = attack_named(
+      run_attack("nvlink-covert-nvbleed",
+                 {"spec.duration=3s", "spec.workloads[covert].attack.bitRate=auto",
+                  "spec.workloads[covert].attack.trainingBits=4096", "spec.workloads[covert].attack.noise=2us"}),
+      "covert");
+  const auto trials = rate_trials(a);
+  ASSERT_GE(trials.size(), 3U) << a.dump();
+  for (const auto& t : trials) {
+    const double rate = t["bit_rate_bps"].get<double>(), p = detector_error(rate, sigma);
+    EXPECT_NEAR(t["error_rate"].get<double>(), p, 0.02 + 4 * std::sqrt(p * (1 - p) / 4096)) << rate;
+  }
+  double best = 0;
+  for (double rate = 70e3; rate >= 70e3 / 1024; rate /= std::sqrt(2.0))
+    best = std::max(best, capacity(rate, detector_error(rate, sigma)));
+  const double chosen = num(a, "bit_rate_bps");
+  EXPECT_GE(capacity(chosen, detector_error(chosen, sigma)), 0.95 * best) << a.dump();
+  EXPECT_LT(chosen, 70e3 * 0.9) << "2 us of noise makes slower signalling pay";
+  EXPECT_NEAR(num(a, "error_rate"), detector_error(chosen, sigma), 0.02);
+  EXPECT_GT(a["achieved"]["rate_search"]["seconds"].get<double>(), 0);
+  EXPECT_TRUE(a["within_bound"].get<bool>());
+}
+
+// A 20 us timer closes the channel to an attacker who keeps the published rate, not to one who searches: it
+// slows down until a contended probe (0.4 T) spans a timer tick. Injected noise of 2 us costs the searcher
+// less than the fixed-rate attacker too. Both stay within the analytic bound.
+TEST(AttackReplay, ACoarseTimerSlowsAnAdaptiveChannelButDoesNotCloseIt) {
+  const std::string timer = "spec.policies.isolation={timerResolution: 20us}";
+  const std::string noise = "spec.policies.isolation={noiseInjection: 2us}";
+  const std::string adaptive = "spec.workloads[covert].attack.bitRate=auto";
+  const json fixed_timer = attack_named(run_attack("nvlink-covert-nvbleed", {timer}), "covert");
+  const json auto_timer = attack_named(run_attack("nvlink-covert-nvbleed", {timer, adaptive}), "covert");
+  EXPECT_LT(num(fixed_timer, "achieved_bps"), 1e3);
+  EXPECT_GT(num(auto_timer, "achieved_bps"), 10e3) << auto_timer.dump();
+  EXPECT_LE(num(auto_timer, "bit_rate_bps"), 0.4 / 20e-6 * 1.001);
+  EXPECT_LE(num(auto_timer, "achieved_bps"), auto_timer["bound_bps"].get<double>());
+  const json fixed_noise = attack_named(run_attack("nvlink-covert-nvbleed", {noise}), "covert");
+  const json auto_noise = attack_named(run_attack("nvlink-covert-nvbleed", {noise, adaptive}), "covert");
+  EXPECT_GT(num(auto_noise, "achieved_bps"), 1.2 * num(fixed_noise, "achieved_bps")) << auto_noise.dump();
+  EXPECT_LE(num(auto_noise, "achieved_bps"), auto_noise["bound_bps"].get<double>());
+}
+
+// Noise from a co-runner: a fine-tune's gradient all-reduce into the GPU both ends write to contends with
+// the probes, and the channel the search settles on carries less than on a quiet link.
+TEST(AttackReplay, ACoRunnersAllReduceOnTheSharedLinkCostsTheAdaptiveChannel) {
+  const json busy = attack_named(run_attack("nvlink-covert-adaptive"), "covert");
+  const json quiet =
+      attack_named(run_attack("nvlink-covert-adaptive", {"spec.workloads[finetune].step.gradients=0B"}), "covert");
+  EXPECT_FALSE(rate_trials(busy).empty());
+  EXPECT_GT(num(busy, "error_rate"), num(quiet, "error_rate") + 0.02) << busy.dump() << quiet.dump();
+  EXPECT_LT(num(busy, "achieved_bps"), 0.9 * num(quiet, "achieved_bps"));
+}
+
 // Remanence: without scrubbing the scraper reads the fine-tune's 30 GiB back; scrub on free closes it
 // and costs an HBM write of the freed bytes (30 GiB / 2.57 TB/s on an idle H100).
 TEST(AttackReplay, ScrubbingClosesRemanenceAndCostsTheHbmWriteTime) {
