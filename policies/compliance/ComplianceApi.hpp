@@ -79,7 +79,7 @@ struct PlacementCheck {
   const PlacementRequest& request;
   const GpuView& gpu;
   const ClusterView& view;
-  std::string region;  // region of the GPU's node pool
+  const std::string& region;  // region of the GPU's node pool
   double now = 0;
 };
 
@@ -109,9 +109,10 @@ class ComplianceRule {
   virtual ~ComplianceRule() = default;
   /// Evaluates the run (after it). `cfg` is the scenario's instance (match, params with defaults, action).
   virtual ComplianceFinding evaluate(const ComplianceInput& in, const ComplianceRuleSpec& cfg) const = 0;
-  /// Enforce: a reason to refuse placing the replica on this GPU, or nullopt (the default: allow).
-  virtual std::optional<std::string> refuse_placement(const PlacementCheck&, const ComplianceRuleSpec&) const {
-    return std::nullopt;
+  /// Enforce: whether to refuse placing the replica on this GPU (the default: allow); `why`, when not null, gets the
+  /// reason. The engine asks for every eligible device of every decision, so the reason is built only on demand.
+  virtual bool refuse_placement(const PlacementCheck&, const ComplianceRuleSpec&, std::string* /*why*/) const {
+    return false;
   }
   /// Enforce: a reason to refuse the data movement, or nullopt (the default: allow).
   virtual std::optional<std::string> refuse_access(const AccessCheck&, const ComplianceRuleSpec&) const {

@@ -63,11 +63,13 @@ class Residency final : public ComplianceRule {
     return f;
   }
 
-  std::optional<std::string> refuse_placement(const PlacementCheck& c, const ComplianceRuleSpec& cfg) const override {
+  bool refuse_placement(const PlacementCheck& c, const ComplianceRuleSpec& cfg, std::string* why) const override {
     for (const auto& r : residents(c.spec, cfg, c.request.workload, c.request.tenant))
-      if (!allowed(c.spec, cfg, r, c.region, c.now))
-        return "'" + r.name + "' may not be processed in region '" + c.region + "'";
-    return std::nullopt;
+      if (!allowed(c.spec, cfg, r, c.region, c.now)) {
+        if (why) *why = "'" + r.name + "' may not be processed in region '" + c.region + "'";
+        return true;
+      }
+    return false;
   }
 
   std::optional<std::string> refuse_access(const AccessCheck& c, const ComplianceRuleSpec& cfg) const override {
@@ -186,27 +188,30 @@ class CoTenancy final : public ComplianceRule {
     return f;
   }
 
-  std::optional<std::string> refuse_placement(const PlacementCheck& c, const ComplianceRuleSpec& cfg) const override {
+  bool refuse_placement(const PlacementCheck& c, const ComplianceRuleSpec& cfg, std::string* why) const override {
     const int me = c.request.tenant;
-    if (me < 0) return std::nullopt;
+    if (me < 0) return false;
     const auto cls = [&](int t) {
       return static_cast<size_t>(t) < c.view.tenant_classification.size()
                  ? c.view.tenant_classification[static_cast<size_t>(t)]
                  : c.spec.tenants[static_cast<size_t>(t)].classification;
     };
     const std::string mode = sharing_mode_name(c.gpu.mode);
-    for (const auto& other : c.view.gpus) {
+    // A physical GPU lies in one node: with the view's index, only the node's devices are searched.
+    for (const auto& other : c.view.node_or_all(c.gpu.node)) {
       const bool same_gpu = other.index == c.gpu.index || (c.gpu.physical >= 0 && other.physical == c.gpu.physical);
       if (!same_gpu) continue;
       for (int t : other.tenants) {
         if (t == me || t < 0) continue;
         if (!matches_tenant(cfg, c.spec, t) && !matches_tenant(cfg, c.spec, me)) continue;
-        if (!contains(allowed_modes(cfg, cls(t), cls(me)), mode))
-          return "tenant '" + tenant_name(c.spec, t) + "' (" + class_name(cls(t)) + ") already on this GPU; " + mode +
+        if (contains(allowed_modes(cfg, cls(t), cls(me)), mode)) continue;
+        if (why)
+          *why = "tenant '" + tenant_name(c.spec, t) + "' (" + class_name(cls(t)) + ") already on this GPU; " + mode +
                  " is not allowed between " + class_name(cls(t)) + " and " + class_name(cls(me));
+        return true;
       }
     }
-    return std::nullopt;
+    return false;
   }
 
  private:
@@ -280,12 +285,13 @@ class ScrubBetweenTenants final : public ComplianceRule {
   }
 
   // Conservative: without scrub on free, a device whose last tenant was another one may still hold its data.
-  std::optional<std::string> refuse_placement(const PlacementCheck& c, const ComplianceRuleSpec& cfg) const override {
-    if (c.spec.isolation.scrub_on_free || c.gpu.mode == SharingMode::CONFIDENTIAL) return std::nullopt;
+  bool refuse_placement(const PlacementCheck& c, const ComplianceRuleSpec& cfg, std::string* why) const override {
+    if (c.spec.isolation.scrub_on_free || c.gpu.mode == SharingMode::CONFIDENTIAL) return false;
     const int last = c.gpu.last_tenant;
-    if (last < 0 || last == c.request.tenant) return std::nullopt;
-    if (!matches_tenant(cfg, c.spec, last) && !matches_tenant(cfg, c.spec, c.request.tenant)) return std::nullopt;
-    return "last used by tenant '" + tenant_name(c.spec, last) + "' and scrubOnFree is off";
+    if (last < 0 || last == c.request.tenant) return false;
+    if (!matches_tenant(cfg, c.spec, last) && !matches_tenant(cfg, c.spec, c.request.tenant)) return false;
+    if (why) *why = "last used by tenant '" + tenant_name(c.spec, last) + "' and scrubOnFree is off";
+    return true;
   }
 };
 

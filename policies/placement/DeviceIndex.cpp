@@ -139,6 +139,12 @@ bool ClusterView::build_index() {
   return index_slot.index != nullptr;
 }
 
+std::span<const GpuView> ClusterView::node_or_all(int node) const {
+  if (const auto* index = index_slot.index.get(); index && index->has_node(node))
+    return index->node_devices(gpus, node);
+  return std::span<const GpuView>(gpus);
+}
+
 void ClusterView::changed(size_t g) {
   if (index_slot.index) index_slot.index->changed(gpus, g);
 }

@@ -58,6 +58,7 @@ class DeviceIndex {
 
   /// The devices of `node` (view order), and those of them eligible for the request.
   std::span<const GpuView> node_devices(const std::vector<GpuView>& gpus, int node) const;
+  bool has_node(int node) const { return node >= 0 && static_cast<size_t>(node) < node_range_.size(); }
   std::vector<const GpuView*> eligible_on(const std::vector<GpuView>& gpus, const PlacementRequest& request,
                                           int node) const;
 

@@ -3,6 +3,7 @@
 // A policy sees a read-only view of the cluster's GPUs and answers where a replica goes.
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -84,6 +85,10 @@ struct ClusterView {
   /// Device g changed (slots used, availability, anything): re-scores its node in the index; nothing without one.
   void changed(size_t g);
   const DeviceIndex* index() const { return index_slot.index.get(); }
+  /// The devices of `node` in view order while the index is built (it requires the devices listed node by node,
+  /// each physical GPU in one node); every device otherwise. A search for the devices that share a physical GPU
+  /// (compliance: co-tenancy) looks there instead of over the whole cluster.
+  std::span<const GpuView> node_or_all(int node) const;
 
   DeviceIndexSlot index_slot;
 };

@@ -51,6 +51,12 @@ struct NodeHosts {
 // instead of copying the view (a copy per decision is linear in GPUs with an allocation per device). The view's
 // device index is set aside meanwhile (the decision takes a pass over the view) and comes back as it was, since
 // every device does.
+// Orders (device, enforcer) refusals by device, for equal_range over a device.
+struct RefusalDevice {
+  bool operator()(const std::pair<size_t, size_t>& r, size_t g) const { return r.first < g; }
+  bool operator()(size_t g, const std::pair<size_t, size_t>& r) const { return g < r.first; }
+};
+
 class MaskedDevices {
  public:
   template <class Hide>
@@ -527,26 +533,33 @@ class Simulation {
     };
     if (enforcers_.empty()) return place_on_view();
     const double now = sg4::Engine::get_clock();
-    std::vector<std::vector<size_t>> refused(view_.gpus.size());
-    bool any = false;
+    // (device, enforcer) for every refusal, devices ascending; refused_device_ flags the devices (reset below).
+    std::vector<std::pair<size_t, size_t>> refusals;
+    refused_device_.resize(view_.gpus.size(), 0);
     for (size_t g = 0; g < view_.gpus.size(); ++g) {
       if (!policy::eligible(view_.gpus[g], req)) continue;
       const policy::PlacementCheck check{spec_, req, view_.gpus[g], view_, gpu_region_[g], now};
       for (size_t k = 0; k < enforcers_.size(); ++k)
-        if (enforcers_[k].rule->refuse_placement(check, enforcers_[k].cfg)) refused[g].push_back(k);
-      any = any || !refused[g].empty();
+        if (enforcers_[k].rule->refuse_placement(check, enforcers_[k].cfg, nullptr)) {
+          refusals.emplace_back(g, k);
+          refused_device_[g] = 1;
+        }
     }
-    if (!any) return place_on_view();
+    if (refusals.empty()) return place_on_view();
     const auto unfiltered = place_on_view();
     std::optional<std::vector<int>> chosen;
     {
-      const MaskedDevices masked(view_, [&](size_t g) { return !refused[g].empty(); });
+      const MaskedDevices masked(view_, [&](size_t g) { return refused_device_[g] != 0; });
       chosen = place_on_view();
     }
+    for (const auto& [g, k] : refusals) refused_device_[g] = 0;
     if (unfiltered && (!trial || !chosen)) {
       std::map<size_t, int> first_gpu;  // enforcer -> first GPU of the policy's choice it refused
-      for (int g : *unfiltered)
-        for (size_t k : refused[static_cast<size_t>(g)]) first_gpu.emplace(k, g);
+      for (int g : *unfiltered) {
+        const auto [first, last] =
+            std::equal_range(refusals.begin(), refusals.end(), static_cast<size_t>(g), RefusalDevice{});
+        for (auto it = first; it != last; ++it) first_gpu.emplace(it->second, g);
+      }
       for (const auto& [k, g] : first_gpu)
         if (!trial || trial_refusals_.insert({w, req.replica, k}).second)
           ctx_.emit({.time = now,
@@ -1202,8 +1215,9 @@ class Simulation {
   sg4::ConditionVariablePtr budget_cv_;
   std::string stop_reason_;  // the budget the run went past; empty while within it
   bool budget_woken_ = false;
-  std::vector<Enforcer> enforcers_;                           // compliance rules with action enforce, in spec order
-  std::vector<std::string> gpu_region_;                       // region of each device's node pool
+  std::vector<Enforcer> enforcers_;      // compliance rules with action enforce, in spec order
+  std::vector<char> refused_device_;     // choose_gpus: devices an enforcer refuses for the decision at hand (else 0)
+  std::vector<std::string> gpu_region_;  // region of each device's node pool
   std::set<std::tuple<size_t, int, size_t>> trial_refusals_;  // (workload, replica, enforcer) recorded by a trial
   policy::ClusterView view_;  // the placement policy's view, kept up to date by placements and reconfigurations
   bool check_placement_index_ = false;  // GPUTWIN_CHECK_PLACEMENT_INDEX=1 (place_by_policy)

@@ -189,8 +189,10 @@ TEST(ResidencyRule, RefusesGpusAndStoresOfOtherRegions) {
   req.tenant = 0;
   GpuView gpu;
   ClusterView view;
-  EXPECT_TRUE(r->refuse_placement({w.spec, req, gpu, view, "us-east", 0}, cfg).has_value());
-  EXPECT_FALSE(r->refuse_placement({w.spec, req, gpu, view, "eu-west", 0}, cfg).has_value());
+  std::string why;
+  EXPECT_TRUE(r->refuse_placement({w.spec, req, gpu, view, "us-east", 0}, cfg, &why));
+  EXPECT_NE(why.find("may not be processed in region 'us-east'"), std::string::npos) << why;
+  EXPECT_FALSE(r->refuse_placement({w.spec, req, gpu, view, "eu-west", 0}, cfg, nullptr));
   DataMovement m;
   m.data = 0;
   m.region = "us-east";
@@ -253,9 +255,11 @@ TEST(CoTenancyRule, RefusesAGpuWhoseOtherInstanceHoldsAnotherClassification) {
   view.gpus = {a, b};
   PlacementRequest req;
   req.tenant = 1;
-  EXPECT_TRUE(r->refuse_placement({w.spec, req, view.gpus[1], view, "eu-west", 0}, cfg).has_value());
+  std::string why;
+  EXPECT_TRUE(r->refuse_placement({w.spec, req, view.gpus[1], view, "eu-west", 0}, cfg, &why));
+  EXPECT_NE(why.find("already on this GPU"), std::string::npos) << why;
   req.tenant = 0;  // the same tenant on the other instance
-  EXPECT_FALSE(r->refuse_placement({w.spec, req, view.gpus[1], view, "eu-west", 0}, cfg).has_value());
+  EXPECT_FALSE(r->refuse_placement({w.spec, req, view.gpus[1], view, "eu-west", 0}, cfg, nullptr));
 }
 
 TEST(ScrubRule, ResidueFromTheAllocatorFailsAndScrubbedReusePasses) {
@@ -303,9 +307,11 @@ TEST(ScrubRule, RefusesADeviceLastUsedByAnotherTenantUnlessScrubbing) {
   ClusterView view;
   PlacementRequest req;
   req.tenant = 0;
-  EXPECT_TRUE(r->refuse_placement({w.spec, req, gpu, view, "eu-west", 0}, cfg).has_value());
+  std::string why;
+  EXPECT_TRUE(r->refuse_placement({w.spec, req, gpu, view, "eu-west", 0}, cfg, &why));
+  EXPECT_NE(why.find("scrubOnFree is off"), std::string::npos) << why;
   w.spec.isolation.scrub_on_free = true;
-  EXPECT_FALSE(r->refuse_placement({w.spec, req, gpu, view, "eu-west", 0}, cfg).has_value());
+  EXPECT_FALSE(r->refuse_placement({w.spec, req, gpu, view, "eu-west", 0}, cfg, nullptr));
 }
 
 TEST(EncryptionRules, PlaintextMovementOfRegulatedDataFails) {
