@@ -222,7 +222,7 @@ class Attack final : public Workload {
     Phase payload;              // the payload at the rate given (auto: its symbols, the rate decided later)
     Phase next;                 // auto: the phase the receiver announced last
     int announced = 0;          // auto: phases announced so far
-    sg4::MutexPtr mutex;        // auto: guards phase and announced
+    sg4::MutexPtr mutex;        // auto: guards next and announced
     sg4::ConditionVariablePtr cv;
   } cv_;
 
@@ -268,7 +268,7 @@ class Attack final : public Workload {
     // Calibrated noise, in seconds per probe: the deviation at which a threshold detector errs with the
     // reference's error rate when signalling at the reference's rate, on the simulated signal of one
     // competing flow (max-min sharing doubles the probe: signal = its time alone). It does not shrink
-    // when the attacker signals slower, so faster signalling errs more.
+    // when the attacker signals faster, so faster signalling errs more.
     if (a_.noise.value >= 0) {
       c.noise = a_.noise.value;
     } else {

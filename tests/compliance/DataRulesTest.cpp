@@ -262,6 +262,43 @@ TEST(CoTenancyRule, RefusesAGpuWhoseOtherInstanceHoldsAnotherClassification) {
   EXPECT_FALSE(r->refuse_placement({w.spec, req, view.gpus[1], view, "eu-west", 0}, cfg, nullptr));
 }
 
+// With the placement index built the rule searches only the candidate's node for its physical GPU's other
+// instances (ClusterView::node_or_all); without it, every device. Both give the same answers.
+TEST(CoTenancyRule, TheNodeSearchWithTheIndexAgreesWithTheWholeView) {
+  World w;
+  const auto cfg = with_rule_defaults(rule("co-tenancy"));
+  auto r = builtin_compliance_registry().create("co-tenancy", cfg.params);
+  ClusterView view;
+  view.tenant_classification = {Classification::RESTRICTED, Classification::PUBLIC};
+  for (int g = 0; g < 4; ++g) {  // two nodes, each one physical GPU as two MIG instances
+    GpuView d;
+    d.index = g;
+    d.node = g / 2;
+    d.local = 0;
+    d.physical = g / 2;
+    d.mode = SharingMode::MIG;
+    view.gpus.push_back(d);
+  }
+  view.gpus[0].tenants = {0};
+  view.gpus[3].tenants = {0};
+  PlacementRequest req;
+  req.tenant = 1;
+  const auto answers = [&] {
+    std::vector<bool> out;
+    for (const auto& g : view.gpus)
+      out.push_back(r->refuse_placement({w.spec, req, g, view, "eu-west", 0}, cfg, nullptr));
+    return out;
+  };
+  const auto whole = answers();
+  EXPECT_EQ(whole, (std::vector<bool>{true, true, true, true}));
+  ASSERT_TRUE(view.build_index());
+  EXPECT_EQ(view.node_or_all(1).size(), 2U);
+  EXPECT_EQ(answers(), whole);
+  view.gpus[3].tenants.clear();
+  view.changed(3);
+  EXPECT_EQ(answers(), (std::vector<bool>{true, true, false, false})) << "node 1 is free of tenant 0 now";
+}
+
 TEST(ScrubRule, ResidueFromTheAllocatorFailsAndScrubbedReusePasses) {
   World w;
   w.emit(1, EventType::PLACED, 1, 1, 0, 0);
